@@ -1,0 +1,61 @@
+"""create_app: one Flask app serving every root of the spec on one origin, over one Sandbox."""
+
+from __future__ import annotations
+
+from flask import Flask, Response, g, request
+from werkzeug.exceptions import HTTPException
+
+from svc_sandbox.commerce import api as commerce_api
+from svc_sandbox.control import api as control_api
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.settings import Settings
+from svc_sandbox.web import MAX_BODY_BYTES, json_response
+
+CONTROL_PREFIX = "/_sandbox"
+
+
+def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
+    """The WSGI app. Pass a Sandbox to share it with a test, or Settings to make a new one."""
+    if not isinstance(sandbox, Sandbox):
+        sandbox = Sandbox(sandbox)
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.extensions["svc_sandbox"] = sandbox
+
+    settings = sandbox.settings
+    app.register_blueprint(commerce_api.blueprint, url_prefix=settings.path_of("base_url"))
+    app.register_blueprint(control_api.blueprint, url_prefix=CONTROL_PREFIX)
+
+    @app.before_request
+    def assign_request_id() -> None:
+        g.request_id = sandbox.next_request_id()
+
+    @app.after_request
+    def stamp_and_journal(response: Response) -> Response:
+        request_id = g.get("request_id") or sandbox.next_request_id()
+        response.headers["X-Request-Id"] = request_id
+        if not request.path.startswith(CONTROL_PREFIX + "/requests"):
+            sandbox.journal.record(
+                {
+                    "requestId": request_id,
+                    "time": isoformat(sandbox.now()),
+                    "method": request.method,
+                    "path": request.path,
+                    "status": response.status_code,
+                }
+            )
+        return response
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        """Unknown routes, wrong methods, oversized bodies: JSON like every other answer."""
+        status = error.code or 500
+        if status == 404:
+            message = f"No route for {request.method} {request.path}"
+        else:
+            message = error.description or error.name
+        return json_response({"error": message}, status)
+
+    return app

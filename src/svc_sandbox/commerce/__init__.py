@@ -1,0 +1,1 @@
+"""The commerce API: products, checkout sessions, payments, orders, balance and withdrawals."""

@@ -1,0 +1,99 @@
+"""The commerce API's HTTP edge: parse, call the services, serialize. Mounted at {base_url}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from svc_sandbox.commerce.products import Product
+from svc_sandbox.commerce.schemas import ProductCreateBody, ProductUpdateBody
+from svc_sandbox.core.errors import Forbidden, SandboxError, Unauthorized
+from svc_sandbox.core.pagination import paginate, parse_page_request
+from svc_sandbox.orgs.organizations import Principal
+from svc_sandbox.web import error_response, json_response, parse_body, sandbox
+
+blueprint = Blueprint("commerce", __name__)
+
+
+@blueprint.errorhandler(SandboxError)
+def render_error(error: SandboxError) -> Response:
+    """Spec §7: 401 answers ``{message}``; every other commerce error ``{error}``."""
+    key = "message" if error.status == 401 else "error"
+    return error_response(error, {key: error.message})
+
+
+def optional_principal() -> Principal | None:
+    """The caller's organization, None without an Authorization header, 401 for a bad one."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer":
+        raise Unauthorized("Malformed Authorization header: expected 'Bearer <API token>'")
+    token = token.strip()
+    if not token:
+        raise Unauthorized("Missing API token: send 'Authorization: Bearer <API token>'")
+    return sandbox().orgs.authenticate(token)
+
+
+def require_principal() -> Principal:
+    principal = optional_principal()
+    if principal is None:
+        message = "No API token and no dashboard session: send 'Authorization: Bearer <token>'"
+        if sandbox().settings.no_credentials_status == 401:
+            raise Unauthorized(message)
+        raise Forbidden(message)
+    return principal
+
+
+def product_response(product: Product) -> dict[str, Any]:
+    sb = sandbox()
+    return {
+        "product": product.to_public(),
+        "price": product.price(),
+        "url": sb.products.url_of(product, sb.settings.root("product_page_url")),
+    }
+
+
+def product_list_item(product: Product) -> dict[str, Any]:
+    response = product_response(product)
+    return {**response["product"], "price": response["price"], "url": response["url"]}
+
+
+@blueprint.post("/products")
+def create_product() -> Response:
+    principal = require_principal()
+    body = parse_body(ProductCreateBody)
+    product = sandbox().products.create(principal.org.id, body)
+    return json_response(product_response(product), 201)
+
+
+@blueprint.get("/products")
+def list_products() -> Response:
+    principal = require_principal()
+    page = parse_page_request(request.args)
+    products = sandbox().products.list_for(principal.org.id, request.args.get("status"))
+    return json_response(paginate(products, page, product_list_item))
+
+
+@blueprint.get("/products/<ref>")
+def get_product(ref: str) -> Response:
+    principal = require_principal()
+    return json_response(product_response(sandbox().products.get(principal.org.id, ref)))
+
+
+@blueprint.patch("/products/<ref>")
+def update_product(ref: str) -> Response:
+    principal = require_principal()
+    body = parse_body(ProductUpdateBody)
+    product = sandbox().products.update(principal.org.id, ref, body)
+    return json_response(product_response(product))
+
+
+@blueprint.delete("/products/<ref>")
+def archive_product(ref: str) -> Response:
+    principal = require_principal()
+    product = sandbox().products.archive(principal.org.id, ref)
+    response = product_response(product)
+    return json_response({"product": response["product"], "url": response["url"]})

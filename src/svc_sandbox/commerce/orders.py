@@ -1,0 +1,108 @@
+"""Orders: what a paid (or failed) checkout leaves behind (spec §2 Order).
+
+The checkout module creates and moves orders; this module owns their storage, their
+wire shape and the earnings they add up to.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+
+ORDER_STATUSES = ("pending", "paid", "failed")
+CUSTOM_PAYMENT_TITLE = "Custom payment"
+
+
+@dataclass
+class Order:
+    id: str
+    org_id: str
+    environment: str
+    checkout_session_id: str
+    product_id: str
+    product_title: str
+    amount: int
+    status: str
+    created_at: datetime
+    customer_id: str | None = None
+    customer_email: str | None = None
+    customer_name: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    description: str | None = None
+    paid_at: datetime | None = None
+    seq: int = 0
+
+    def to_public(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "_id": self.id,
+            "checkoutSessionId": self.checkout_session_id,
+            "productId": {"_id": self.product_id, "title": self.product_title},
+            "customerId": None
+            if self.customer_id is None
+            else {
+                "_id": self.customer_id,
+                "email": self.customer_email,
+                "name": self.customer_name,
+            },
+            "amount": self.amount,
+            "currency": "ETB",
+            "status": self.status,
+            "environment": self.environment,
+            "metadata": dict(self.metadata),
+            "paidAt": None if self.paid_at is None else isoformat(self.paid_at),
+            "createdAt": isoformat(self.created_at),
+        }
+        if self.description is not None:
+            body["description"] = self.description
+        return body
+
+
+class OrderService:
+    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.ids = ids
+        self.orders: dict[str, Order] = {}
+        self._seq = 0
+
+    @locked
+    def add(self, order: Order) -> Order:
+        self._seq += 1
+        order.seq = self._seq
+        self.orders[order.id] = order
+        return order
+
+    @locked
+    def list_for(self, org_id: str, status: str | None = None) -> list[Order]:
+        if status is not None and status not in ORDER_STATUSES:
+            raise ValidationFailed("status must be one of pending, paid, failed")
+        found = [
+            o
+            for o in self.orders.values()
+            if o.org_id == org_id and (status is None or o.status == status)
+        ]
+        return sorted(found, key=lambda o: (o.created_at, o.seq), reverse=True)
+
+    @locked
+    def paid_total(self, org_id: str, environment: str) -> int:
+        """What the organization's paid orders in ``environment`` add up to (its earnings)."""
+        return sum(
+            o.amount
+            for o in self.orders.values()
+            if o.org_id == org_id and o.environment == environment and o.status == "paid"
+        )
+
+    def export(self) -> dict[str, Any]:
+        return {"seq": self._seq, "orders": [to_json(o) for o in self.orders.values()]}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self._seq = data["seq"]
+        self.orders = {o["id"]: from_json(Order, o) for o in data["orders"]}

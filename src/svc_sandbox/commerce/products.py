@@ -1,0 +1,211 @@
+"""Products: create, list, get, update, archive (spec §2 Product/Price, §3, §4)."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from svc_sandbox.commerce.schemas import PriceBody, ProductCreateBody, ProductUpdateBody
+from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.errors import NotFound, Unprocessable, ValidationFailed
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+
+PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
+STATUSES = ("draft", "published", "archived")
+
+
+@dataclass
+class Product:
+    id: str
+    org_id: str
+    checkout_token: str
+    title: str
+    pricing_model: str
+    status: str
+    created_at: datetime
+    updated_at: datetime
+    description: str | None = None
+    media: list[str] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
+    amount: int | None = None
+    minimum_amount: int | None = None
+    default_amount: int | None = None
+    seq: int = 0
+
+    @property
+    def published(self) -> bool:
+        return self.status == "published"
+
+    def to_public(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "_id": self.id,
+            "checkoutToken": self.checkout_token,
+            "title": self.title,
+            "pricingModel": self.pricing_model,
+            "productType": "one_time",
+            "status": self.status,
+            "media": list(self.media),
+            "metadata": dict(self.metadata),
+            "createdAt": isoformat(self.created_at),
+            "updatedAt": isoformat(self.updated_at),
+        }
+        if self.description is not None:
+            body["description"] = self.description
+        return body
+
+    def price(self) -> dict[str, Any]:
+        price: dict[str, Any] = {"type": self.pricing_model, "currency": "ETB"}
+        if self.pricing_model == "fixed":
+            price["amount"] = self.amount
+        elif self.pricing_model == "pwyw":
+            price["minimumAmount"] = self.minimum_amount
+            if self.default_amount is not None:
+                price["defaultAmount"] = self.default_amount
+        else:
+            price["amount"] = 0
+        return price
+
+
+def validate_product_ref(ref: str, field_name: str = "id") -> str:
+    if not PRODUCT_REF.match(ref):
+        raise ValidationFailed(f"{field_name} must be a p_ token or 24 lowercase hex characters")
+    return ref
+
+
+class ProductService:
+    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.ids = ids
+        self.products: dict[str, Product] = {}
+        self._seq = 0
+
+    @locked
+    def create(self, org_id: str, body: ProductCreateBody) -> Product:
+        price = body.price or PriceBody()
+        self._check_price_type(body.pricingModel, price)
+        if body.pricingModel == "fixed" and price.amount is None:
+            raise ValidationFailed("price.amount is required for fixed products")
+        if body.pricingModel == "pwyw" and price.minimumAmount is None:
+            raise ValidationFailed("price.minimumAmount is required for pwyw products")
+        now = self.clock.now()
+        self._seq += 1
+        product = Product(
+            id=self.ids.object_id(),
+            org_id=org_id,
+            checkout_token=self.ids.product_token(),
+            title=body.title,
+            pricing_model=body.pricingModel,
+            status=body.status,
+            created_at=now,
+            updated_at=now,
+            description=body.description,
+            media=list(body.media or []),
+            metadata=dict(body.metadata or {}),
+            seq=self._seq,
+        )
+        self._apply_price(product, price)
+        self.products[product.id] = product
+        return product
+
+    @locked
+    def get(self, org_id: str, ref: str) -> Product:
+        """A product of ``org_id`` by id or ``p_`` token; another organization's is absent."""
+        product = self.find(validate_product_ref(ref))
+        if product is None or product.org_id != org_id:
+            raise NotFound("Product not found")
+        return product
+
+    @locked
+    def find(self, ref: str) -> Product | None:
+        if ref.startswith("p_"):
+            return next((p for p in self.products.values() if p.checkout_token == ref), None)
+        return self.products.get(ref)
+
+    @locked
+    def list_for(self, org_id: str, status: str | None = None) -> list[Product]:
+        if status is not None and status not in STATUSES:
+            raise ValidationFailed("status must be one of draft, published, archived")
+        found = [
+            p
+            for p in self.products.values()
+            if p.org_id == org_id and (status is None or p.status == status)
+        ]
+        return sorted(found, key=lambda p: (p.created_at, p.seq), reverse=True)
+
+    @locked
+    def update(self, org_id: str, ref: str, body: ProductUpdateBody) -> Product:
+        product = self.get(org_id, ref)
+        self._check_locked(product, body)
+        changes = body.model_dump(exclude_unset=True)
+        if body.price is not None:
+            if body.price.amount is not None and product.pricing_model != "fixed":
+                raise ValidationFailed("price.amount can only be set on fixed products")
+            explicit_null = "amount" in body.price.model_fields_set and body.price.amount is None
+            if product.pricing_model == "fixed" and explicit_null:
+                raise ValidationFailed("price.amount must be an integer")
+            self._apply_price(product, body.price)
+        for name, attr in (("title", "title"), ("description", "description")):
+            if name in changes:
+                setattr(product, attr, changes[name])
+        if "media" in changes:
+            product.media = list(body.media or [])
+        if "metadata" in changes:
+            product.metadata = dict(body.metadata or {})
+        if body.status is not None:
+            product.status = body.status
+        product.updated_at = self.clock.now()
+        return product
+
+    @locked
+    def archive(self, org_id: str, ref: str) -> Product:
+        product = self.get(org_id, ref)
+        product.status = "archived"
+        product.updated_at = self.clock.now()
+        return product
+
+    def url_of(self, product: Product, product_page_url: str) -> str | None:
+        """The public page, which only a published product has."""
+        return f"{product_page_url}/{product.checkout_token}" if product.published else None
+
+    @staticmethod
+    def _check_price_type(pricing_model: str, price: PriceBody) -> None:
+        if price.type is not None and price.type != pricing_model:
+            raise ValidationFailed("price.type must equal pricingModel")
+
+    @staticmethod
+    def _check_locked(product: Product, body: ProductUpdateBody) -> None:
+        if body.pricingModel is not None and body.pricingModel != product.pricing_model:
+            raise Unprocessable("pricingModel is locked after creation")
+        if body.productType is not None and body.productType != "one_time":
+            raise Unprocessable("productType is locked")
+        if body.price is not None and body.price.type not in (None, product.pricing_model):
+            raise Unprocessable("price.type is locked after creation")
+
+    @staticmethod
+    def _apply_price(product: Product, price: PriceBody) -> None:
+        """Checks the whole price first and only then writes it, so a refusal changes nothing."""
+        if product.pricing_model == "pwyw":
+            minimum = (
+                price.minimumAmount if price.minimumAmount is not None else product.minimum_amount
+            )
+            default = (
+                price.defaultAmount if price.defaultAmount is not None else product.default_amount
+            )
+            if minimum is not None and default is not None and default < minimum:
+                raise ValidationFailed("price.defaultAmount must be at least price.minimumAmount")
+            product.minimum_amount, product.default_amount = minimum, default
+        elif product.pricing_model == "fixed" and price.amount is not None:
+            product.amount = price.amount
+
+    def export(self) -> dict[str, Any]:
+        return {"seq": self._seq, "products": [to_json(p) for p in self.products.values()]}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self._seq = data["seq"]
+        self.products = {p["id"]: from_json(Product, p) for p in data["products"]}

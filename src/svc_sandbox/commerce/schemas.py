@@ -1,0 +1,74 @@
+"""Request bodies of the commerce API as pydantic models: the types and bounds of spec §4.
+
+Rules that span fields (a fixed price needs ``price.amount``, locked fields) live in the
+domain modules, not here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
+
+Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
+
+
+def _http_uri(value: str) -> str:
+    if not (value.startswith("https://") or value.startswith("http://")) or len(value) > 2048:
+        raise ValueError("must be an absolute http(s) URI of at most 2048 characters")
+    return value
+
+
+def _trimmed_title(value: str) -> str:
+    value = value.strip()
+    if not 1 <= len(value) <= 120:
+        raise ValueError("must be 1 to 120 characters")
+    return value
+
+
+Uri = Annotated[StrictStr, AfterValidator(_http_uri)]
+Title = Annotated[StrictStr, AfterValidator(_trimmed_title)]
+Description = Annotated[StrictStr, Field(max_length=5000)]
+MetadataKey = Annotated[StrictStr, Field(min_length=1, max_length=40)]
+ProductMetadata = Annotated[
+    dict[MetadataKey, Annotated[StrictStr, Field(max_length=500)]], Field(max_length=20)
+]
+PricingModel = Literal["fixed", "pwyw", "free"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PriceBody(Strict):
+    amount: Money | None = None
+    minimumAmount: Money | None = None
+    defaultAmount: Money | None = None
+    # Accepted so that a client echoing a Price back is not refused; changing it is a 422.
+    type: StrictStr | None = None
+    currency: Literal["ETB"] | None = None
+
+
+class ProductCreateBody(Strict):
+    title: Title
+    pricingModel: PricingModel
+    price: PriceBody | None = None
+    description: Description | None = None
+    media: Annotated[list[Uri], Field(max_length=20)] | None = None
+    metadata: ProductMetadata | None = None
+    status: Literal["draft", "published"] = "draft"
+    productType: Literal["one_time"] | None = None
+
+
+class ProductUpdateBody(Strict):
+    title: Title | None = None
+    description: Description | None = None
+    media: Annotated[list[Uri], Field(max_length=20)] | None = None
+    metadata: ProductMetadata | None = None
+    status: Literal["draft", "published", "archived"] | None = None
+    price: PriceBody | None = None
+    # Locked: present only so that a change can be answered 422 rather than 400.
+    pricingModel: StrictStr | None = None
+    productType: StrictStr | None = None

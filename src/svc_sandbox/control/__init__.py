@@ -1,0 +1,1 @@
+"""The /_sandbox control plane: thin HTTP fronts over Sandbox methods."""

@@ -1,0 +1,47 @@
+"""Bodies of the control plane's core routes."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+
+from svc_sandbox.orgs.organizations import Environment, KycStatus
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AdvanceBody(Strict):
+    #: A number of seconds, or a string such as "90s", "30m", "1h30m", "2d".
+    duration: float | StrictStr | None = None
+    seconds: float | None = Field(default=None, ge=0)
+
+
+class SetClockBody(Strict):
+    now: StrictStr
+
+
+class OrganizationCreateBody(Strict):
+    name: Annotated[StrictStr, Field(min_length=1, max_length=120)]
+    environment: Environment = Environment.SANDBOX
+    developerMode: StrictBool = True
+    kyc: KycStatus = KycStatus.APPROVED
+    #: Create an API token at once (returned in ``tokens``).
+    withToken: StrictBool = True
+
+
+class OrganizationUpdateBody(Strict):
+    name: Annotated[StrictStr, Field(min_length=1, max_length=120)] | None = None
+    environment: Environment | None = None
+    developerMode: StrictBool | None = None
+    kyc: KycStatus | None = None
+    #: A fraction, 0.05 = 5%; null goes back to the platform default.
+    customFeeRate: Annotated[Decimal, Field(ge=0, le=1)] | None = None
+    redirectUrls: list[Annotated[StrictStr, Field(min_length=1, max_length=2048)]] | None = None
+
+
+class TokenCreateBody(Strict):
+    name: Annotated[StrictStr, Field(min_length=1, max_length=80)] = "default"

@@ -1,0 +1,92 @@
+"""The sandbox clock: the only place in the package that reads the system time.
+
+Three modes:
+
+* ``frozen``: time stands still until ``advance`` or ``set`` moves it.
+* ``real``: time follows the wall clock (plus any advance).
+* ``scaled``: time follows the wall clock multiplied by ``factor`` (plus any advance).
+
+While the scheduler runs a due entry it *pins* the clock at the entry's due time, so that
+everything the entry does is stamped with exactly that time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+
+
+class ClockMode(StrEnum):
+    FROZEN = "frozen"
+    REAL = "real"
+    SCALED = "scaled"
+
+
+def wall_now() -> datetime:
+    """The system time. Only this module may read it."""
+    return datetime.now(UTC)
+
+
+def monotonic() -> float:
+    """A monotonic reading in seconds, for measuring durations (never for sandbox time)."""
+    return time.monotonic()
+
+
+def parse_instant(value: str) -> datetime:
+    """Parses an ISO 8601 instant; a naive one is taken as UTC."""
+    instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=UTC)
+    return instant.astimezone(UTC)
+
+
+def isoformat(instant: datetime) -> str:
+    """The wire form of a timestamp: UTC, millisecond precision, ``Z`` suffix."""
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + (
+        f"{instant.microsecond // 1000:03d}Z"
+    )
+
+
+class Clock:
+    def __init__(
+        self,
+        mode: ClockMode = ClockMode.FROZEN,
+        start: datetime | None = None,
+        factor: float = 1.0,
+    ) -> None:
+        if factor <= 0:
+            raise ValueError("factor must be positive")
+        self.mode = mode
+        self.factor = factor if mode is ClockMode.SCALED else 1.0
+        self._lock = threading.Lock()
+        self._anchor_sandbox = start if start is not None else wall_now()
+        self._anchor_wall = monotonic()
+        self._pinned: datetime | None = None
+
+    def now(self) -> datetime:
+        with self._lock:
+            if self._pinned is not None:
+                return self._pinned
+            return self._flowing_now()
+
+    def _flowing_now(self) -> datetime:
+        if self.mode is ClockMode.FROZEN:
+            return self._anchor_sandbox
+        elapsed = (monotonic() - self._anchor_wall) * self.factor
+        return self._anchor_sandbox + timedelta(seconds=elapsed)
+
+    def set(self, instant: datetime) -> None:
+        """Moves the clock to ``instant`` (and lets it flow on from there outside frozen mode)."""
+        with self._lock:
+            self._anchor_sandbox = instant
+            self._anchor_wall = monotonic()
+
+    def pin(self, instant: datetime | None) -> None:
+        """Holds ``now()`` at ``instant`` until ``pin(None)``; used while due work runs."""
+        with self._lock:
+            self._pinned = instant
+
+    def describe(self) -> dict[str, object]:
+        return {"now": isoformat(self.now()), "mode": self.mode.value, "factor": self.factor}

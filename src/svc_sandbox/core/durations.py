@@ -1,0 +1,25 @@
+"""Parses the durations the control plane accepts: ``90``, ``"90s"``, ``"30m"``, ``"1h30m"``."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from svc_sandbox.core.errors import ValidationFailed
+
+_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(value: object, field: str = "duration") -> timedelta:
+    if isinstance(value, bool):
+        raise ValidationFailed(f"{field} must be a number of seconds or a string like '1h30m'")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str) and value and _PART.sub("", value.strip()) == "":
+        seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in _PART.findall(value))
+    else:
+        raise ValidationFailed(f"{field} must be a number of seconds or a string like '1h30m'")
+    if seconds < 0:
+        raise ValidationFailed(f"{field} must not be negative")
+    return timedelta(seconds=seconds)

@@ -1,0 +1,53 @@
+"""Rate limits on the sandbox clock: a token bucket and a fixed-window counter."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from svc_sandbox.core.errors import RateLimited
+
+
+@dataclass
+class TokenBucket:
+    """``capacity`` requests at once, refilled at ``rate`` per second."""
+
+    capacity: float
+    rate: float
+    _levels: dict[str, tuple[float, datetime]] = field(default_factory=dict)
+
+    def take(self, key: str, now: datetime, message: str) -> None:
+        level, since = self._levels.get(key, (self.capacity, now))
+        elapsed = max(0.0, (now - since).total_seconds())
+        level = min(self.capacity, level + elapsed * self.rate)
+        if level < 1:
+            self._levels[key] = (level, now)
+            raise RateLimited(message, retry_after=math.ceil((1 - level) / self.rate))
+        self._levels[key] = (level - 1, now)
+
+    def clear(self) -> None:
+        self._levels.clear()
+
+
+@dataclass
+class SlidingWindow:
+    """At most ``limit`` requests per ``window_seconds`` per key (a rolling window)."""
+
+    limit: int
+    window_seconds: float
+    _hits: dict[str, list[datetime]] = field(default_factory=dict)
+
+    def take(self, key: str, now: datetime, message: str) -> None:
+        hits = [
+            t for t in self._hits.get(key, []) if (now - t).total_seconds() < self.window_seconds
+        ]
+        if len(hits) >= self.limit:
+            self._hits[key] = hits
+            wait = self.window_seconds - (now - hits[0]).total_seconds()
+            raise RateLimited(message, retry_after=math.ceil(wait))
+        hits.append(now)
+        self._hits[key] = hits
+
+    def clear(self) -> None:
+        self._hits.clear()

@@ -1,0 +1,103 @@
+"""The scheduler: every future effect of the sandbox is an entry here, keyed by due time.
+
+Entries name a registered handler (a string) and carry a JSON-able payload, so the whole
+queue can be exported and imported with the rest of the state.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from svc_sandbox.core.clock import isoformat, parse_instant
+
+Handler = Callable[[dict[str, Any]], None]
+
+
+@dataclass(order=True)
+class Entry:
+    due: datetime
+    seq: int
+    kind: str = field(compare=False)
+    payload: dict[str, Any] = field(compare=False, default_factory=dict)
+    cancelled: bool = field(compare=False, default=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "due": isoformat(self.due),
+            "seq": self.seq,
+            "kind": self.kind,
+            "payload": self.payload,
+        }
+
+
+@dataclass
+class RanEntry:
+    due: datetime
+    kind: str
+    payload: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"due": isoformat(self.due), "kind": self.kind, "payload": self.payload}
+
+
+class Scheduler:
+    """A due-time ordered queue of work. Not thread-safe by itself: the Sandbox lock guards it."""
+
+    def __init__(self) -> None:
+        self._heap: list[Entry] = []
+        self._seq = 0
+        self._handlers: dict[str, Handler] = {}
+
+    def register(self, kind: str, handler: Handler) -> None:
+        self._handlers[kind] = handler
+
+    def schedule(self, due: datetime, kind: str, payload: dict[str, Any] | None = None) -> Entry:
+        if kind not in self._handlers:
+            raise KeyError(f"no handler registered for {kind!r}")
+        self._seq += 1
+        entry = Entry(due=due, seq=self._seq, kind=kind, payload=payload or {})
+        heapq.heappush(self._heap, entry)
+        return entry
+
+    def cancel(self, entry: Entry) -> None:
+        entry.cancelled = True
+
+    def pending(self) -> list[Entry]:
+        return sorted(e for e in self._heap if not e.cancelled)
+
+    def next_due(self) -> datetime | None:
+        self._drop_cancelled()
+        return self._heap[0].due if self._heap else None
+
+    def pop_due(self, until: datetime) -> Entry | None:
+        """Removes and returns the earliest live entry due at or before ``until``."""
+        self._drop_cancelled()
+        if self._heap and self._heap[0].due <= until:
+            return heapq.heappop(self._heap)
+        return None
+
+    def run(self, entry: Entry) -> None:
+        self._handlers[entry.kind](entry.payload)
+
+    def _drop_cancelled(self) -> None:
+        while self._heap and self._heap[0].cancelled:
+            heapq.heappop(self._heap)
+
+    def export(self) -> dict[str, Any]:
+        return {"seq": self._seq, "entries": [e.to_json() for e in self.pending()]}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self._heap = [
+            Entry(due=parse_instant(e["due"]), seq=e["seq"], kind=e["kind"], payload=e["payload"])
+            for e in data["entries"]
+        ]
+        heapq.heapify(self._heap)
+        self._seq = data["seq"]
+
+    def clear(self) -> None:
+        self._heap = []
+        self._seq = 0

@@ -1,0 +1,50 @@
+"""Parses request data into pydantic models, turning the first error into a message that
+names the field (``price.amount: Input should be greater than or equal to 0``)."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from svc_sandbox.core.errors import ValidationFailed
+
+M = TypeVar("M", bound=BaseModel)
+
+_FRIENDLY = {
+    "extra_forbidden": "is not a known field",
+    "missing": "is required",
+    "int_type": "must be an integer",
+    "string_type": "must be a string",
+    "bool_type": "must be a boolean",
+    "list_type": "must be an array",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+}
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "body"
+
+
+def describe(error: dict[str, Any]) -> str:
+    loc = tuple(p for p in error["loc"] if not str(p).startswith("function-"))
+    message = _FRIENDLY.get(error["type"], error["msg"])
+    if error["type"].startswith("literal_") or error["type"] == "enum":
+        message = error["msg"].replace("Input should be", "must be")
+    elif message == error["msg"]:
+        message = message.replace("Input should", "must").replace("Value error, ", "")
+    return f"{field_path(loc)} {message}"
+
+
+def parse(model: type[M], data: Any) -> M:
+    if not isinstance(data, dict):
+        raise ValidationFailed("body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except PydanticValidationError as exc:
+        raise ValidationFailed(describe(dict(exc.errors()[0]))) from None

@@ -1,0 +1,1 @@
+"""Organizations and their API tokens: the tenants of the commerce and wallet APIs."""

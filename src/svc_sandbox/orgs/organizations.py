@@ -1,0 +1,213 @@
+"""Organizations, their settings as the dashboard would set them, and their API tokens."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from svc_sandbox.core.clock import Clock
+from svc_sandbox.core.errors import NotFound, Unauthorized, ValidationFailed
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+
+
+class Environment(StrEnum):
+    SANDBOX = "sandbox"
+    PRODUCTION = "production"
+
+
+class KycStatus(StrEnum):
+    NOT_STARTED = "not_started"
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+TOKEN_SHAPE = re.compile(r"^svc_(test|live)_[A-Za-z0-9]{8,128}$")
+
+
+@dataclass
+class Organization:
+    id: str
+    name: str
+    environment: Environment
+    developer_mode: bool
+    kyc: KycStatus
+    created_at: datetime
+    #: Withdrawal fee rate as a fraction (0.07 = 7%); None means the platform default.
+    custom_fee_rate: Decimal | None = None
+    redirect_urls: list[str] = field(default_factory=list)
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "environment": self.environment.value,
+            "developerMode": self.developer_mode,
+            "kyc": self.kyc.value,
+            "customFeeRate": None if self.custom_fee_rate is None else str(self.custom_fee_rate),
+            "redirectUrls": list(self.redirect_urls),
+            "createdAt": self.created_at.isoformat(),
+        }
+
+
+@dataclass
+class ApiToken:
+    token: str
+    org_id: str
+    environment: Environment
+    name: str
+    created_at: datetime
+    revoked: bool = False
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "token": self.token,
+            "organizationId": self.org_id,
+            "environment": self.environment.value,
+            "name": self.name,
+            "revoked": self.revoked,
+            "createdAt": self.created_at.isoformat(),
+        }
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a commerce request acts for: an organization, in the environment of its token."""
+
+    org: Organization
+    token: ApiToken
+
+    @property
+    def environment(self) -> Environment:
+        return self.token.environment
+
+
+class OrganizationService:
+    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.ids = ids
+        self.orgs: dict[str, Organization] = {}
+        self.tokens: dict[str, ApiToken] = {}
+
+    @locked
+    def create(
+        self,
+        name: str,
+        environment: Environment = Environment.SANDBOX,
+        developer_mode: bool = True,
+        kyc: KycStatus = KycStatus.NOT_STARTED,
+    ) -> Organization:
+        if not name or len(name) > 120:
+            raise ValidationFailed("name must be 1 to 120 characters")
+        org = Organization(
+            id=self.ids.object_id(),
+            name=name,
+            environment=environment,
+            developer_mode=developer_mode,
+            kyc=kyc,
+            created_at=self.clock.now(),
+        )
+        self.orgs[org.id] = org
+        return org
+
+    @locked
+    def get(self, org_id: str) -> Organization:
+        org = self.orgs.get(org_id)
+        if org is None:
+            raise NotFound(f"organization {org_id} not found")
+        return org
+
+    @locked
+    def all(self) -> list[Organization]:
+        return list(self.orgs.values())
+
+    @locked
+    def update(
+        self,
+        org_id: str,
+        *,
+        environment: Environment | None = None,
+        developer_mode: bool | None = None,
+        kyc: KycStatus | None = None,
+        custom_fee_rate: Decimal | None | bool = False,
+        redirect_urls: list[str] | None = None,
+        name: str | None = None,
+    ) -> Organization:
+        """Changes what the dashboard would change. ``custom_fee_rate=False`` leaves it as is."""
+        org = self.get(org_id)
+        if name is not None:
+            org.name = name
+        if environment is not None:
+            # Tokens of the other environment stop working: the check in authenticate()
+            # compares a token's environment with its organization's current one.
+            org.environment = environment
+        if developer_mode is not None:
+            org.developer_mode = developer_mode
+        if kyc is not None:
+            org.kyc = kyc
+        if custom_fee_rate is not False:
+            org.custom_fee_rate = custom_fee_rate  # type: ignore[assignment]
+        if redirect_urls is not None:
+            org.redirect_urls = list(redirect_urls)
+        return org
+
+    @locked
+    def create_token(self, org_id: str, name: str = "default") -> ApiToken:
+        org = self.get(org_id)
+        token = ApiToken(
+            token=self.ids.api_token(org.environment.value),
+            org_id=org.id,
+            environment=org.environment,
+            name=name,
+            created_at=self.clock.now(),
+        )
+        self.tokens[token.token] = token
+        return token
+
+    @locked
+    def revoke_token(self, token: str) -> ApiToken:
+        found = self.tokens.get(token)
+        if found is None:
+            raise NotFound("token not found")
+        found.revoked = True
+        return found
+
+    @locked
+    def tokens_of(self, org_id: str) -> list[ApiToken]:
+        return [t for t in self.tokens.values() if t.org_id == org_id]
+
+    @locked
+    def authenticate(self, token: str) -> Principal:
+        """The organization a bearer token acts for, or 401 as spec section 5 words it."""
+        if not TOKEN_SHAPE.match(token):
+            raise Unauthorized("Malformed API token: expected svc_test_... or svc_live_...")
+        found = self.tokens.get(token)
+        if found is None:
+            raise Unauthorized("Invalid API token")
+        if found.revoked:
+            raise Unauthorized("This API token has been revoked")
+        org = self.orgs[found.org_id]
+        if found.environment is not org.environment:
+            raise Unauthorized(
+                f"This token was created for the {found.environment.value} environment, but the "
+                f"organization is now in {org.environment.value}. Create a new token."
+            )
+        return Principal(org=org, token=found)
+
+    def export(self) -> dict[str, Any]:
+        return {
+            "orgs": [to_json(o) for o in self.orgs.values()],
+            "tokens": [to_json(t) for t in self.tokens.values()],
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.orgs = {o["id"]: from_json(Organization, o) for o in data["orgs"]}
+        self.tokens = {t["token"]: from_json(ApiToken, t) for t in data["tokens"]}

@@ -1,0 +1,55 @@
+"""pytest fixtures for testing against svc-sandbox (registered through the pytest11 entry point).
+
+* ``svc_sandbox``: a fresh frozen-clock Sandbox (seed 1) per test.
+* ``svc_app`` / ``svc_client``: its Flask app and test client.
+* ``svc_server``: the same Sandbox served by a real multi-threaded server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+
+
+@dataclass
+class RunningServer:
+    url: str
+    sandbox: Sandbox
+
+
+@pytest.fixture
+def svc_sandbox() -> Sandbox:
+    return Sandbox(clock_mode="frozen", seed=1, port=0)
+
+
+@pytest.fixture
+def svc_app(svc_sandbox: Sandbox) -> Flask:
+    return create_app(svc_sandbox)
+
+
+@pytest.fixture
+def svc_client(svc_app: Flask) -> FlaskClient:
+    return svc_app.test_client()
+
+
+@pytest.fixture
+def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
+    from waitress.server import create_server
+
+    server = create_server(svc_app, host="127.0.0.1", port=0, threads=8)
+    svc_sandbox.settings.port = int(server.effective_port)  # type: ignore[union-attr]
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        yield RunningServer(url=svc_sandbox.settings.origin, sandbox=svc_sandbox)
+    finally:
+        server.close()
+        thread.join(timeout=5)

@@ -1,0 +1,100 @@
+"""Settings: URL roots, seed, clock, switches. Precedence: defaults < SVC_SANDBOX_* env < flags."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from svc_sandbox.core.clock import ClockMode
+
+ENV_PREFIX = "SVC_SANDBOX_"
+
+#: The spec's URL placeholders and their default path on the one origin (see DESIGN.md).
+ROOT_DEFAULTS: dict[str, str] = {
+    "base_url": "/api",
+    "auth_url": "/auth",
+    "wallet_base_url": "/wallet",
+    "resource_url": "/wallet",
+    "pay_url": "/pay",
+    "simulate_url": "/simulate",
+    "product_page_url": "/p",
+}
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8700, ge=0, le=65535)
+    public_url: str | None = None
+    base_url: str | None = None
+    auth_url: str | None = None
+    wallet_base_url: str | None = None
+    resource_url: str | None = None
+    pay_url: str | None = None
+    simulate_url: str | None = None
+    product_page_url: str | None = None
+
+    seed: int = 1
+    clock_mode: ClockMode = ClockMode.REAL
+    clock_factor: float = Field(default=1.0, gt=0)
+    #: Start instant of a frozen or scaled clock (ISO 8601); real mode starts at the wall time.
+    clock_start: str = "2026-01-01T00:00:00Z"
+    #: How often (seconds of wall time) a real or scaled clock runs the scheduler's due work.
+    tick_seconds: float = Field(default=0.5, gt=0)
+
+    rate_limits: bool = True
+    threads: int = Field(default=8, ge=1, le=256)
+    #: Status for a commerce request with no credentials at all (spec: 403; see spec-gaps).
+    no_credentials_status: Literal[401, 403] = 403
+
+    @field_validator(
+        "public_url",
+        "base_url",
+        "auth_url",
+        "wallet_base_url",
+        "resource_url",
+        "pay_url",
+        "simulate_url",
+        "product_page_url",
+    )
+    @classmethod
+    def _absolute_http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("must be an absolute http(s) URL")
+        return value.rstrip("/")
+
+    @property
+    def origin(self) -> str:
+        return self.public_url or f"http://{self.host}:{self.port}"
+
+    def root(self, name: str) -> str:
+        """The absolute URL of one spec root (``base_url``, ``pay_url``, ...)."""
+        explicit: str | None = getattr(self, name)
+        return explicit or self.origin + ROOT_DEFAULTS[name]
+
+    def roots(self) -> dict[str, str]:
+        roots = {name: self.root(name) for name in ROOT_DEFAULTS}
+        roots["control_url"] = self.origin + "/_sandbox"
+        return roots
+
+    def path_of(self, name: str) -> str:
+        """The path part of a root, which is where the app mounts it."""
+        return urlsplit(self.root(name)).path.rstrip("/")
+
+    @classmethod
+    def load(cls, overrides: dict[str, Any] | None = None) -> Settings:
+        """Defaults, then ``SVC_SANDBOX_<FIELD>`` environment variables, then ``overrides``."""
+        values: dict[str, Any] = {}
+        for name in cls.model_fields:
+            raw = os.environ.get(ENV_PREFIX + name.upper())
+            if raw is not None:
+                values[name] = raw
+        values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+        return cls.model_validate(values)

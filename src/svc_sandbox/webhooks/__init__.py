@@ -1,0 +1,1 @@
+"""Events and their delivery as signed webhooks."""

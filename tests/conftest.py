@@ -1,0 +1,28 @@
+"""Fixtures shared by every test; svc_sandbox, svc_client and svc_server come from the plugin."""
+
+from __future__ import annotations
+
+import pytest
+
+from svc_sandbox.sandbox import Sandbox
+from tests.helpers import token_of
+
+
+@pytest.fixture
+def token(svc_sandbox: Sandbox) -> str:
+    return token_of(svc_sandbox, "sandbox")
+
+
+@pytest.fixture
+def live_token(svc_sandbox: Sandbox) -> str:
+    return token_of(svc_sandbox, "production")
+
+
+@pytest.fixture
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def live_auth(live_token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {live_token}"}
