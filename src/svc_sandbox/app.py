@@ -6,7 +6,9 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from svc_sandbox.commerce import api as commerce_api
+from svc_sandbox.contract import api as contract_api
 from svc_sandbox.control import api as control_api
+from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
@@ -27,15 +29,19 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     settings = sandbox.settings
     app.register_blueprint(commerce_api.blueprint, url_prefix=settings.path_of("base_url"))
     app.register_blueprint(control_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(control_contract_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     @app.before_request
     def assign_request_id() -> None:
         g.request_id = sandbox.next_request_id()
 
+    contract_api.install(app)  # after the request id: validates requests to {base_url}
+
     @app.after_request
     def stamp_and_journal(response: Response) -> Response:
         request_id = g.get("request_id") or sandbox.next_request_id()
         response.headers["X-Request-Id"] = request_id
+        response = contract_api.check_response(response, request_id)
         if not request.path.startswith(CONTROL_PREFIX + "/requests"):
             sandbox.journal.record(
                 {

@@ -25,6 +25,12 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--clock-factor", type=float, help="speed of a scaled clock")
     serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
     serve.add_argument("--threads", type=int, help="worker threads (default 8)")
+    serve.add_argument(
+        "--strict",
+        action="store_true",
+        default=None,
+        help="validate every commerce response against the contract (a violation is a 500)",
+    )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")

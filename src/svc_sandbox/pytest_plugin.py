@@ -1,6 +1,7 @@
 """pytest fixtures for testing against svc-sandbox (registered through the pytest11 entry point).
 
-* ``svc_sandbox``: a fresh frozen-clock Sandbox (seed 1) per test.
+* ``svc_sandbox``: a fresh frozen-clock Sandbox (seed 1) per test, in strict contract mode
+  (every commerce response is validated against the contract; a violation is a 500).
 * ``svc_app`` / ``svc_client``: its Flask app and test client.
 * ``svc_server``: the same Sandbox served by a real multi-threaded server on 127.0.0.1.
 """
@@ -27,7 +28,7 @@ class RunningServer:
 
 @pytest.fixture
 def svc_sandbox() -> Sandbox:
-    return Sandbox(clock_mode="frozen", seed=1, port=0)
+    return Sandbox(clock_mode="frozen", seed=1, port=0, strict=True)
 
 
 @pytest.fixture

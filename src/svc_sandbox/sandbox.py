@@ -14,6 +14,8 @@ from typing import Any, Protocol
 from svc_sandbox import __version__
 from svc_sandbox.commerce.orders import OrderService
 from svc_sandbox.commerce.products import ProductService
+from svc_sandbox.contract.conformance import ConformanceRecorder
+from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
@@ -44,6 +46,8 @@ class Sandbox:
         self.request_ids = IdFactory(f"{settings.seed}:requests")
         self.scheduler = Scheduler()
         self.journal = RequestJournal()
+        #: What clients exercised of the commerce contract and where they broke it.
+        self.conformance = ConformanceRecorder(commerce_contract())
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[Callable[[], None]] = []
 
@@ -188,6 +192,7 @@ class Sandbox:
             if self.clock.mode is ClockMode.REAL:
                 self.clock.set(keep)
         self.journal.clear()
+        self.conformance.clear()
 
     def next_request_id(self) -> str:
         with self.lock:

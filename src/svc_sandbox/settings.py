@@ -50,6 +50,8 @@ class Settings(BaseModel):
     threads: int = Field(default=8, ge=1, le=256)
     #: Status for a commerce request with no credentials at all (spec: 403; see spec-gaps).
     no_credentials_status: Literal[401, 403] = 403
+    #: Validate every commerce response against the contract; a violation becomes a 500.
+    strict: bool = False
 
     @field_validator(
         "public_url",

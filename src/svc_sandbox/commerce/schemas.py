@@ -6,9 +6,17 @@ domain modules, not here.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    field_validator,
+)
 
 MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
 
@@ -42,7 +50,19 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class PriceBody(Strict):
+class NoNulls(Strict):
+    """Product bodies: a field is sent with a value or left out; ``null`` is never a value
+    (the contract types none of them as nullable)."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("must not be null")
+        return value
+
+
+class PriceBody(NoNulls):
     amount: Money | None = None
     minimumAmount: Money | None = None
     defaultAmount: Money | None = None
@@ -51,7 +71,7 @@ class PriceBody(Strict):
     currency: Literal["ETB"] | None = None
 
 
-class ProductCreateBody(Strict):
+class ProductCreateBody(NoNulls):
     title: Title
     pricingModel: PricingModel
     price: PriceBody | None = None
@@ -62,7 +82,7 @@ class ProductCreateBody(Strict):
     productType: Literal["one_time"] | None = None
 
 
-class ProductUpdateBody(Strict):
+class ProductUpdateBody(NoNulls):
     title: Title | None = None
     description: Description | None = None
     media: Annotated[list[Uri], Field(max_length=20)] | None = None

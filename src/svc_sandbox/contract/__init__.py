@@ -1,0 +1,1 @@
+"""The OpenAPI contract: loading, request/response validation, conformance reports."""

@@ -1,0 +1,104 @@
+"""The contract's HTTP edge: validates every commerce request (conformance recording) and,
+in strict mode, every response; serves the contract at {base_url}/openapi.json.
+
+app.py calls ``install`` once and ``check_response`` from its after-request hook, after the
+request id is stamped, so that the response is checked exactly as the client gets it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from flask import Blueprint, Flask, Response, g, request
+
+from svc_sandbox.contract.conformance import Exchange
+from svc_sandbox.contract.document import served_contract
+from svc_sandbox.contract.validation import Operation, Violation
+from svc_sandbox.web import json_response, sandbox
+
+log = logging.getLogger("svc_sandbox.contract")
+
+blueprint = Blueprint("contract", __name__)
+
+CONTRACT_ROUTE = "/openapi.json"
+
+
+@blueprint.get(CONTRACT_ROUTE)
+def openapi_document() -> Response:
+    return json_response(served_contract(sandbox().settings.root("base_url")))
+
+
+def install(app: Flask) -> None:
+    """Mounts /openapi.json under {base_url} and validates each commerce request."""
+    base_path = sandbox_of(app).settings.path_of("base_url")
+    app.register_blueprint(blueprint, url_prefix=base_path)
+
+    @app.before_request
+    def validate_request() -> None:
+        if not request.path.startswith(base_path + "/"):
+            return
+        relative = request.path[len(base_path) :]
+        if relative == CONTRACT_ROUTE:
+            return
+        contract = sandbox().conformance.contract
+        match = contract.find(request.method, relative)
+        g.contract_operation = None if match is None else match[0]
+        if match is None:
+            return
+        operation, path_params = match
+        g.contract_violations = contract.validate_request(
+            operation,
+            path_params,
+            request.args.to_dict(flat=False),
+            dict(request.headers),
+            request.content_type,
+            request.get_data(cache=True),
+        )
+
+
+def sandbox_of(app: Flask) -> Any:
+    return app.extensions["svc_sandbox"]
+
+
+def check_response(response: Response, request_id: str) -> Response:
+    """Records the exchange; in strict mode a response that breaks the contract becomes a
+    500 naming every violation and its schema path (and is logged as an error)."""
+    if "contract_operation" not in g:
+        return response
+    operation: Operation | None = g.contract_operation
+    violations: list[Violation] = list(g.get("contract_violations", []))
+    sb = sandbox()
+    exchange = Exchange(request_id, request.method, request.path, response.status_code)
+    if operation is not None and sb.settings.strict:
+        broken = sb.conformance.contract.validate_response(
+            operation,
+            response.status_code,
+            dict(response.headers),
+            response.content_type,
+            response.get_data(),
+        )
+        if broken:
+            violations += broken
+            sb.conformance.record(exchange, operation, violations)
+            return strict_failure(response, operation, broken, request_id)
+    sb.conformance.record(exchange, operation, violations)
+    return response
+
+
+def strict_failure(
+    original: Response, operation: Operation, broken: list[Violation], request_id: str
+) -> Response:
+    details = [v.to_json() for v in broken]
+    first = broken[0]
+    message = (
+        f"strict mode: the {original.status_code} response of {operation.label} breaks the "
+        f"contract at {first.schema_path} ({first.location}: {first.message})"
+    )
+    log.error("%s [request %s]; all violations: %s", message, request_id, json.dumps(details))
+    failure = json_response(
+        {"error": message, "status": original.status_code, "violations": details}, 500
+    )
+    failure.headers["X-Request-Id"] = request_id
+    return failure
