@@ -91,7 +91,7 @@ class Contract:
     def _operations(self) -> Iterable[Operation]:
         for path, item in self.document.get("paths", {}).items():
             shared = [
-                (pointer("paths", path, "parameters", i), self.resolve_object(p))
+                self._parameter(p, pointer("paths", path, "parameters", i))
                 for i, p in enumerate(item.get("parameters", []))
             ]
             for method in METHODS:
@@ -99,7 +99,7 @@ class Contract:
                     continue
                 definition = item[method]
                 own = [
-                    (pointer("paths", path, method, "parameters", i), self.resolve_object(p))
+                    self._parameter(p, pointer("paths", path, method, "parameters", i))
                     for i, p in enumerate(definition.get("parameters", []))
                 ]
                 names = {(p["name"], p["in"]) for _, p in own}
@@ -114,6 +114,13 @@ class Contract:
                     parameters=tuple(params),
                     regex=re.compile(f"^{pattern}$"),
                 )
+
+    def _parameter(self, item: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:
+        """A parameter object and the pointer where its definition lives."""
+        while "$ref" in item:
+            where = str(item["$ref"])
+            item = self.node(where)
+        return where, dict(item)
 
     # --- document access -----------------------------------------------------------------
 
