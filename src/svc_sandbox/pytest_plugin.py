@@ -28,7 +28,7 @@ class RunningServer:
 
 @pytest.fixture
 def svc_sandbox() -> Sandbox:
-    return Sandbox(clock_mode="frozen", seed=1, port=0, strict=True)
+    return Sandbox(clock_mode="frozen", seed=1, strict=True)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ IMPLEMENTED = ("createProduct", "listProducts", "getProduct", "updateProduct", "
 
 
 def make_app() -> tuple[Flask, str]:
-    sandbox = Sandbox(clock_mode="frozen", seed=1, port=0, strict=True)
+    sandbox = Sandbox(clock_mode="frozen", seed=1, strict=True)
     return create_app(sandbox), token_of(sandbox)
 
 
