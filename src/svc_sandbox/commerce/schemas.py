@@ -6,7 +6,7 @@ domain modules, not here.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -15,6 +15,7 @@ from pydantic import (
     Field,
     StrictInt,
     StrictStr,
+    ValidationInfo,
     field_validator,
 )
 
@@ -52,12 +53,14 @@ class Strict(BaseModel):
 
 class NoNulls(Strict):
     """Product bodies: a field is sent with a value or left out; ``null`` is never a value
-    (the contract types none of them as nullable)."""
+    (the contract types none of them as nullable), except the fields listed in ``nullable``."""
+
+    nullable: ClassVar[frozenset[str]] = frozenset()
 
     @field_validator("*", mode="before")
     @classmethod
-    def _refuse_null(cls, value: Any) -> Any:
-        if value is None:
+    def _refuse_null(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None and info.field_name not in cls.nullable:
             raise ValueError("must not be null")
         return value
 
@@ -72,6 +75,8 @@ class PriceBody(NoNulls):
 
 
 class ProductCreateBody(NoNulls):
+    nullable = frozenset({"price"})  # null: no price (as when left out)
+
     title: Title
     pricingModel: PricingModel
     price: PriceBody | None = None
