@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import signal
 import sys
+import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
 from svc_sandbox import __version__
+from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
@@ -36,12 +40,96 @@ def _serve_parser(sub: Any) -> None:
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
 
 
+def _contract_parsers(sub: Any) -> None:
+    contract = sub.add_parser("contract", help="the OpenAPI contract")
+    actions = contract.add_subparsers(dest="contract_command", required=True)
+    test = actions.add_parser(
+        "test", help="run the schemathesis checks of the contract against a server over HTTP"
+    )
+    test.add_argument("--base-url", required=True, help="{base_url} of the server under test")
+    test.add_argument("--token", help="bearer API token (default: env SVC_TOKEN)")
+    test.add_argument("--max-examples", type=int, default=25, help="examples per operation")
+    test.add_argument("--seed", type=int, default=1, help="generation seed (default 1)")
+    test.add_argument("--no-stateful", dest="stateful", action="store_false", default=True)
+    test.add_argument(
+        "--skip-operation",
+        action="append",
+        default=[],
+        metavar="OPERATION_ID",
+        help="leave an operation out (repeatable)",
+    )
+    test.add_argument("--json", action="store_true", help="print the findings as JSON")
+    actions.add_parser("show", help="print the contract (YAML)")
+
+    report = sub.add_parser(
+        "conformance", help="the conformance report of a running emulator's clients"
+    )
+    report.add_argument(
+        "--url", default="http://127.0.0.1:8700", help="origin of the running emulator"
+    )
+    report.add_argument("--format", choices=FORMATS, default="text")
+    report.add_argument("--output", help="write the report to this file")
+    report.add_argument(
+        "--fail-on-violation", action="store_true", help="exit 1 when a violation is recorded"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="svc-sandbox", description=__doc__)
     parser.add_argument("--version", action="version", version=f"svc-sandbox {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _serve_parser(sub)
+    _contract_parsers(sub)
     return parser
+
+
+def contract_command(args: argparse.Namespace) -> int:
+    if args.contract_command == "show":
+        from svc_sandbox.contract.document import contract_text
+
+        print(contract_text(), end="")
+        return 0
+    try:
+        from svc_sandbox.contract.harness import run_contract_test
+    except ImportError:  # pragma: no cover - schemathesis is an optional dependency
+        print("svc-sandbox: contract test needs schemathesis (pip install svc-sandbox[test])")
+        return 2
+    try:
+        result = run_contract_test(
+            args.base_url,
+            token=args.token or os.environ.get("SVC_TOKEN"),
+            max_examples=args.max_examples,
+            seed=args.seed,
+            stateful=args.stateful,
+            skip_operations=tuple(args.skip_operation),
+        )
+    except Exception as exc:  # the server or the schema could not be loaded: say so
+        print(f"svc-sandbox: contract test could not run: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        findings = [f.to_json() for f in result.findings]
+        print(json.dumps({"ok": result.ok, "findings": findings, "errors": result.errors}))
+    else:
+        print(result.summary())
+    return 0 if result.ok else 1
+
+
+def conformance_command(args: argparse.Namespace) -> int:
+    url = args.url.rstrip("/") + "/_sandbox/conformance"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            report = json.loads(answer.read())
+    except (OSError, ValueError) as exc:
+        print(f"svc-sandbox: cannot read {url}: {exc}", file=sys.stderr)
+        return 2
+    text = render(report, args.format)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    else:
+        print(text)
+    violations = report["summary"]["requestViolations"] + report["summary"]["responseViolations"]
+    return 1 if args.fail_on_violation and violations else 0
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -99,6 +187,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"svc-sandbox: invalid settings: {exc}", file=sys.stderr)
             return 2
         return serve(settings)
+    if args.command == "contract":
+        return contract_command(args)
+    if args.command == "conformance":
+        return conformance_command(args)
     return 2
 
 

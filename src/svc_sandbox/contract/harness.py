@@ -105,3 +105,127 @@ def load_config(**kwargs: Any) -> schemathesis.Config:
     import schemathesis
 
     return schemathesis.Config.from_dict(config_dict(**kwargs))
+
+
+@dataclass
+class CheckTally:
+    passed: int = 0
+    failed: int = 0
+
+
+@dataclass
+class Finding:
+    operation: str
+    check: str
+    title: str
+    message: str
+    reproduce: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "operation": self.operation,
+            "check": self.check,
+            "title": self.title,
+            "message": self.message,
+            "reproduce": self.reproduce,
+        }
+
+
+@dataclass
+class RunResult:
+    """What ``svc-sandbox contract test`` reports: per check, per operation, every finding."""
+
+    base_url: str
+    operations: set[str]
+    checks: dict[str, CheckTally]
+    findings: list[Finding]
+    errors: list[str]
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and not self.errors and bool(self.operations)
+
+    def summary(self) -> str:
+        lines = [f"Contract test of {self.base_url}: {len(self.operations)} operations tested"]
+        for name in CHECKS:
+            tally = self.checks.get(name, CheckTally())
+            lines.append(f"  {name:<30} {tally.passed:>6} passed {tally.failed:>4} failed")
+        unique: dict[tuple[str, str, str], Finding] = {}
+        for finding in self.findings:
+            unique.setdefault((finding.operation, finding.check, finding.title), finding)
+        for finding in unique.values():
+            lines.append(f"FAIL {finding.operation} [{finding.check}] {finding.title}")
+            lines += ["    " + line for line in finding.message.splitlines()[:6]]
+            lines.append("    " + finding.reproduce.splitlines()[0][:500])
+        lines += [f"ERROR {error}" for error in self.errors]
+        verdict = "PASSED" if self.ok else "FAILED"
+        lines.append(
+            f"{verdict}: {len(unique)} distinct failures, {len(self.errors)} errors "
+            f"in {self.seconds:.1f}s"
+        )
+        return "\n".join(lines)
+
+
+def run_contract_test(
+    base_url: str,
+    *,
+    token: str | None,
+    max_examples: int = 25,
+    seed: int = 1,
+    stateful: bool = True,
+    skip_operations: tuple[str, ...] = (),
+) -> RunResult:
+    """Runs the checks over HTTP against the server at ``base_url`` ({base_url} of any
+    implementation), with the contract shipped in this package."""
+    import schemathesis
+    from schemathesis.engine import Status, events, from_schema
+
+    from svc_sandbox.contract.document import load_contract
+    from svc_sandbox.core.clock import monotonic
+
+    config = config_dict(
+        token=token,
+        max_examples=max_examples,
+        seed=seed,
+        base_url=base_url.rstrip("/"),
+        skip_operations=skip_operations,
+    )
+    config["phases"]["stateful"]["enabled"] = stateful
+    config["workers"] = 1
+    schema = schemathesis.openapi.from_dict(
+        load_contract(), config=schemathesis.Config.from_dict(config)
+    )
+    started = monotonic()
+    result = RunResult(base_url, set(), {}, [], [], 0.0)
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            if event.status == Status.SKIP:
+                continue
+            result.operations.update(
+                node.value.operation.label for node in event.recorder.cases.values()
+            )
+            for case_id, nodes in event.recorder.checks.items():
+                label = event.recorder.cases[case_id].value.operation.label
+                for node in nodes:
+                    tally = result.checks.setdefault(node.name, CheckTally())
+                    if node.failure_info is None:
+                        tally.passed += 1
+                        continue
+                    tally.failed += 1
+                    failure = node.failure_info.failure
+                    result.findings.append(
+                        Finding(
+                            label,
+                            node.name,
+                            failure.title,
+                            failure.message,
+                            node.failure_info.code_sample,
+                        )
+                    )
+        elif isinstance(event, events.NonFatalError):
+            result.errors.append(f"{event.label}: {event.info.title}: {event.info.message}")
+        elif isinstance(event, events.FatalError):
+            result.errors.append(f"fatal: {event.exception!r}")
+    result.seconds = monotonic() - started
+    return result
