@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from typing import Any
@@ -94,6 +95,9 @@ def contract_command(args: argparse.Namespace) -> int:
     except ImportError:  # pragma: no cover - schemathesis is an optional dependency
         print("svc-sandbox: contract test needs schemathesis (pip install svc-sandbox[test])")
         return 2
+    if not reachable(args.base_url):
+        print(f"svc-sandbox: cannot reach {args.base_url}", file=sys.stderr)
+        return 2
     try:
         result = run_contract_test(
             args.base_url,
@@ -112,6 +116,17 @@ def contract_command(args: argparse.Namespace) -> int:
     else:
         print(result.summary())
     return 0 if result.ok else 1
+
+
+def reachable(url: str) -> bool:
+    """Whether anything answers HTTP at ``url`` (an error status counts as an answer)."""
+    try:
+        with urllib.request.urlopen(url, timeout=10):
+            return True
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
 
 
 def conformance_command(args: argparse.Namespace) -> int:

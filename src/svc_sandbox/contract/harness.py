@@ -158,7 +158,7 @@ class RunResult:
             lines.append(f"FAIL {finding.operation} [{finding.check}] {finding.title}")
             lines += ["    " + line for line in finding.message.splitlines()[:6]]
             lines.append("    " + finding.reproduce.splitlines()[0][:500])
-        lines += [f"ERROR {error}" for error in self.errors]
+        lines += [f"ERROR {error}" for error in dict.fromkeys(self.errors)]
         verdict = "PASSED" if self.ok else "FAILED"
         lines.append(
             f"{verdict}: {len(unique)} distinct failures, {len(self.errors)} errors "

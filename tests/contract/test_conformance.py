@@ -1,0 +1,183 @@
+"""The conformance report: what a client exercised and every request that broke the
+contract, with the schema path and the request id (GET /_sandbox/conformance and
+`svc-sandbox conformance`)."""
+
+from __future__ import annotations
+
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.cli import main
+from svc_sandbox.pytest_plugin import RunningServer
+from tests.helpers import create_product
+
+HEX = "0123456789abcdef01234567"
+
+
+def report(client: FlaskClient) -> dict[str, Any]:
+    found: dict[str, Any] = client.get("/_sandbox/conformance").json  # type: ignore[assignment]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "location", "schema_path"),
+    [
+        (
+            "post",
+            "/api/products",
+            {"json": {"title": "Book"}},
+            "body",
+            "#/components/schemas/ProductCreate/required",
+        ),
+        (
+            "post",
+            "/api/products",
+            {"json": {"title": "x" * 121, "pricingModel": "free"}},
+            "body.title",
+            "#/components/schemas/ProductCreate/properties/title/maxLength",
+        ),
+        (
+            "post",
+            "/api/products",
+            {"data": '{"title": "Book"}', "content_type": "text/plain"},
+            "header.Content-Type",
+            "#/paths/~1products/post/requestBody/content",
+        ),
+        (
+            "get",
+            "/api/products?limit=500",
+            {},
+            "query.limit",
+            "#/components/parameters/Limit/schema/maximum",
+        ),
+        (
+            "get",
+            "/api/products?status=deleted",
+            {},
+            "query.status",
+            "#/components/schemas/ProductStatus/enum",
+        ),
+        (
+            "get",
+            "/api/products/not-a-ref",
+            {},
+            "path.id",
+            "#/components/schemas/ProductRef/pattern",
+        ),
+        (
+            "patch",
+            f"/api/products/{HEX}",
+            {"json": {"pricingModel": "subscription"}},
+            "body.pricingModel",
+            "#/components/schemas/PricingModel/enum",
+        ),
+    ],
+)
+def test_each_request_that_breaks_the_contract_is_in_the_report(
+    svc_client: FlaskClient,
+    auth: dict[str, str],
+    method: str,
+    path: str,
+    kwargs: dict[str, Any],
+    location: str,
+    schema_path: str,
+) -> None:
+    response = getattr(svc_client, method)(path, headers=auth, **kwargs)
+    assert 400 <= response.status_code < 500  # the emulator refuses it too
+    violations = report(svc_client)["violations"]
+    assert [
+        (v["requestId"], v["kind"], v["location"], v["schemaPath"], v["status"]) for v in violations
+    ] == [
+        (response.headers["X-Request-Id"], "request", location, schema_path, response.status_code)
+    ]
+
+
+def test_a_missing_token_is_reported_against_the_security_requirement(
+    svc_client: FlaskClient,
+) -> None:
+    response = svc_client.get("/api/products")
+    assert response.status_code == 403
+    (violation,) = report(svc_client)["violations"]
+    assert (violation["location"], violation["schemaPath"]) == (
+        "header.Authorization",
+        "#/security",
+    )
+
+
+def test_the_report_counts_operations_and_statuses_exercised(
+    svc_client: FlaskClient, auth: dict[str, str]
+) -> None:
+    product_id = create_product(svc_client, auth)["product"]["_id"]
+    svc_client.get(f"/api/products/{product_id}", headers=auth)
+    svc_client.get(f"/api/products/{HEX}", headers=auth)
+    svc_client.get("/api/nowhere", headers=auth)
+    found = report(svc_client)
+    by_id = {op["operationId"]: op for op in found["operations"]}
+    assert by_id["createProduct"]["statuses"] == {"201": 1}
+    assert by_id["getProduct"]["statuses"] == {"200": 1, "404": 1}
+    assert "400" in by_id["getProduct"]["missingStatuses"]
+    assert by_id["listOrders"]["requests"] == 0
+    assert found["summary"]["requests"] == 4
+    assert found["summary"]["operations"]["exercised"] == 2
+    assert found["violations"] == []
+    assert [u["path"] for u in found["unmatched"]] == ["/api/nowhere"]
+
+
+def test_clearing_and_resetting_empty_the_report(
+    svc_client: FlaskClient, auth: dict[str, str]
+) -> None:
+    svc_client.get("/api/products?limit=500", headers=auth)
+    assert svc_client.delete("/_sandbox/conformance").json["summary"]["requests"] == 0  # type: ignore[index]
+    svc_client.get("/api/products?limit=500", headers=auth)
+    svc_client.post("/_sandbox/reset")
+    assert report(svc_client)["summary"]["requestViolations"] == 0
+
+
+def test_the_cli_shows_the_report_as_text_json_and_junit(
+    svc_server: RunningServer,
+    auth: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Any,
+) -> None:
+    import json
+    import urllib.request
+
+    bad = urllib.request.Request(
+        svc_server.url + "/api/products?limit=500", headers=auth, method="GET"
+    )
+    try:
+        urllib.request.urlopen(bad)
+    except urllib.error.HTTPError as refused:
+        assert refused.code == 400
+        request_id = refused.headers["X-Request-Id"]
+
+    assert main(["conformance", "--url", svc_server.url]) == 0
+    text = capsys.readouterr().out
+    assert "request violations: 1" in text
+    assert request_id in text and "#/components/parameters/Limit/schema/maximum" in text
+
+    assert main(["conformance", "--url", svc_server.url, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["violations"][0]["requestId"] == request_id
+
+    out = tmp_path / "conformance.xml"
+    code = main(
+        [
+            "conformance",
+            "--url",
+            svc_server.url,
+            "--format",
+            "junit",
+            "--output",
+            str(out),
+            "--fail-on-violation",
+        ]
+    )
+    assert code == 1  # a violation was recorded
+    suite = ElementTree.parse(out).getroot().find("testsuite")
+    assert suite is not None
+    failed = [c for c in suite.iter("testcase") if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["GET /products"]
+    assert request_id in (failed[0].find("failure").text or "")  # type: ignore[union-attr]
