@@ -292,6 +292,21 @@ class Contract:
             pointer_join(spec_ptr, "content", media, "schema"), document, "request", "body"
         )
 
+    # --- webhooks ----------------------------------------------------------------------------
+
+    def validate_webhook(self, event_type: str, body: Any) -> list[Violation]:
+        """Checks a webhook's JSON body against ``webhooks.<event_type>`` of the contract."""
+        if event_type not in self.document.get("webhooks", {}):
+            return [
+                Violation(
+                    "webhook", "type", f"{event_type} is not a declared webhook", "#/webhooks"
+                )
+            ]
+        where = pointer(
+            "webhooks", event_type, "post", "requestBody", "content", "application/json", "schema"
+        )
+        return self.check(where, body, "webhook", "body")
+
     # --- responses ---------------------------------------------------------------------------
 
     def response_pointer(self, operation: Operation, status: int) -> str | None:
