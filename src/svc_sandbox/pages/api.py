@@ -64,10 +64,10 @@ def pay_attempt(pay_token: str) -> Response:
     """One attempt: JSON answers CheckoutStatus; the page's form gets a redirect back (303)."""
     sb = sandbox()
     sb.limits.take_pay(client_ip())
-    if wants_json():
-        session = sb.checkout.pay(pay_token, parse(PayBody, json_body()))
-        return json_response(sb.checkout.status_of(session))
     session = sb.checkout.by_pay_token(pay_token)
+    if wants_json():
+        sb.checkout.pay(pay_token, parse(PayBody, json_body()))
+        return json_response(sb.checkout.status_of(session))
     try:
         sb.checkout.pay(pay_token, parse(PayBody, form_fields()))
     except SandboxError as error:
