@@ -12,7 +12,6 @@ from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.checkout_helpers import BUYER, checkout, events, org_id, published, status_of
 
-
 # --- collection modes (§4 table) ------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import BUYER, checkout, events, path, published, status_of
+from tests.commerce.checkout_helpers import BUYER, checkout, events, published, status_of
 
 TRIGGERS = [("251900000001", "completed", None), ("251900000002", "expired", "payment_failed")]
 
