@@ -27,6 +27,20 @@ def checkout(
     return result
 
 
+def push_checkout(
+    client: FlaskClient,
+    auth: dict[str, str],
+    phone: str = "0911223344",
+    gateway: str = "telebirr",
+    product_id: str | None = None,
+) -> dict[str, Any]:
+    """A checkout with a gateway (sandbox: the simulator; production: a direct push)."""
+    if product_id is None:
+        product_id = published(client, auth)["_id"]
+    customer = {**BUYER, "phone": phone}
+    return checkout(client, auth, productId=product_id, gateway=gateway, customer=customer)
+
+
 def status_of(client: FlaskClient, session_id: str) -> dict[str, Any]:
     response = client.get(f"/api/checkout/{session_id}")
     assert response.status_code == 200, response.json

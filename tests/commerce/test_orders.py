@@ -9,7 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import BUYER, checkout, events, published
+from tests.commerce.checkout_helpers import BUYER, checkout, events, published, push_checkout
 
 
 def _orders(client: FlaskClient, auth: dict[str, str], query: str = "") -> dict[str, Any]:
@@ -91,13 +91,7 @@ def test_list_filters_pages_and_is_newest_first(
     ids = []
     for phone in ["0900000001", "0900000002", "0900000001"]:
         svc_sandbox.advance(timedelta(seconds=1))
-        result = checkout(
-            svc_client,
-            auth,
-            productId=product["_id"],
-            gateway="mpesa",
-            customer={**BUYER, "phone": phone},
-        )
+        result = push_checkout(svc_client, auth, phone, "mpesa", product["_id"])
         ids.append(result["sessionId"])
     every = _orders(svc_client, auth)
     assert [o["checkoutSessionId"] for o in every["items"]] == ids[::-1]

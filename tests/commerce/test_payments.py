@@ -14,21 +14,19 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import BUYER, checkout, events, published, status_of
+from tests.commerce.checkout_helpers import (
+    checkout,
+    events,
+    published,
+    push_checkout,
+    status_of,
+)
 
 TRIGGERS = [("251900000001", "completed", None), ("251900000002", "expired", "payment_failed")]
 
 
 def _push(client: FlaskClient, auth: dict[str, str], phone: str = "0911223344") -> str:
-    product = published(client, auth)
-    result = checkout(
-        client,
-        auth,
-        productId=product["_id"],
-        gateway="telebirr",
-        customer={**BUYER, "phone": phone},
-    )
-    return str(result["sessionId"])
+    return str(push_checkout(client, auth, phone)["sessionId"])
 
 
 def _link(client: FlaskClient, auth: dict[str, str]) -> str:

@@ -6,7 +6,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import BUYER, checkout, org_id, published
+from tests.commerce.checkout_helpers import checkout, org_id, published, push_checkout
 
 
 def test_checkout_links_create_list_and_deactivate(
@@ -86,20 +86,8 @@ def test_event_log_filters(
     svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     product = published(svc_client, auth)
-    first = checkout(
-        svc_client,
-        auth,
-        productId=product["_id"],
-        gateway="cbe",
-        customer={**BUYER, "phone": "0900000001"},
-    )
-    checkout(
-        svc_client,
-        auth,
-        productId=product["_id"],
-        gateway="cbe",
-        customer={**BUYER, "phone": "0900000002"},
-    )
+    first = push_checkout(svc_client, auth, "0900000001", "cbe", product["_id"])
+    push_checkout(svc_client, auth, "0900000002", "cbe", product["_id"])
     every = svc_client.get("/_sandbox/events").json
     assert every["total"] == 4  # type: ignore[index]
     by_session = svc_client.get(f"/_sandbox/events?sessionId={first['sessionId']}").json["items"]  # type: ignore[index]

@@ -10,7 +10,15 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import BUYER, checkout, org_id, path, published, status_of
+from tests.commerce.checkout_helpers import (
+    BUYER,
+    checkout,
+    org_id,
+    path,
+    published,
+    push_checkout,
+    status_of,
+)
 
 
 def _link(client: FlaskClient, auth: dict[str, str], **body: object) -> tuple[str, str]:
@@ -125,14 +133,7 @@ def test_a_simulator_session_has_no_payment_link_page(
 def _simulated(
     client: FlaskClient, auth: dict[str, str], phone: str = "0911223344"
 ) -> tuple[str, str]:
-    product = published(client, auth)
-    result = checkout(
-        client,
-        auth,
-        productId=product["_id"],
-        gateway="telebirr",
-        customer={**BUYER, "phone": phone},
-    )
+    result = push_checkout(client, auth, phone)
     return result["sessionId"], path(result["checkoutUrl"])
 
 
