@@ -19,6 +19,8 @@ from pydantic import (
     field_validator,
 )
 
+from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
+
 MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
 
 Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
@@ -97,3 +99,41 @@ class ProductUpdateBody(NoNulls):
     # Locked: present only so that a change can be answered 422 rather than 400.
     pricingModel: StrictStr | None = None
     productType: StrictStr | None = None
+
+
+# --- checkout (§4 POST /checkout, payment link attempts) -----------------------------------
+
+Gateway = Literal["telebirr", "mpesa", "cbe"]
+Email = Annotated[StrictStr, AfterValidator(check_email)]
+Phone = Annotated[StrictStr, AfterValidator(normalize_phone)]
+
+
+class CustomerBody(Strict):
+    email: Email | None = None
+    phone: Phone | None = None
+    name: Annotated[StrictStr, Field(max_length=120)] | None = None
+    externalId: Annotated[StrictStr, Field(min_length=1, max_length=200)] | None = None
+
+
+class CheckoutBody(Strict):
+    """Both body shapes of POST /checkout. ``amount``, ``description`` and ``metadata`` are
+    left untyped here: §7 quotes their messages, so commerce/checkout_input.py checks them."""
+
+    productId: StrictStr | None = None
+    customer: CustomerBody | None = None
+    gateway: Gateway | None = None
+    successUrl: Uri | None = None
+    metadata: Any = None
+    amount: Any = None
+    description: Any = None
+    collectedFields: dict[str, Any] | None = None
+    checkoutLink: StrictStr | None = None
+
+
+class PayBody(Strict):
+    """One payment-link attempt (POST {pay_url}/{payToken}): JSON or the page's form."""
+
+    gateway: Gateway
+    phone: Phone
+    email: Email | None = None
+    name: Annotated[StrictStr, Field(max_length=120)] | None = None

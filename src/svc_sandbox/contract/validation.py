@@ -286,6 +286,87 @@ class Contract:
     ) -> list[Violation]:
         """A message body against the ``content`` map of the request body or response at
         ``owner``: a declared media type, JSON that parses, then its schema."""
+        media = (content_type or "").split(";")[0].strip().lower()
+        if media not in content:
+            message = f"Content-Type {media or '(none)'} is not one of {', '.join(content)}"
+            return [Violation(kind, "header.Content-Type", message, owner + "/content")]
+        try:
+            document = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            return [Violation(kind, "body", f"body is not valid JSON: {exc}", owner + "/content")]
+        return self.check(pointer_join(owner, "content", media, "schema"), document, kind, "body")
+
+    # --- webhooks ----------------------------------------------------------------------------
+
+    def validate_webhook(self, event_type: str, body: Any) -> list[Violation]:
+        """Checks a webhook's JSON body against ``webhooks.<event_type>`` of the contract."""
+        if event_type not in self.document.get("webhooks", {}):
+            return [
+                Violation(
+                    "webhook", "type", f"{event_type} is not a declared webhook", "#/webhooks"
+                )
+            ]
+        where = pointer(
+            "webhooks", event_type, "post", "requestBody", "content", "application/json", "schema"
+        )
+        return self.check(where, body, "webhook", "body")
+
+    # --- responses ---------------------------------------------------------------------------
+
+    def response_pointer(self, operation: Operation, status: int) -> str | None:
+        responses = operation.definition.get("responses", {})
+        for key in (str(status), f"{str(status)[0]}XX", f"{str(status)[0]}xx", "default"):
+            if key in responses:
+                return pointer_join(operation.pointer, "responses", key)
+        return None
+
+    def validate_response(
+        self,
+        operation: Operation,
+        status: int,
+        headers: Mapping[str, str],
+        content_type: str | None,
+        body: bytes,
+    ) -> list[Violation]:
+        response_ptr = self.response_pointer(operation, status)
+        if response_ptr is None:
+            declared = ", ".join(operation.declared_statuses())
+            message = (
+                f"status {status} is not declared for {operation.label} (declared: {declared})"
+            )
+            return [Violation("response", "status", message, operation.pointer + "/responses")]
+        spec = self.node(response_ptr)
+        if "$ref" in spec:
+            response_ptr = spec["$ref"]
+            spec = self.resolve_object(spec)
+        found: list[Violation] = []
+        lowered = {k.lower(): v for k, v in headers.items()}
+        for name, header in spec.get("headers", {}).items():
+            header_ptr = pointer_join(response_ptr, "headers", name)
+            if "$ref" in header:
+                header_ptr, header = header["$ref"], self.resolve_object(header)
+            raw = lowered.get(name.lower())
+            if raw is None:
+                if header.get("required"):
+                    found.append(
+                        Violation(
+                            "response",
+                            f"header.{name}",
+                            f"header {name} is missing",
+                            header_ptr + "/required",
+                        )
+                    )
+                continue
+            if "schema" in header:
+                found += self.check(
+                    header_ptr + "/schema",
+                    coerce(raw, header["schema"], self),
+                    "response",
+                    f"header.{name}",
+                )
+        content = spec.get("content")
+        if not content:
+            return found
         return found + self.check_content(response_ptr, content, content_type, body, "response")
 
 
