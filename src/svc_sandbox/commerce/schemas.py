@@ -108,16 +108,19 @@ Email = Annotated[StrictStr, AfterValidator(check_email)]
 Phone = Annotated[StrictStr, AfterValidator(normalize_phone)]
 
 
-class CustomerBody(Strict):
+class CustomerBody(NoNulls):
     email: Email | None = None
     phone: Phone | None = None
     name: Annotated[StrictStr, Field(max_length=120)] | None = None
     externalId: Annotated[StrictStr, Field(min_length=1, max_length=200)] | None = None
 
 
-class CheckoutBody(Strict):
+class CheckoutBody(NoNulls):
     """Both body shapes of POST /checkout. ``amount``, ``description`` and ``metadata`` are
-    left untyped here: §7 quotes their messages, so commerce/checkout_input.py checks them."""
+    left untyped here: §7 quotes their messages, so commerce/checkout_input.py checks them
+    (``null`` included)."""
+
+    nullable = frozenset({"amount", "description", "metadata"})
 
     productId: StrictStr | None = None
     customer: CustomerBody | None = None
@@ -130,7 +133,7 @@ class CheckoutBody(Strict):
     checkoutLink: StrictStr | None = None
 
 
-class PayBody(Strict):
+class PayBody(NoNulls):
     """One payment-link attempt (POST {pay_url}/{payToken}): JSON or the page's form."""
 
     gateway: Gateway

@@ -45,6 +45,13 @@ POSITIVE_ALLOWANCES = (
         "a pwyw price.defaultAmount below price.minimumAmount is refused (two fields compared)",
     ),
     Allowance(
+        "createCheckout",
+        ("400",),
+        "which customer fields are required depends on the shape and the mode (email except on "
+        "a paid payment link, phone with a gateway), a pwyw amount must reach the stored "
+        "minimum, and custom amounts, metadata and payment links need a token",
+    ),
+    Allowance(
         "updateProduct",
         ("400", "422"),
         "locked pricingModel/price.type changes answer 422, and price.amount on a pwyw or free "
