@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from svc_sandbox import __version__
 from svc_sandbox.commerce.orders import OrderService
+from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
 from svc_sandbox.core.errors import ValidationFailed
@@ -51,11 +52,15 @@ class Sandbox:
         self.products = ProductService(self.lock, self.clock, self.ids)
         self.orders = OrderService(self.lock, self.clock, self.ids)
         self.events = EventLog(self.lock, self.clock, self.ids)
+        self.payouts = PayoutService(
+            self.lock, self.clock, self.ids, self.scheduler, settings, self.orgs, self.orders
+        )
         self._services: dict[str, Stateful] = {
             "orgs": self.orgs,
             "products": self.products,
             "orders": self.orders,
             "events": self.events,
+            "payouts": self.payouts,
         }
         self._seed_defaults()
         self._initial = self.export()

@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
+from svc_sandbox.commerce.phones import check_phone
+
 MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
 
 Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
@@ -72,3 +74,16 @@ class ProductUpdateBody(Strict):
     # Locked: present only so that a change can be answered 422 rather than 400.
     pricingModel: StrictStr | None = None
     productType: StrictStr | None = None
+
+
+MIN_WITHDRAWAL = 10_000  # spec §8: 100.00 ETB
+Gateway = Literal["telebirr", "mpesa", "cbe"]
+Phone = Annotated[StrictStr, AfterValidator(check_phone)]
+
+
+class WithdrawalCreateBody(Strict):
+    """POST /withdrawals (spec §4): all three fields required, ``amount`` gross santim."""
+
+    amount: Annotated[StrictInt, Field(ge=MIN_WITHDRAWAL, le=MAX_MINOR)]
+    gateway: Gateway
+    account: Phone
