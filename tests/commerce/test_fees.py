@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svc_sandbox.commerce.fees import quote_withdrawal
+from svc_sandbox.commerce.schemas import MAX_MINOR, MIN_WITHDRAWAL
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.earnings import earn
@@ -62,15 +63,19 @@ def test_quote_examples(
     }
 
 
-rates = st.decimals(min_value=0, max_value=Decimal("0.5"), places=4)
+# Realistic rates: at most 45% each, so fee + tax (each rounded) never exceeds the amount.
+rates = st.decimals(min_value=0, max_value=Decimal("0.45"), places=4)
+any_rates = st.decimals(min_value=0, max_value=1, places=6)
+rounding_rules = st.sampled_from(["half_up", "half_even"])
+tax_bases = st.sampled_from(["fee", "amount"])
 
 
 @given(
-    amount=st.integers(min_value=0, max_value=100_000_000_000),
+    amount=st.integers(min_value=MIN_WITHDRAWAL, max_value=MAX_MINOR),
     fee_rate=rates,
     tax_rate=rates,
-    tax_base=st.sampled_from(["fee", "amount"]),
-    rounding=st.sampled_from(["half_up", "half_even"]),
+    tax_base=tax_bases,
+    rounding=rounding_rules,
 )
 def test_quote_property(
     amount: int, fee_rate: Decimal, tax_rate: Decimal, tax_base: Any, rounding: Any
@@ -83,6 +88,27 @@ def test_quote_property(
     assert abs(quote.fee_amount - amount * fee_rate) <= Decimal("0.5")
     base = quote.fee_amount if tax_base == "fee" else amount
     assert abs(quote.tax_amount - base * tax_rate) <= Decimal("0.5")
+
+
+@given(
+    amount=st.integers(min_value=0, max_value=MAX_MINOR),
+    fee_rate=any_rates,
+    tax_rate=any_rates,
+    tax_base=tax_bases,
+    rounding=rounding_rules,
+)
+def test_quote_is_exact_or_refused_for_any_rates(
+    amount: int, fee_rate: Decimal, tax_rate: Decimal, tax_base: Any, rounding: Any
+) -> None:
+    """Rates that (with rounding) would take more than the amount are refused, never netted
+    below zero."""
+    try:
+        quote = quote_withdrawal(amount, fee_rate, tax_rate, tax_base=tax_base, rounding=rounding)
+    except ValidationFailed as refused:
+        assert "would exceed the amount" in refused.message
+        return
+    assert min(quote.fee_amount, quote.tax_amount, quote.net_amount) >= 0
+    assert quote.fee_amount + quote.tax_amount + quote.net_amount == amount
 
 
 @pytest.mark.parametrize(
