@@ -71,9 +71,9 @@ def test_a_decision_is_final(svc_client: FlaskClient, live_auth: dict[str, str])
     ("path", "status", "message"),
     [
         ("/_sandbox/withdrawals/" + "0" * 24 + "/approve", 404, "Withdrawal not found"),
-        ("/_sandbox/withdrawals/nope/reject", None, 400, "id must be 24 lowercase hex"),
+        ("/_sandbox/withdrawals/nope/reject", 400, "id must be 24 lowercase hex"),
         ("/_sandbox/withdrawals/" + "0" * 24, 404, "Withdrawal not found"),
-        ("/_sandbox/withdrawals?status=x", None, 400, "status must be one of"),
+        ("/_sandbox/withdrawals?status=x", 400, "status must be one of"),
     ],
 )
 def test_control_errors(svc_client: FlaskClient, path: str, status: int, message: str) -> None:
