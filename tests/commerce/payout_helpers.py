@@ -15,10 +15,23 @@ def org_id_of(sandbox: Sandbox, auth: dict[str, str]) -> str:
     return sandbox.orgs.authenticate(auth["Authorization"].removeprefix("Bearer ")).org.id
 
 
-def balance(client: FlaskClient, auth: dict[str, str]) -> int:
+def balance_body(client: FlaskClient, auth: dict[str, str]) -> dict[str, Any]:
     response = client.get("/api/balance", headers=auth)
     assert response.status_code == 200, response.json
-    return int(response.json["balanceMinor"])  # type: ignore[index]
+    result: dict[str, Any] = response.json  # type: ignore[assignment]
+    return result
+
+
+def balance(client: FlaskClient, auth: dict[str, str]) -> int:
+    return int(balance_body(client, auth)["balanceMinor"])
+
+
+def decide(client: FlaskClient, withdrawal_id: str, decision: str, **body: Any) -> dict[str, Any]:
+    """The control plane approves or rejects a withdrawal in review."""
+    response = client.post(f"/_sandbox/withdrawals/{withdrawal_id}/{decision}", json=body)
+    assert response.status_code == 200, response.json
+    result: dict[str, Any] = response.json  # type: ignore[assignment]
+    return result
 
 
 def withdraw(

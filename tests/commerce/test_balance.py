@@ -9,15 +9,13 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.earnings import earn
-from tests.commerce.payout_helpers import balance, org_id_of, withdraw
+from tests.commerce.payout_helpers import balance, balance_body, decide, org_id_of, withdraw
 
 
 def test_production_balance_is_paid_earnings(
     svc_client: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    response = svc_client.get("/api/balance", headers=live_auth)
-    assert response.status_code == 200
-    assert response.json == {
+    assert balance_body(svc_client, live_auth) == {
         "success": True,
         "eligible": True,
         "balanceMinor": 0,
@@ -32,8 +30,7 @@ def test_sandbox_organization_is_not_eligible(
     svc_client: FlaskClient, auth: dict[str, str]
 ) -> None:
     earn(svc_client, auth, 50000)  # a sandbox "earning" is never withdrawable
-    response = svc_client.get("/api/balance", headers=auth)
-    assert response.json == {
+    assert balance_body(svc_client, auth) == {
         "success": True,
         "eligible": False,
         "balanceMinor": 0,
@@ -65,8 +62,7 @@ def test_production_org_that_cannot_withdraw_shows_earnings_but_not_eligible(
 ) -> None:
     earn(svc_client, live_auth, 30000)
     svc_client.patch(f"/_sandbox/orgs/{org_id_of(svc_sandbox, live_auth)}", json=change)
-    response = svc_client.get("/api/balance", headers=live_auth)
-    assert response.json == {
+    assert balance_body(svc_client, live_auth) == {
         "success": True,
         "eligible": False,
         "balanceMinor": 30000,
@@ -83,8 +79,7 @@ def test_withdrawals_debit_and_rejection_returns(
     big = withdraw(svc_client, live_auth, 1_500_000)
     assert big["status"] == "reviewing"
     assert balance(svc_client, live_auth) == 1_400_000
-    rejected = svc_client.post(f"/_sandbox/withdrawals/{big['_id']}/reject", json={})
-    assert rejected.json["status"] == "rejected"  # type: ignore[index]
+    assert decide(svc_client, big["_id"], "reject")["status"] == "rejected"
     assert balance(svc_client, live_auth) == 2_900_000
 
 

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.earnings import earn
-from tests.commerce.payout_helpers import DESTINATION, balance, org_id_of, withdraw
+from tests.commerce.payout_helpers import DESTINATION, balance, decide, org_id_of, withdraw
 
 
 def listed(client: FlaskClient, auth: dict[str, str], query: str = "") -> dict[str, Any]:
@@ -376,9 +376,8 @@ def test_review_waits_for_approval_then_pays_out(
     wid = withdraw(svc_client, live_auth, 1_500_000)["_id"]
     svc_sandbox.advance(timedelta(days=3))
     assert status_of(svc_client, live_auth, wid) == "reviewing"
-    approved = svc_client.post(f"/_sandbox/withdrawals/{wid}/approve", json={"note": "ok"})
-    assert approved.status_code == 200
-    assert approved.json["status"] == "approved" and approved.json["note"] == "ok"  # type: ignore[index]
+    approved = decide(svc_client, wid, "approve", note="ok")
+    assert (approved["status"], approved["note"]) == ("approved", "ok")
     svc_sandbox.advance(timedelta(seconds=60))
     assert status_of(svc_client, live_auth, wid) == "processing"
     svc_sandbox.advance(timedelta(seconds=300))
@@ -392,7 +391,7 @@ def test_rejection_returns_the_funds_with_a_note(
     earn(svc_client, live_auth, 2_000_000)
     wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
     assert balance(svc_client, live_auth) == 0
-    svc_client.post(f"/_sandbox/withdrawals/{wid}/reject", json={"note": "account mismatch"})
+    decide(svc_client, wid, "reject", note="account mismatch")
     got = svc_client.get(f"/api/withdrawals/{wid}", headers=live_auth).json
     assert got["status"] == "rejected" and got["note"] == "account mismatch"  # type: ignore[index]
     assert balance(svc_client, live_auth) == 2_000_000
@@ -437,7 +436,7 @@ def test_rejected_withdrawals_leave_the_cap(
     earn(svc_client, live_auth, 20_000_000)
     big = withdraw(svc_client, live_auth, 10_000_000)
     withdraw(svc_client, live_auth, 10000, status=429)
-    svc_client.post(f"/_sandbox/withdrawals/{big['_id']}/reject")
+    decide(svc_client, big["_id"], "reject")
     withdraw(svc_client, live_auth, 10000)
 
 

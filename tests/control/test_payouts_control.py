@@ -7,7 +7,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.earnings import earn
-from tests.commerce.payout_helpers import org_id_of, withdraw
+from tests.commerce.payout_helpers import decide, org_id_of, withdraw
 
 
 def test_lists_every_organizations_withdrawals(
@@ -63,7 +63,7 @@ def test_only_a_withdrawal_in_review_can_be_decided(
 def test_a_decision_is_final(svc_client: FlaskClient, live_auth: dict[str, str]) -> None:
     earn(svc_client, live_auth, 2_000_000)
     wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
-    assert svc_client.post(f"/_sandbox/withdrawals/{wid}/reject").status_code == 200
+    decide(svc_client, wid, "reject")
     assert svc_client.post(f"/_sandbox/withdrawals/{wid}/approve").status_code == 409
 
 
