@@ -598,3 +598,16 @@ def test_twenty_threads_cannot_overdraw_the_balance(
     final = get_json(f"{svc_server.url}/api/balance", live_auth)["balanceMinor"]
     assert final == 10_000
     assert seen and min(seen) >= 0
+
+
+def test_a_sandbox_token_sees_no_production_withdrawals(
+    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    earn(svc_client, live_auth, 50000)
+    wid = withdraw(svc_client, live_auth, 10000)["_id"]
+    org_id = org_id_of(svc_sandbox, live_auth)
+    patch_org(svc_client, org_id, environment="sandbox")
+    token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens").json["token"]  # type: ignore[index]
+    sandbox_auth = {"Authorization": f"Bearer {token}"}
+    assert listed(svc_client, sandbox_auth)["total"] == 0
+    assert svc_client.get(f"/api/withdrawals/{wid}", headers=sandbox_auth).status_code == 404

@@ -84,6 +84,8 @@ class Withdrawal:
     updated_at: datetime
     idempotency_key: str | None = None
     note: str | None = None
+    #: Withdrawals pay out real earnings, so they only exist in production.
+    environment: str = Environment.PRODUCTION.value
     seq: int = 0
 
     def to_public(self) -> dict[str, Any]:
@@ -397,20 +399,25 @@ class PayoutService:
         return withdrawal
 
     @locked
-    def get(self, org_id: str, withdrawal_id: str) -> Withdrawal:
+    def get(self, org_id: str, withdrawal_id: str, environment: str | None = None) -> Withdrawal:
+        """A withdrawal of ``org_id`` (in ``environment``, when given); another's is absent."""
         withdrawal = self.find(withdrawal_id)
-        if withdrawal.org_id != org_id:
+        if withdrawal.org_id != org_id or environment not in (None, withdrawal.environment):
             raise NotFound("Withdrawal not found")
         return withdrawal
 
     @locked
-    def list_for(self, org_id: str | None, status: str | None = None) -> list[Withdrawal]:
+    def list_for(
+        self, org_id: str | None, status: str | None = None, environment: str | None = None
+    ) -> list[Withdrawal]:
         """Newest first; ``org_id`` None lists every organization's (control plane)."""
         check_status(status)
         found = [
             w
             for w in self.withdrawals.values()
-            if (org_id is None or w.org_id == org_id) and (status is None or w.status == status)
+            if (org_id is None or w.org_id == org_id)
+            and (status is None or w.status == status)
+            and (environment is None or w.environment == environment)
         ]
         return sorted(found, key=lambda w: (w.created_at, w.seq), reverse=True)
 

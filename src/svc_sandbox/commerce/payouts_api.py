@@ -38,11 +38,14 @@ def create_withdrawal() -> Response:
 def list_withdrawals() -> Response:
     principal = require_principal()
     page = parse_page_request(request.args)
-    found = sandbox().payouts.list_for(principal.org.id, request.args.get("status"))
+    status = request.args.get("status")
+    found = sandbox().payouts.list_for(principal.org.id, status, principal.environment.value)
     return json_response(paginate(found, page, Withdrawal.to_public))
 
 
 @blueprint.get("/withdrawals/<withdrawal_id>")
 def get_withdrawal(withdrawal_id: str) -> Response:
     principal = require_principal()
-    return json_response(sandbox().payouts.get(principal.org.id, withdrawal_id).to_public())
+    payouts = sandbox().payouts
+    withdrawal = payouts.get(principal.org.id, withdrawal_id, principal.environment.value)
+    return json_response(withdrawal.to_public())
