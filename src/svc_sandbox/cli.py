@@ -25,6 +25,17 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--clock-factor", type=float, help="speed of a scaled clock")
     serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
     serve.add_argument("--threads", type=int, help="worker threads (default 8)")
+    serve.add_argument(
+        "--production-push-outcome",
+        help="what a production direct push does by itself: approve (default), a failure "
+        "code, or none (wait for the control plane)",
+    )
+    serve.add_argument(
+        "--production-push-delay",
+        dest="production_push_delay_seconds",
+        type=float,
+        help="seconds before a production push takes its default outcome (default 10)",
+    )
     serve.add_argument("--withdrawal-fee-rate", help="default withdrawal fee, a fraction (0.07)")
     serve.add_argument("--withdrawal-tax-rate", help="withdrawal tax rate, a fraction (0.15)")
     serve.add_argument("--withdrawal-tax-base", choices=["fee", "amount"], help="what is taxed")

@@ -1,35 +1,29 @@
-"""The one place tests get paid production earnings from.
+"""The one place tests get paid earnings from: a real checkout over HTTP, paid at once.
 
-Until checkout lands, ``earn`` adds a paid production order in-process (as checkout would);
-when it does, this becomes a real production checkout over HTTP, and no test changes.
+A custom-amount checkout with a gateway (production: a direct push; sandbox: the simulator),
+approved through the control plane the moment it is created, so the sandbox clock does not move.
 """
 
 from __future__ import annotations
 
 from flask.testing import FlaskClient
 
-from svc_sandbox.commerce.orders import CUSTOM_PAYMENT_TITLE, Order
-from svc_sandbox.sandbox import Sandbox
+BUYER = {"email": "payer@example.com", "phone": "0911223344"}
 
 
-def earn(client: FlaskClient, auth: dict[str, str], amount: int) -> None:
-    """Gives the organization of ``auth`` (a production token) ``amount`` santim of earnings."""
-    sandbox: Sandbox = client.application.extensions["svc_sandbox"]
-    principal = sandbox.orgs.authenticate(auth["Authorization"].removeprefix("Bearer "))
-    with sandbox.lock:
-        now = sandbox.now()
-        sandbox.orders.add(
-            Order(
-                id=sandbox.ids.object_id(),
-                org_id=principal.org.id,
-                environment=principal.environment.value,
-                checkout_session_id=sandbox.ids.object_id(),
-                product_id=sandbox.ids.object_id(),
-                product_title=CUSTOM_PAYMENT_TITLE,
-                amount=amount,
-                status="paid",
-                created_at=now,
-                paid_at=now,
-                description="Earnings for payout tests",
-            )
-        )
+def earn(client: FlaskClient, auth: dict[str, str], amount: int) -> str:
+    """Gives the organization of ``auth`` a paid order of ``amount`` santim; its order id."""
+    body = {
+        "amount": amount,
+        "description": "Earnings for payout tests",
+        "gateway": "telebirr",
+        "customer": BUYER,
+    }
+    created = client.post("/api/checkout", json=body, headers=auth)
+    assert created.status_code == 200, created.json
+    session_id = created.json["sessionId"]  # type: ignore[index]
+    approved = client.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    assert approved.status_code == 200, approved.json
+    status = client.get(f"/api/checkout/{session_id}").json
+    assert status["orderStatus"] == "paid", status  # type: ignore[index]
+    return str(status["orderId"])  # type: ignore[index]

@@ -69,7 +69,7 @@ def test_every_gateway_and_phone_format_is_accepted(
 ) -> None:
     earn(svc_client, live_auth, 10000)
     body = withdraw(svc_client, live_auth, 10000, gateway=gateway, account=account)
-    assert (body["gateway"], body["account"]) == (gateway, account)
+    assert (body["gateway"], body["account"]) == (gateway, "251911223344")  # one form kept
 
 
 def test_the_whole_balance_can_be_withdrawn(
@@ -166,14 +166,13 @@ def test_owner_wallet_switch_answers_402(
         ({"gateway": "TELEBIRR"}, "gateway must be 'telebirr', 'mpesa' or 'cbe'"),
         ({"gateway": ""}, "gateway must be 'telebirr', 'mpesa' or 'cbe'"),
         ({"gateway": 1}, "gateway must be 'telebirr', 'mpesa' or 'cbe'"),
-        ({"account": "0711223344"}, "account must be a phone number in the format"),
-        ({"account": "91122334"}, "account must be a phone number in the format"),
-        ({"account": "2519112233445"}, "account must be a phone number in the format"),
-        ({"account": "+251911223344"}, "account must be a phone number in the format"),
-        ({"account": "251811223344"}, "account must be a phone number in the format"),
-        ({"account": "09112233aa"}, "account must be a phone number in the format"),
-        ({"account": " 0911223344"}, "account must be a phone number in the format"),
-        ({"account": ""}, "account must be a phone number in the format"),
+        ({"account": "0711223344"}, "account must be a phone number like"),
+        ({"account": "91122334"}, "account must be a phone number like"),
+        ({"account": "2519112233445"}, "account must be a phone number like"),
+        ({"account": "+251911223344"}, "account must be a phone number like"),
+        ({"account": "251811223344"}, "account must be a phone number like"),
+        ({"account": "09112233aa"}, "account must be a phone number like"),
+        ({"account": ""}, "account must be a phone number like"),
         ({"account": 911223344}, "account must be a string"),
         ({"amount": ...}, "amount is required"),
         ({"gateway": ...}, "gateway is required"),
@@ -246,6 +245,15 @@ def test_same_key_same_body_answers_200_with_the_original(
     assert balance(svc_client, live_auth) == 30000
 
 
+def test_the_same_phone_in_another_format_is_the_same_body(
+    svc_client: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    earn(svc_client, live_auth, 50000)
+    first = withdraw(svc_client, live_auth, 20000, key="k-2", account="251911223344")
+    again = withdraw(svc_client, live_auth, 20000, key="k-2", status=200, account="911223344")
+    assert again == first
+
+
 def test_repeat_is_answered_even_when_the_balance_is_spent(
     svc_client: FlaskClient, live_auth: dict[str, str]
 ) -> None:
@@ -255,7 +263,7 @@ def test_repeat_is_answered_even_when_the_balance_is_spent(
 
 
 @pytest.mark.parametrize(
-    "change", [{"amount": 20001}, {"gateway": "mpesa"}, {"account": "0911223344"}]
+    "change", [{"amount": 20001}, {"gateway": "mpesa"}, {"account": "0922334455"}]
 )
 def test_same_key_different_body_is_422(
     svc_client: FlaskClient, live_auth: dict[str, str], change: dict[str, Any]
