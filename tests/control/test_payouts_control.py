@@ -35,8 +35,8 @@ def test_lifecycle_table_is_published(svc_client: FlaskClient) -> None:
     table = svc_client.get("/_sandbox/withdrawals/lifecycle").json
     moves = {(t["from"], t["to"]) for t in table["transitions"]}  # type: ignore[index]
     assert moves == {
-        ("(none)", "pending"),
-        ("(none)", "reviewing"),
+        ("none", "pending"),
+        ("none", "reviewing"),
         ("pending", "processing"),
         ("reviewing", "approved"),
         ("reviewing", "rejected"),

@@ -29,7 +29,7 @@ from svc_sandbox.core.errors import (
     ValidationFailed,
 )
 from svc_sandbox.core.ids import IdFactory
-from svc_sandbox.core.lifecycle import Lifecycle, Transition
+from svc_sandbox.core.lifecycle import NEW, Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.scheduler import Scheduler
@@ -52,7 +52,6 @@ _KEY_SHAPE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$")
 _OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
 
 STATUSES = ("pending", "reviewing", "approved", "rejected", "processing", "completed")
-NEW = "(none)"
 
 #: The declared life of a withdrawal (spec §3 says "not shown"; see docs/spec-gaps.md).
 LIFECYCLE = Lifecycle(
