@@ -619,3 +619,19 @@ def test_a_sandbox_token_sees_no_production_withdrawals(
     sandbox_auth = {"Authorization": f"Bearer {token}"}
     assert listed(svc_client, sandbox_auth)["total"] == 0
     assert svc_client.get(f"/api/withdrawals/{wid}", headers=sandbox_auth).status_code == 404
+
+
+def test_same_seed_same_requests_same_withdrawals(live_auth: dict[str, str]) -> None:
+    from svc_sandbox.app import create_app
+
+    def run() -> list[dict[str, Any]]:
+        sandbox = Sandbox(clock_mode="frozen", seed=1, port=0)
+        client = create_app(sandbox).test_client()
+        earn(client, live_auth, 3_000_000)
+        withdraw(client, live_auth, 10000, key="a")
+        sandbox.advance(timedelta(minutes=1))
+        withdraw(client, live_auth, 2_000_000)
+        sandbox.advance(timedelta(hours=1))
+        return listed(client, live_auth)["items"]  # type: ignore[no-any-return]
+
+    assert run() == run()
