@@ -6,10 +6,12 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from svc_sandbox.commerce import api as commerce_api
+from svc_sandbox.commerce import payouts_api as commerce_payouts_api
 from svc_sandbox.contract import api as contract_api
 from svc_sandbox.control import api as control_api
 from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
+from svc_sandbox.control import payouts_api as control_payouts_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
@@ -30,12 +32,14 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
 
     settings = sandbox.settings
     app.register_blueprint(commerce_api.blueprint, url_prefix=settings.path_of("base_url"))
+    app.register_blueprint(commerce_payouts_api.blueprint, url_prefix=settings.path_of("base_url"))
     app.register_blueprint(control_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_contract_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_checkout_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(pages_api.pay, url_prefix=settings.path_of("pay_url"))
     app.register_blueprint(pages_api.simulate, url_prefix=settings.path_of("simulate_url"))
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
+    app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     @app.before_request
     def assign_request_id() -> None:

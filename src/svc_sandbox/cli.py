@@ -47,6 +47,13 @@ def _serve_parser(sub: Any) -> None:
         type=float,
         help="seconds before a production push takes its default outcome (default 10)",
     )
+    serve.add_argument("--withdrawal-fee-rate", help="default withdrawal fee, a fraction (0.07)")
+    serve.add_argument("--withdrawal-tax-rate", help="withdrawal tax rate, a fraction (0.15)")
+    serve.add_argument("--withdrawal-tax-base", choices=["fee", "amount"], help="what is taxed")
+    serve.add_argument("--withdrawal-rounding", choices=["half_up", "half_even"])
+    serve.add_argument("--payout-pending-seconds", type=float, help="pending -> processing")
+    serve.add_argument("--payout-processing-seconds", type=float, help="processing -> completed")
+    serve.add_argument("--idempotency-retention-hours", type=float, help="default 24")
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")

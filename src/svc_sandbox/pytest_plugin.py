@@ -43,6 +43,7 @@ def svc_client(svc_app: Flask) -> FlaskClient:
 
 @pytest.fixture
 def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
+    from waitress import wasyncore
     from waitress.server import create_server
 
     server = create_server(svc_app, host="127.0.0.1", port=0, threads=8)
@@ -52,5 +53,9 @@ def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
     try:
         yield RunningServer(url=svc_sandbox.settings.origin, sandbox=svc_sandbox)
     finally:
-        server.close()
+        # Close every socket from inside the server's own loop thread (closing them from here
+        # races its select() and leaks connection sockets); an empty map ends the loop.
+        sockets = server._map  # type: ignore[union-attr]
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))  # type: ignore[union-attr]
         thread.join(timeout=5)
+        server.task_dispatcher.shutdown()

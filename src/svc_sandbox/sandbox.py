@@ -18,6 +18,7 @@ from svc_sandbox.commerce.customers import CustomerService
 from svc_sandbox.commerce.limits import CheckoutLimits
 from svc_sandbox.commerce.orders import OrderService
 from svc_sandbox.commerce.payments import PaymentService, ProviderConfig
+from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.contract.conformance import ConformanceRecorder
 from svc_sandbox.contract.validation import commerce_contract
@@ -89,6 +90,9 @@ class Sandbox:
             config=self.checkout_config,
         )
         self.limits = CheckoutLimits(self.lock, self.clock, settings)
+        self.payouts = PayoutService(
+            self.lock, self.clock, self.ids, self.scheduler, settings, self.orgs, self.orders
+        )
         self._services: dict[str, Stateful] = {
             "orgs": self.orgs,
             "products": self.products,
@@ -99,6 +103,7 @@ class Sandbox:
             "payments": self.payments,
             "checkout": self.checkout,
             "checkoutLimits": self.limits,
+            "payouts": self.payouts,
         }
         self._seed_defaults()
         self._initial = self.export()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -65,6 +66,21 @@ class Settings(BaseModel):
     no_credentials_status: Literal[401, 403] = 403
     #: Validate every commerce response against the contract; a violation becomes a 500.
     strict: bool = False
+
+    #: Withdrawal fee rate (a fraction) of organizations without a custom rate (spec §8: 7%).
+    withdrawal_fee_rate: Decimal = Field(default=Decimal("0.07"), ge=0, le=1)
+    #: Government tax rate on withdrawals (a fraction; 0.15 = Ethiopian VAT), see spec-gaps.
+    withdrawal_tax_rate: Decimal = Field(default=Decimal("0.15"), ge=0, le=1)
+    #: What the tax applies to: the service ``fee`` (default) or the gross ``amount``.
+    withdrawal_tax_base: Literal["fee", "amount"] = "fee"
+    #: How a half santim rounds: ``half_up`` (away from zero) or ``half_even`` (banker's).
+    withdrawal_rounding: Literal["half_up", "half_even"] = "half_up"
+    #: Seconds a withdrawal waits in ``pending`` (or ``approved``) before ``processing``.
+    payout_pending_seconds: float = Field(default=60.0, ge=0)
+    #: Seconds a withdrawal spends in ``processing`` before ``completed``.
+    payout_processing_seconds: float = Field(default=300.0, ge=0)
+    #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered.
+    idempotency_retention_hours: float = Field(default=24.0, gt=0)
 
     @field_validator(
         "public_url",

@@ -16,9 +16,8 @@ from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import token_of
 
-# Temporary: balance and withdrawals are being built on another branch; the run covers the
-# operations main serves today and grows as they are merged. payAttempt is served under
-# {pay_url}, outside {base_url}: see docs/contract.md.
+# Every operation of the contract but payAttempt, which is served under {pay_url}, outside
+# {base_url} (docs/contract.md).
 IMPLEMENTED = (
     "createProduct",
     "listProducts",
@@ -28,6 +27,10 @@ IMPLEMENTED = (
     "createCheckout",
     "getCheckout",
     "listOrders",
+    "getBalance",
+    "createWithdrawal",
+    "listWithdrawals",
+    "getWithdrawal",
 )
 
 

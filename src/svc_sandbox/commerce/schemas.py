@@ -140,3 +140,17 @@ class PayBody(NoNulls):
     phone: Phone
     email: Email | None = None
     name: Annotated[StrictStr, Field(max_length=120)] | None = None
+
+
+# --- withdrawals (§4 POST /withdrawals) ------------------------------------------------------
+
+MIN_WITHDRAWAL = 10_000  # spec §8: 100.00 ETB
+
+
+class WithdrawalCreateBody(Strict):
+    """POST /withdrawals: all three fields required, ``amount`` gross santim, ``account`` a
+    phone in one of the §2 formats (stored as 2519XXXXXXXX, like a customer's phone)."""
+
+    amount: Annotated[StrictInt, Field(ge=MIN_WITHDRAWAL, le=MAX_MINOR)]
+    gateway: Gateway
+    account: Phone

@@ -52,6 +52,13 @@ POSITIVE_ALLOWANCES = (
         "minimum, and custom amounts, metadata and payment links need a token",
     ),
     Allowance(
+        "createWithdrawal",
+        ("400", "422"),
+        "§4 refuses with 400 a sandbox organization, Developer Mode off, KYC not approved or an "
+        "amount above the earnings (organization state), and a reused Idempotency-Key with "
+        "another body answers 422",
+    ),
+    Allowance(
         "updateProduct",
         ("400", "422"),
         "locked pricingModel/price.type changes answer 422, and price.amount on a pwyw or free "

@@ -45,3 +45,13 @@ class OrganizationUpdateBody(Strict):
 
 class TokenCreateBody(Strict):
     name: Annotated[StrictStr, Field(min_length=1, max_length=80)] = "default"
+
+
+class ReviewBody(Strict):
+    #: Shown as the withdrawal's ``note`` (a rejection defaults to "Rejected in review").
+    note: Annotated[StrictStr, Field(min_length=1, max_length=500)] | None = None
+
+
+class OwnerWalletBody(Strict):
+    #: False makes POST /withdrawals of the organization answer 402 until set back to true.
+    canCover: StrictBool

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 from svc_sandbox.core.errors import IllegalTransition
 
+#: The source state of a resource's first transition (its creation).
+NEW = "none"
+
 
 @dataclass(frozen=True)
 class Transition:

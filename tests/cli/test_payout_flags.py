@@ -1,0 +1,42 @@
+"""`serve` flags of the withdrawal settings (docs/spec-gaps.md, Balance and withdrawals)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tests.cli.test_serve import parse
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "field", "expected"),
+    [
+        ("--withdrawal-fee-rate", "0.05", "withdrawal_fee_rate", Decimal("0.05")),
+        ("--withdrawal-tax-rate", "0", "withdrawal_tax_rate", Decimal("0")),
+        ("--withdrawal-tax-base", "amount", "withdrawal_tax_base", "amount"),
+        ("--withdrawal-rounding", "half_even", "withdrawal_rounding", "half_even"),
+        ("--payout-pending-seconds", "5", "payout_pending_seconds", 5.0),
+        ("--payout-processing-seconds", "0", "payout_processing_seconds", 0.0),
+        ("--idempotency-retention-hours", "1.5", "idempotency_retention_hours", 1.5),
+    ],
+)
+def test_withdrawal_settings_have_flags(
+    flag: str, value: str, field: str, expected: object
+) -> None:
+    assert parse(flag, value)[field] == expected
+
+
+def test_defaults() -> None:
+    settings = parse()
+    assert (settings["withdrawal_fee_rate"], settings["withdrawal_tax_rate"]) == (
+        Decimal("0.07"),
+        Decimal("0.15"),
+    )
+    assert (settings["withdrawal_tax_base"], settings["withdrawal_rounding"]) == ("fee", "half_up")
+
+
+@pytest.mark.parametrize("rate", ["1.5", "-0.1", "seven"])
+def test_rates_outside_0_to_1_are_refused(rate: str) -> None:
+    with pytest.raises(ValueError, match="withdrawal_fee_rate"):
+        parse("--withdrawal-fee-rate", rate)

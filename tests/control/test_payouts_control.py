@@ -1,0 +1,109 @@
+"""Control plane of withdrawals: review decisions, the owner-wallet switch, listing."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.sandbox import Sandbox
+from tests.commerce.earnings import earn
+from tests.commerce.payout_helpers import decide, org_id_of, withdraw
+
+
+def test_lists_every_organizations_withdrawals(
+    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    created = svc_client.post("/_sandbox/orgs", json={"name": "B", "environment": "production"})
+    other = {"Authorization": f"Bearer {created.json['tokens'][0]['token']}"}  # type: ignore[index]
+    earn(svc_client, live_auth, 2_000_000)
+    earn(svc_client, other, 50000)
+    mine = withdraw(svc_client, live_auth, 1_500_000)
+    theirs = withdraw(svc_client, other, 10000)
+    everything = svc_client.get("/_sandbox/withdrawals").json
+    assert everything["total"] == 2  # type: ignore[index]
+    org_id = org_id_of(svc_sandbox, live_auth)
+    only_mine = svc_client.get(f"/_sandbox/withdrawals?org={org_id}").json
+    assert [w["_id"] for w in only_mine["items"]] == [mine["_id"]]  # type: ignore[index]
+    assert only_mine["items"][0]["organizationId"] == org_id  # type: ignore[index]
+    in_review = svc_client.get("/_sandbox/withdrawals?status=reviewing").json
+    assert [w["_id"] for w in in_review["items"]] == [mine["_id"]]  # type: ignore[index]
+    one = svc_client.get(f"/_sandbox/withdrawals/{theirs['_id']}").json
+    assert one["status"] == "pending"  # type: ignore[index]
+
+
+def test_lifecycle_table_is_published(svc_client: FlaskClient) -> None:
+    table = svc_client.get("/_sandbox/withdrawals/lifecycle").json
+    moves = {(t["from"], t["to"]) for t in table["transitions"]}  # type: ignore[index]
+    assert moves == {
+        ("none", "pending"),
+        ("none", "reviewing"),
+        ("pending", "processing"),
+        ("reviewing", "approved"),
+        ("reviewing", "rejected"),
+        ("approved", "processing"),
+        ("processing", "completed"),
+    }
+
+
+@pytest.mark.parametrize("decision", ["approve", "reject"])
+def test_only_a_withdrawal_in_review_can_be_decided(
+    svc_client: FlaskClient, live_auth: dict[str, str], decision: str
+) -> None:
+    earn(svc_client, live_auth, 50000)
+    wid = withdraw(svc_client, live_auth, 10000)["_id"]
+    response = svc_client.post(f"/_sandbox/withdrawals/{wid}/{decision}")
+    assert response.status_code == 409
+    target = "approved" if decision == "approve" else "rejected"
+    assert response.json == {
+        "error": f"withdrawal cannot move from pending to {target}",
+        "code": "illegal_transition",
+    }
+
+
+def test_a_decision_is_final(svc_client: FlaskClient, live_auth: dict[str, str]) -> None:
+    earn(svc_client, live_auth, 2_000_000)
+    wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
+    decide(svc_client, wid, "reject")
+    assert svc_client.post(f"/_sandbox/withdrawals/{wid}/approve").status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "message"),
+    [
+        ("/_sandbox/withdrawals/" + "0" * 24 + "/approve", 404, "Withdrawal not found"),
+        ("/_sandbox/withdrawals/nope/reject", 400, "id must be 24 lowercase hex"),
+        ("/_sandbox/withdrawals/" + "0" * 24, 404, "Withdrawal not found"),
+        ("/_sandbox/withdrawals?status=x", 400, "status must be one of"),
+    ],
+)
+def test_control_errors(svc_client: FlaskClient, path: str, status: int, message: str) -> None:
+    method = svc_client.post if path.endswith(("approve", "reject")) else svc_client.get
+    response = method(path)
+    assert response.status_code == status
+    assert message in response.json["error"]  # type: ignore[index]
+
+
+def test_review_note_is_validated(svc_client: FlaskClient, live_auth: dict[str, str]) -> None:
+    earn(svc_client, live_auth, 2_000_000)
+    wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
+    response = svc_client.post(f"/_sandbox/withdrawals/{wid}/approve", json={"note": 5})
+    assert response.status_code == 400 and response.json["error"] == "note must be a string"  # type: ignore[index]
+    assert svc_client.get(f"/_sandbox/withdrawals/{wid}").json["status"] == "reviewing"  # type: ignore[index]
+
+
+def test_owner_wallet_switch(
+    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    org_id = org_id_of(svc_sandbox, live_auth)
+    path = f"/_sandbox/orgs/{org_id}/owner-wallet"
+    assert svc_client.get(path).json == {"organizationId": org_id, "canCover": True}
+    assert svc_client.put(path, json={"canCover": False}).status_code == 200
+    assert svc_client.get(path).json == {"organizationId": org_id, "canCover": False}
+    bad = svc_client.put(path, json={"canCover": "no"})
+    assert bad.status_code == 400 and "canCover" in bad.json["error"]  # type: ignore[index]
+    missing = svc_client.put("/_sandbox/orgs/" + "0" * 24 + "/owner-wallet", json={"canCover": 1})
+    assert missing.status_code == 400
+    unknown = svc_client.put(
+        "/_sandbox/orgs/" + "0" * 24 + "/owner-wallet", json={"canCover": True}
+    )
+    assert unknown.status_code == 404
