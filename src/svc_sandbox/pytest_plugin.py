@@ -27,7 +27,7 @@ class RunningServer:
 
 @pytest.fixture
 def svc_sandbox() -> Sandbox:
-    return Sandbox(clock_mode="frozen", seed=1, port=0)
+    return Sandbox(clock_mode="frozen", seed=1)
 
 
 @pytest.fixture

@@ -55,6 +55,8 @@ class Sandbox:
         self.lock = threading.RLock()
         self.clock = Clock(settings.clock_mode, self._start_instant(), settings.clock_factor)
         self.ids = IdFactory(settings.seed)
+        # Request ids have their own stream so that reads never shift resource ids; they are
+        # not part of the exported state.
         self.request_ids = IdFactory(f"{settings.seed}:requests")
         self.scheduler = Scheduler()
         self.journal = RequestJournal()
@@ -212,7 +214,6 @@ class Sandbox:
                     "exact": self.clock.now().isoformat(),
                 },
                 "ids": self.ids.export(),
-                "requestIds": self.request_ids.export(),
                 "scheduler": self.scheduler.export(),
                 "services": {name: s.export() for name, s in self._services.items()},
             }
@@ -234,7 +235,6 @@ class Sandbox:
         if missing:
             raise KeyError(f"services.{sorted(missing)[0]}")
         self.ids.restore(data["ids"])
-        self.request_ids.restore(data["requestIds"])
         self.scheduler.restore(data["scheduler"])
         for name, service in self._services.items():
             service.restore(data["services"][name])

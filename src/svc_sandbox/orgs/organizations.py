@@ -110,9 +110,9 @@ class OrganizationService:
         org = Organization(
             id=self.ids.object_id(),
             name=name,
-            environment=environment,
+            environment=Environment(environment),
             developer_mode=developer_mode,
-            kyc=kyc,
+            kyc=KycStatus(kyc),
             created_at=self.clock.now(),
         )
         self.orgs[org.id] = org

@@ -1,0 +1,95 @@
+"""`svc-sandbox serve`: a real multi-threaded server that prints its roots and stops on Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from svc_sandbox.cli import build_parser, settings_from_args
+
+
+def parse(*argv: str) -> dict[str, object]:
+    return settings_from_args(build_parser().parse_args(["serve", *argv])).model_dump()
+
+
+def test_flags_override_environment_which_overrides_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert parse()["seed"] == 1
+    monkeypatch.setenv("SVC_SANDBOX_SEED", "5")
+    monkeypatch.setenv("SVC_SANDBOX_RATE_LIMITS", "false")
+    monkeypatch.setenv("SVC_SANDBOX_CLOCK_MODE", "scaled")
+    assert (parse()["seed"], parse()["rate_limits"], parse()["clock_mode"]) == (5, False, "scaled")
+    assert parse("--seed", "7", "--rate-limits", "--clock", "frozen")["seed"] == 7
+    assert parse("--rate-limits")["rate_limits"] is True
+    assert parse("--clock", "frozen")["clock_mode"] == "frozen"
+
+
+def test_every_root_has_a_flag() -> None:
+    settings = parse("--public-url", "http://example.test:1", "--pay-url", "https://pay.test")
+    assert settings["public_url"] == "http://example.test:1"
+    assert settings["pay_url"] == "https://pay.test"
+
+
+def test_bad_settings_exit_2_with_a_message() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "svc_sandbox.cli", "serve", "--base-url", "not-a-url"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "base_url" in result.stderr
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[subprocess.Popen[str], str, list[str]]]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--clock", "frozen"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith("Ready"):
+            break
+    match = re.search(r"control_url\s+(http://127\.0\.0\.1:\d+)/_sandbox", "".join(lines))
+    assert match, "".join(lines)
+    try:
+        yield process, match.group(1), lines
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_serve_prints_roots_and_credentials_answers_and_stops_on_ctrl_c(
+    served: tuple[subprocess.Popen[str], str, list[str]],
+) -> None:
+    process, origin, lines = served
+    banner = "".join(lines)
+    assert f"base_url          {origin}/api" in banner
+    assert "svc_test_" in banner and "svc_live_" in banner
+    with urllib.request.urlopen(f"{origin}/_sandbox", timeout=10) as response:
+        info = json.load(response)
+        assert response.headers["X-Request-Id"].startswith("req_")
+    assert info["roots"]["base_url"] == f"{origin}/api"
+    token = info["organizations"][0]["tokens"][0]["token"]
+    assert token in banner
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "svc-sandbox stopped" in out

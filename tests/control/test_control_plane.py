@@ -1,0 +1,156 @@
+"""The /_sandbox control plane's core routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.sandbox import Sandbox
+
+
+def test_info_lists_version_clock_roots_and_seeded_credentials(svc_client: FlaskClient) -> None:
+    info = svc_client.get("/_sandbox").json
+    assert info is not None
+    assert info["clock"] == {"now": "2026-01-01T00:00:00.000Z", "mode": "frozen", "factor": 1.0}
+    assert info["roots"]["base_url"] == "http://127.0.0.1:8700/api"
+    assert info["roots"]["pay_url"] == "http://127.0.0.1:8700/pay"
+    assert info["roots"]["control_url"] == "http://127.0.0.1:8700/_sandbox"
+    by_env = {org["environment"]: org for org in info["organizations"]}
+    assert set(by_env) == {"sandbox", "production"}
+    live = by_env["production"]
+    assert (live["kyc"], live["developerMode"]) == ("approved", True)
+    assert live["tokens"][0]["token"].startswith("svc_live_")
+    assert by_env["sandbox"]["tokens"][0]["token"].startswith("svc_test_")
+
+
+def test_roots_can_be_overridden() -> None:
+    sandbox = Sandbox(
+        clock_mode="frozen", public_url="http://localhost:9000", pay_url="https://pay.test/x"
+    )
+    roots = sandbox.settings.roots()
+    assert roots["base_url"] == "http://localhost:9000/api"
+    assert roots["pay_url"] == "https://pay.test/x"
+
+
+def test_create_org_with_token_and_settings(svc_client: FlaskClient) -> None:
+    response = svc_client.post(
+        "/_sandbox/orgs",
+        json={
+            "name": "Shop",
+            "environment": "production",
+            "kyc": "pending",
+            "developerMode": False,
+        },
+    )
+    assert response.status_code == 201
+    org = response.json
+    assert org is not None
+    assert (org["environment"], org["kyc"], org["developerMode"]) == (
+        "production",
+        "pending",
+        False,
+    )
+    assert org["tokens"][0]["token"].startswith("svc_live_")
+    token = org["tokens"][0]["token"]
+    listed = svc_client.get("/api/products", headers={"Authorization": f"Bearer {token}"})
+    assert listed.status_code == 200
+
+
+def test_patch_org_sets_dashboard_settings(svc_client: FlaskClient) -> None:
+    org_id = svc_client.post("/_sandbox/orgs", json={"name": "Shop"}).json["id"]  # type: ignore[index]
+    response = svc_client.patch(
+        f"/_sandbox/orgs/{org_id}",
+        json={
+            "developerMode": False,
+            "kyc": "rejected",
+            "customFeeRate": 0.05,
+            "redirectUrls": ["https://shop.example/done"],
+        },
+    )
+    assert response.status_code == 200
+    org = response.json
+    assert org is not None
+    assert org["customFeeRate"] == "0.05"
+    assert org["redirectUrls"] == ["https://shop.example/done"]
+    assert (org["developerMode"], org["kyc"]) == (False, "rejected")
+    cleared = svc_client.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": None}).json
+    assert cleared["customFeeRate"] is None  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/_sandbox/orgs", {}, "name"),
+        ("/_sandbox/orgs", {"name": "x", "environment": "staging"}, "environment"),
+        ("/_sandbox/orgs", {"name": "x", "kyc": "yes"}, "kyc"),
+        ("/_sandbox/orgs", {"name": "x", "developerMode": "yes"}, "developerMode"),
+        ("/_sandbox/clock/advance", {"duration": "soon"}, "duration"),
+        ("/_sandbox/clock/advance", {"duration": -5}, "duration"),
+        ("/_sandbox/clock/advance", {"seconds": -5}, "seconds"),
+        ("/_sandbox/clock/advance", {}, "send exactly one"),
+        ("/_sandbox/clock/set", {"now": "yesterday"}, "now"),
+        ("/_sandbox/clock/set", {}, "now"),
+    ],
+)
+def test_bad_control_bodies_answer_400_naming_the_field(
+    svc_client: FlaskClient, path: str, body: dict[str, Any], field: str
+) -> None:
+    before = svc_client.get("/_sandbox/state").json
+    response = svc_client.post(path, json=body)
+    assert response.status_code == 400
+    assert response.json["error"].startswith(field)  # type: ignore[index]
+    assert svc_client.get("/_sandbox/state").json == before
+
+
+def test_patch_org_bad_fee_rate_and_unknown_org(svc_client: FlaskClient) -> None:
+    org_id = svc_client.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    bad = svc_client.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": 2})
+    assert bad.status_code == 400
+    assert bad.json["error"].startswith("customFeeRate")  # type: ignore[index]
+    missing = svc_client.patch("/_sandbox/orgs/0123456789abcdef01234567", json={"kyc": "approved"})
+    assert missing.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("duration", "expected"),
+    [(90, "00:01:30"), ("90s", "00:01:30"), ("30m", "00:30:00"), ("1h30m", "01:30:00")],
+)
+def test_advance_accepts_seconds_and_duration_strings(
+    svc_client: FlaskClient, duration: object, expected: str
+) -> None:
+    body = svc_client.post("/_sandbox/clock/advance", json={"duration": duration}).json
+    assert body["clock"]["now"] == f"2026-01-01T{expected}.000Z"  # type: ignore[index]
+
+
+def test_clock_set(svc_client: FlaskClient) -> None:
+    body = svc_client.post("/_sandbox/clock/set", json={"now": "2026-03-01T12:00:00Z"}).json
+    assert body["clock"]["now"] == "2026-03-01T12:00:00.000Z"  # type: ignore[index]
+    assert svc_client.get("/_sandbox/clock").json["clock"]["now"] == "2026-03-01T12:00:00.000Z"  # type: ignore[index]
+
+
+def test_create_and_revoke_token(svc_client: FlaskClient) -> None:
+    org_id = svc_client.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    created = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={"name": "ci"})
+    assert created.status_code == 201
+    token = created.json["token"]  # type: ignore[index]
+    headers = {"Authorization": f"Bearer {token}"}
+    assert svc_client.get("/api/products", headers=headers).status_code == 200
+    assert svc_client.delete(f"/_sandbox/tokens/{token}").json["revoked"] is True  # type: ignore[index]
+    assert svc_client.get("/api/products", headers=headers).status_code == 401
+    assert svc_client.delete("/_sandbox/tokens/svc_test_unknown").status_code == 404
+
+
+def test_request_journal_lists_recent_requests_newest_first(
+    svc_client: FlaskClient, auth: dict[str, str]
+) -> None:
+    first = svc_client.get("/api/products", headers=auth)
+    svc_client.get("/api/nowhere")
+    journal = svc_client.get("/_sandbox/requests?limit=2").json["items"]  # type: ignore[index]
+    assert [(e["method"], e["path"], e["status"]) for e in journal] == [
+        ("GET", "/api/nowhere", 404),
+        ("GET", "/api/products", 200),
+    ]
+    assert journal[1]["requestId"] == first.headers["X-Request-Id"]
+    assert svc_client.get("/_sandbox/requests?limit=0").status_code == 400

@@ -1,0 +1,49 @@
+"""One Sandbox behind both the Flask test client and a real multi-threaded server."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from svc_sandbox.pytest_plugin import RunningServer
+
+
+def http(method: str, url: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def test_test_client_and_real_server_share_one_sandbox(
+    svc_client: FlaskClient, svc_server: RunningServer, auth: dict[str, str]
+) -> None:
+    created = svc_client.post(
+        "/api/products", json={"title": "Shared", "pricingModel": "free"}, headers=auth
+    ).json
+    product_id = created["product"]["_id"]  # type: ignore[index]
+    fetched = http("GET", f"{svc_server.url}/api/products/{product_id}", headers=auth)
+    assert fetched["product"]["title"] == "Shared"
+    principal = svc_server.sandbox.orgs.authenticate(auth["Authorization"].removeprefix("Bearer "))
+    assert svc_server.sandbox.products.get(principal.org.id, product_id).title == "Shared"
+
+
+def test_parallel_creates_over_a_real_server_all_land_with_distinct_ids(
+    svc_server: RunningServer, auth: dict[str, str]
+) -> None:
+    def create(n: int) -> str:
+        body = {"title": f"P{n}", "pricingModel": "fixed", "price": {"amount": n}}
+        return str(http("POST", f"{svc_server.url}/api/products", body, auth)["product"]["_id"])
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        ids = list(pool.map(create, range(40)))
+    assert len(set(ids)) == 40
+    listing = http("GET", f"{svc_server.url}/api/products?limit=100", headers=auth)
+    assert listing["total"] == 40
+    assert {p["_id"] for p in listing["items"]} == set(ids)
