@@ -7,6 +7,7 @@ from werkzeug.exceptions import HTTPException
 
 from svc_sandbox.commerce import api as commerce_api
 from svc_sandbox.control import api as control_api
+from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
@@ -27,6 +28,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     settings = sandbox.settings
     app.register_blueprint(commerce_api.blueprint, url_prefix=settings.path_of("base_url"))
     app.register_blueprint(control_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(control_webhooks_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     @app.before_request
     def assign_request_id() -> None:

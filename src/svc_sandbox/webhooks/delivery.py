@@ -184,6 +184,8 @@ class DeliveryService:
         self.due: list[DueAttempt] = []
         self.fault = ReceiverFault()
         self._due_seq = 0
+        #: Attempts recorded since the start (the journal keeps only the latest ones).
+        self.attempts_made = 0
         scheduler.register(ATTEMPT_KIND, self.on_attempt_due)
         events.subscribe(self.on_event)
 
@@ -330,6 +332,7 @@ class DeliveryService:
             next_attempt_at=delivery.next_attempt_at,
         )
         self.attempts.append(attempt)
+        self.attempts_made += 1
         del self.attempts[:-MAX_ATTEMPTS_KEPT]
         return attempt
 
@@ -356,6 +359,11 @@ class DeliveryService:
         """Attempts, in the order they were made, matching every given public field."""
         return [a for a in self.attempts if _fits(a.to_public(), filters)]
 
+    @locked
+    def attempts_since(self, mark: int) -> list[Attempt]:
+        """The attempts made after ``attempts_made`` was ``mark``."""
+        return self.attempts[max(0, len(self.attempts) - (self.attempts_made - mark)) :]
+
     # --- state ------------------------------------------------------------------------------
 
     def export(self) -> dict[str, Any]:
@@ -371,6 +379,7 @@ class DeliveryService:
         deliveries = [from_json(Delivery, d) for d in data["deliveries"]]
         self.deliveries = {d.id: d for d in deliveries}
         self.attempts = [from_json(Attempt, a) for a in data["attempts"]]
+        self.attempts_made = len(self.attempts)
         self.due = sorted(from_json(DueAttempt, d) for d in data["due"])
         self._due_seq = data["dueSeq"]
         self.fault = from_json(ReceiverFault, data["fault"])

@@ -17,7 +17,7 @@ from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
-from svc_sandbox.webhooks.events import EVENT_TYPES
+from svc_sandbox.webhooks.events import check_event_type
 
 SECRET_PREFIX = "whsec_"
 MAX_URL_LENGTH = 2048
@@ -69,9 +69,7 @@ def check_secret(secret: str, field_name: str = "secret") -> str:
 
 def check_event_types(types: list[str], field_name: str = "eventTypes") -> list[str]:
     for index, type_ in enumerate(types):
-        if type_ not in EVENT_TYPES:
-            known = ", ".join(EVENT_TYPES)
-            raise ValidationFailed(f"{field_name}[{index}] must be one of {known}")
+        check_event_type(type_, f"{field_name}[{index}]")
     return list(dict.fromkeys(types))
 
 

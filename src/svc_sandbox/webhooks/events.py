@@ -14,11 +14,18 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 
 EVENT_TYPES = ("order.created", "order.completed", "checkout.session.expired")
+
+
+def check_event_type(value: str, field_name: str = "type") -> str:
+    if value not in EVENT_TYPES:
+        raise ValidationFailed(f"{field_name} must be one of {', '.join(EVENT_TYPES)}")
+    return value
 
 
 def envelope(
@@ -115,6 +122,17 @@ class EventLog:
         for listener in self._listeners:
             listener(event)
         return event
+
+    @locked
+    def trigger(
+        self, org_id: str, environment: str, type_: str, data: dict[str, Any] | None = None
+    ) -> Event:
+        """Emits a test event (like ``stripe trigger``): the example data of the type with fresh
+        ids, with the given ``data`` fields replacing the example's."""
+        check_event_type(type_)
+        now = self.clock.now()
+        example = sample_data(type_, self.ids.object_id(), self.ids.object_id(), now)
+        return self.emit(org_id, environment, type_, {**example, **(data or {})})
 
     @locked
     def query(
