@@ -1,0 +1,55 @@
+"""Fixtures of the webhook tests: a real receiver on 127.0.0.1 and an endpoint pointing at it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.webhooks.receiver import Receiver, running_receiver
+
+SECRET = "whsec_receiver_test_secret"
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with running_receiver(200) as running:
+        yield running
+
+
+def add_endpoint(client: FlaskClient, url: str, **fields: Any) -> dict[str, Any]:
+    body = {"url": url, "secret": SECRET, **fields}
+    response = client.post("/_sandbox/webhooks/endpoints", json=body)
+    assert response.status_code == 201, response.json
+    endpoint: dict[str, Any] = response.json  # type: ignore[assignment]
+    return endpoint
+
+
+def trigger(client: FlaskClient, type_: str, **fields: Any) -> dict[str, Any]:
+    response = client.post("/_sandbox/events/trigger", json={"type": type_, **fields})
+    assert response.status_code == 201, response.json
+    event: dict[str, Any] = response.json["event"]  # type: ignore[index]
+    return event
+
+
+def flush(client: FlaskClient) -> list[dict[str, Any]]:
+    response = client.post("/_sandbox/webhooks/flush")
+    assert response.status_code == 200, response.json
+    attempts: list[dict[str, Any]] = response.json["attempts"]  # type: ignore[index]
+    return attempts
+
+
+def advance(client: FlaskClient, duration: str) -> dict[str, Any]:
+    response = client.post("/_sandbox/clock/advance", json={"duration": duration})
+    assert response.status_code == 200, response.json
+    result: dict[str, Any] = response.json  # type: ignore[assignment]
+    return result
+
+
+def attempts(client: FlaskClient, **filters: str) -> list[dict[str, Any]]:
+    response = client.get("/_sandbox/webhooks/attempts", query_string=filters)
+    assert response.status_code == 200, response.json
+    items: list[dict[str, Any]] = response.json["items"]  # type: ignore[index]
+    return items
