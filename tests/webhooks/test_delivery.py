@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -447,3 +448,30 @@ def test_a_real_clock_delivers_in_the_background(
     event = trigger(client, "order.completed")
     [request] = receiver.wait_for(1)
     assert json.loads(request.body)["id"] == event["id"]
+
+
+def test_parallel_flushes_send_each_attempt_once(
+    svc_client: FlaskClient, receiver: Receiver
+) -> None:
+    add_endpoint(svc_client, receiver.url)
+    events = [trigger(svc_client, "order.created")["id"] for _ in range(12)]
+    results: list[list[dict[str, Any]]] = []
+    threads = [threading.Thread(target=lambda: results.append(flush(svc_client))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    # Each report lists the attempts made while its call ran (by any caller).
+    assert {a["eventId"] for batch in results for a in batch} == set(events)
+    assert [json.loads(r.body)["id"] for r in receiver.received] == events
+
+
+def test_in_process_advance_sends_before_it_returns(
+    svc_sandbox: Sandbox, receiver: Receiver
+) -> None:
+    org = svc_sandbox.orgs.all()[0]
+    svc_sandbox.webhook_endpoints.create(org.id, receiver.url, secret=SECRET)
+    event = svc_sandbox.events.trigger(org.id, "sandbox", "checkout.session.expired")
+    svc_sandbox.advance(timedelta(0))
+    [request] = receiver.received
+    assert request.body == event.body()

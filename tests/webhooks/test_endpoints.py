@@ -157,3 +157,17 @@ def test_without_webhook_url_info_shows_none(svc_sandbox: Sandbox) -> None:
 def test_bad_webhook_settings_are_refused(settings: dict[str, Any], field: str) -> None:
     with pytest.raises(ValueError, match=field):
         Sandbox(clock_mode="frozen", port=0, **settings)
+
+
+def test_serve_flags_set_the_webhook_settings() -> None:
+    from svc_sandbox.cli import banner, build_parser, settings_from_args
+    from svc_sandbox.core.clock import ClockMode
+
+    argv = ["serve", "--webhook-url", URL, "--webhook-secret", "whsec_cli"]
+    argv += ["--webhook-timeout-seconds", "2.5", "--webhook-retries", "10s,1m"]
+    settings = settings_from_args(build_parser().parse_args(argv))
+    assert (settings.webhook_url, settings.webhook_secret) == (URL, "whsec_cli")
+    assert settings.webhook_timeout_seconds == 2.5
+    assert [d.total_seconds() for d in settings.webhook_retry_delays] == [10, 60]
+    text = banner(Sandbox(settings.model_copy(update={"clock_mode": ClockMode.FROZEN})).info())
+    assert f"Webhooks: {URL}  secret: whsec_cli" in text
