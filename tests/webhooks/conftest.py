@@ -12,6 +12,22 @@ from tests.webhooks.receiver import Receiver, running_receiver
 
 SECRET = "whsec_receiver_test_secret"
 
+ORDER_FIELDS = {
+    "sessionId",
+    "orderId",
+    "metadata",
+    "description",
+    "amount",
+    "currency",
+    "customerExternalId",
+}
+#: The data fields of each event type, as docs/webhooks.md documents them.
+DOCUMENTED_DATA = {
+    "order.created": ORDER_FIELDS,
+    "order.completed": ORDER_FIELDS | {"paidAt"},
+    "checkout.session.expired": {"sessionId", "failure"},
+}
+
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:

@@ -17,34 +17,19 @@ from flask.testing import FlaskClient
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.webhooks.events import EVENT_TYPES
-from tests.webhooks.conftest import SECRET, add_endpoint, advance, attempts, flush, trigger
+from tests.webhooks.conftest import (
+    DOCUMENTED_DATA,
+    SECRET,
+    add_endpoint,
+    advance,
+    attempts,
+    flush,
+    trigger,
+)
 from tests.webhooks.receiver import Receiver, running_receiver
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 T0_SECONDS = int(T0.timestamp())
-
-DOCUMENTED_DATA = {
-    "order.created": {
-        "sessionId",
-        "orderId",
-        "metadata",
-        "description",
-        "amount",
-        "currency",
-        "customerExternalId",
-    },
-    "order.completed": {
-        "sessionId",
-        "orderId",
-        "metadata",
-        "description",
-        "amount",
-        "currency",
-        "customerExternalId",
-        "paidAt",
-    },
-    "checkout.session.expired": {"sessionId", "failure"},
-}
 
 
 def client_with(**settings: Any) -> FlaskClient:

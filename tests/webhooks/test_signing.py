@@ -17,6 +17,7 @@ from svc_sandbox.webhooks.signing import (
     sign,
     verify,
 )
+from tests.webhooks.conftest import DOCUMENTED_DATA
 
 SECRET = "whsec_test_secret"
 BODY = b'{"id":"evt_1","type":"order.completed","data":{"sessionId":"cs_1"}}'
@@ -124,16 +125,7 @@ def test_test_payload_data_defaults_to_the_example_and_accepts_overrides() -> No
     assert data["amount"] == 250
     assert data["sessionId"] == "cs_x"
     assert data["paidAt"] == "2026-01-01T00:00:00.000Z"
-    assert set(data) == {
-        "sessionId",
-        "orderId",
-        "metadata",
-        "description",
-        "amount",
-        "currency",
-        "customerExternalId",
-        "paidAt",
-    }
+    assert set(data) == DOCUMENTED_DATA["order.completed"]
 
 
 def test_test_payload_is_the_same_for_the_same_arguments() -> None:
