@@ -31,6 +31,17 @@ def _serve_parser(sub: Any) -> None:
         "--webhook-timeout-seconds", type=float, help="receiver answer timeout (default 10)"
     )
     serve.add_argument("--webhook-retries", help="retry waits (default 1m,5m,30m,2h,12h)")
+    serve.add_argument(
+        "--production-push-outcome",
+        help="what a production direct push does by itself: approve (default), a failure "
+        "code, or none (wait for the control plane)",
+    )
+    serve.add_argument(
+        "--production-push-delay",
+        dest="production_push_delay_seconds",
+        type=float,
+        help="seconds before a production push takes its default outcome (default 10)",
+    )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")

@@ -11,7 +11,12 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from svc_sandbox import __version__
+from svc_sandbox.commerce.checkout import CheckoutService
+from svc_sandbox.commerce.checkout_links import CheckoutConfigService
+from svc_sandbox.commerce.customers import CustomerService
+from svc_sandbox.commerce.limits import CheckoutLimits
 from svc_sandbox.commerce.orders import OrderService
+from svc_sandbox.commerce.payments import PaymentService, ProviderConfig
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
 from svc_sandbox.core.errors import ValidationFailed
@@ -67,6 +72,33 @@ class Sandbox:
         self.products = ProductService(self.lock, self.clock, self.ids)
         self.orders = OrderService(self.lock, self.clock, self.ids)
         self.events = EventLog(self.lock, self.clock, self.ids)
+        self.customers = CustomerService(self.lock, self.clock, self.ids)
+        self.checkout_config = CheckoutConfigService(self.lock, self.clock, self.ids)
+        self.payments = PaymentService(
+            self.lock,
+            self.clock,
+            self.ids,
+            self.scheduler,
+            ProviderConfig(
+                push_outcome=settings.production_push_outcome,
+                push_delay_seconds=settings.production_push_delay_seconds,
+            ),
+        )
+        self.checkout = CheckoutService(
+            self.lock,
+            self.clock,
+            self.ids,
+            self.scheduler,
+            settings,
+            orgs=self.orgs,
+            products=self.products,
+            customers=self.customers,
+            orders=self.orders,
+            events=self.events,
+            payments=self.payments,
+            config=self.checkout_config,
+        )
+        self.limits = CheckoutLimits(self.lock, self.clock, settings)
         self.webhook_endpoints = EndpointService(
             self.lock, self.clock, self.ids, settings.webhook_secret
         )
@@ -89,6 +121,11 @@ class Sandbox:
             "events": self.events,
             "webhookEndpoints": self.webhook_endpoints,
             "webhookDeliveries": self.deliveries,
+            "customers": self.customers,
+            "checkoutConfig": self.checkout_config,
+            "payments": self.payments,
+            "checkout": self.checkout,
+            "checkoutLimits": self.limits,
         }
         self._seed_defaults()
         self._initial = self.export()

@@ -59,6 +59,19 @@ class Settings(BaseModel):
     tick_seconds: float = Field(default=0.5, gt=0)
 
     rate_limits: bool = True
+    #: What a production direct push does by itself: "approve", a failure code of §7, or
+    #: "none" (wait for the control plane); after ``production_push_delay_seconds``.
+    production_push_outcome: Literal[
+        "approve",
+        "payment_rejected",
+        "payment_failed",
+        "payment_canceled",
+        "payment_timed_out",
+        "initiate_failed",
+        "session_expired",
+        "none",
+    ] = "approve"
+    production_push_delay_seconds: float = Field(default=10.0, ge=0)
     threads: int = Field(default=8, ge=1, le=256)
     #: Status for a commerce request with no credentials at all (spec: 403; see spec-gaps).
     no_credentials_status: Literal[401, 403] = 403

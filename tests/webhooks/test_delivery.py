@@ -367,7 +367,6 @@ def test_journal_filters(svc_client: FlaskClient) -> None:
         ("/_sandbox/webhooks/attempts", {"eventType": "order.paid"}, "eventType"),
         ("/_sandbox/webhooks/deliveries", {"status": "lost"}, "status"),
         ("/_sandbox/webhooks/deliveries", {"colour": "red"}, "colour"),
-        ("/_sandbox/events", {"type": "nope"}, "type"),
     ],
 )
 def test_bad_filters_answer_400_naming_the_parameter(
@@ -391,7 +390,7 @@ def test_bad_triggers_answer_400(svc_client: FlaskClient, body: dict[str, Any], 
     response = svc_client.post("/_sandbox/events/trigger", json=body)
     assert response.status_code == 400
     assert response.json["error"].startswith(field + " ")  # type: ignore[index]
-    assert svc_client.get("/_sandbox/events").json == {"items": []}
+    assert svc_client.get("/_sandbox/events").json["items"] == []  # type: ignore[index]
 
 
 @pytest.mark.parametrize("body", [{"count": -1}, {"count": "2"}, {"count": 1, "send": "no"}])

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from svc_sandbox.commerce.products import Product
-from svc_sandbox.commerce.schemas import ProductCreateBody, ProductUpdateBody
+from svc_sandbox.commerce.schemas import CheckoutBody, ProductCreateBody, ProductUpdateBody
 from svc_sandbox.core.errors import Forbidden, SandboxError, Unauthorized
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.orgs.organizations import Principal
@@ -97,3 +97,34 @@ def archive_product(ref: str) -> Response:
     product = sandbox().products.archive(principal.org.id, ref)
     response = product_response(product)
     return json_response({"product": response["product"], "url": response["url"]})
+
+
+# --- checkout and orders (§4) --------------------------------------------------------------
+
+
+def client_ip() -> str:
+    return request.remote_addr or "unknown"
+
+
+@blueprint.post("/checkout")
+def create_checkout() -> Response:
+    principal = optional_principal()
+    sb = sandbox()
+    sb.limits.take_checkout(principal.token.token if principal else None, client_ip())
+    body = parse_body(CheckoutBody)
+    return json_response(sb.checkout.create(principal, body))
+
+
+@blueprint.get("/checkout/<session_id>")
+def checkout_status(session_id: str) -> Response:
+    return json_response(sandbox().checkout.status(session_id))
+
+
+@blueprint.get("/orders")
+def list_orders() -> Response:
+    principal = require_principal()
+    page = parse_page_request(request.args)
+    orders = sandbox().orders.list_for(
+        principal.org.id, request.args.get("status"), principal.environment.value
+    )
+    return json_response(paginate(orders, page, lambda order: order.to_public()))

@@ -12,13 +12,25 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 
 ORDER_STATUSES = ("pending", "paid", "failed")
 CUSTOM_PAYMENT_TITLE = "Custom payment"
+
+#: The order model (spec §3 "Transitions: not shown"; see docs/spec-gaps.md, Orders).
+ORDER_LIFECYCLE = Lifecycle(
+    "order",
+    [
+        Transition("none", "pending", "first payment prompt of a paid checkout session"),
+        Transition("none", "paid", "checkout of a free product"),
+        Transition("pending", "paid", "the provider approves a prompt"),
+        Transition("pending", "failed", "a direct push fails, or the session expires unpaid"),
+    ],
+)
 
 
 @dataclass
@@ -38,6 +50,8 @@ class Order:
     metadata: dict[str, str] = field(default_factory=dict)
     description: str | None = None
     paid_at: datetime | None = None
+    customer_external_id: str | None = None
+    collected_fields: dict[str, str] = field(default_factory=dict)
     seq: int = 0
 
     def to_public(self) -> dict[str, Any]:
@@ -62,6 +76,8 @@ class Order:
         }
         if self.description is not None:
             body["description"] = self.description
+        if self.collected_fields:
+            body["collectedFields"] = dict(self.collected_fields)
         return body
 
 
@@ -81,13 +97,33 @@ class OrderService:
         return order
 
     @locked
-    def list_for(self, org_id: str, status: str | None = None) -> list[Order]:
+    def get(self, order_id: str) -> Order:
+        order = self.orders.get(order_id)
+        if order is None:
+            raise NotFound(f"order {order_id} not found")
+        return order
+
+    @locked
+    def move(self, order: Order, target: str) -> Order:
+        """Moves an order along ORDER_LIFECYCLE; paying stamps ``paidAt``."""
+        ORDER_LIFECYCLE.check(order.status, target)
+        order.status = target
+        if target == "paid":
+            order.paid_at = self.clock.now()
+        return order
+
+    @locked
+    def list_for(
+        self, org_id: str, status: str | None = None, environment: str | None = None
+    ) -> list[Order]:
         if status is not None and status not in ORDER_STATUSES:
             raise ValidationFailed("status must be one of pending, paid, failed")
         found = [
             o
             for o in self.orders.values()
-            if o.org_id == org_id and (status is None or o.status == status)
+            if o.org_id == org_id
+            and (status is None or o.status == status)
+            and (environment is None or o.environment == environment)
         ]
         return sorted(found, key=lambda o: (o.created_at, o.seq), reverse=True)
 

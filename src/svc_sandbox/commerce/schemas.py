@@ -6,9 +6,11 @@ domain modules, not here.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
 
 MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
 
@@ -72,3 +74,41 @@ class ProductUpdateBody(Strict):
     # Locked: present only so that a change can be answered 422 rather than 400.
     pricingModel: StrictStr | None = None
     productType: StrictStr | None = None
+
+
+# --- checkout (§4 POST /checkout, payment link attempts) -----------------------------------
+
+Gateway = Literal["telebirr", "mpesa", "cbe"]
+Email = Annotated[StrictStr, AfterValidator(check_email)]
+Phone = Annotated[StrictStr, AfterValidator(normalize_phone)]
+
+
+class CustomerBody(Strict):
+    email: Email | None = None
+    phone: Phone | None = None
+    name: Annotated[StrictStr, Field(max_length=120)] | None = None
+    externalId: Annotated[StrictStr, Field(min_length=1, max_length=200)] | None = None
+
+
+class CheckoutBody(Strict):
+    """Both body shapes of POST /checkout. ``amount``, ``description`` and ``metadata`` are
+    left untyped here: §7 quotes their messages, so commerce/checkout_input.py checks them."""
+
+    productId: StrictStr | None = None
+    customer: CustomerBody | None = None
+    gateway: Gateway | None = None
+    successUrl: Uri | None = None
+    metadata: Any = None
+    amount: Any = None
+    description: Any = None
+    collectedFields: dict[str, Any] | None = None
+    checkoutLink: StrictStr | None = None
+
+
+class PayBody(Strict):
+    """One payment-link attempt (POST {pay_url}/{payToken}): JSON or the page's form."""
+
+    gateway: Gateway
+    phone: Phone
+    email: Email | None = None
+    name: Annotated[StrictStr, Field(max_length=120)] | None = None

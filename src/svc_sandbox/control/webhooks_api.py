@@ -1,4 +1,4 @@
-"""Control-plane routes of the webhooks family: endpoints, the event log, test events, the
+"""Control-plane routes of the webhooks family: endpoints, test events, the
 delivery journal, redelivery, flush and the receiver-outcome fault.
 
 Every route is documented with an example in docs/control-plane.md (Webhooks).
@@ -23,7 +23,6 @@ from svc_sandbox.webhooks.schemas import (
     EndpointCreateBody,
     EndpointQuery,
     EndpointUpdateBody,
-    EventQuery,
     ReceiverFaultBody,
     RedeliverBody,
     TriggerBody,
@@ -110,14 +109,7 @@ def delete_endpoint(endpoint_id: str) -> Response:
     return json_response(sandbox().webhook_endpoints.delete(endpoint_id).to_public())
 
 
-# --- events -------------------------------------------------------------------------------
-
-
-@blueprint.get("/events")
-def list_events() -> Response:
-    query = _query(EventQuery)
-    events = sandbox().events.query(query.orgId, query.type, query.sessionId)
-    return json_response({"items": [e.envelope() for e in events[-query.limit :]]})
+# --- test events (the event log itself, GET /_sandbox/events, is in checkout_api.py) ------
 
 
 @blueprint.post("/events/trigger")

@@ -73,10 +73,3 @@ class AttemptQuery(Strict):
     eventType: str | None = None
     outcome: Literal["succeeded", "failed"] | None = None
     limit: Annotated[int, Field(ge=1, le=1000)] = 100
-
-
-class EventQuery(Strict):
-    orgId: str | None = None
-    type: str | None = None
-    sessionId: str | None = None
-    limit: Annotated[int, Field(ge=1, le=1000)] = 100

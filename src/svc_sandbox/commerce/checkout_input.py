@@ -1,0 +1,131 @@
+"""The input rules of POST /checkout that the spec words to the letter (§4, §7, §8).
+
+Pydantic checks types and shapes at the edge; the custom-amount fields, metadata and phone
+numbers are checked here by hand, because §7 quotes their messages exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from svc_sandbox.core.errors import ValidationFailed
+
+MIN_CUSTOM_AMOUNT = 100
+MAX_AMOUNT = 100_000_000_000  # as the product money fields: far above any real figure
+DESCRIPTION_MAX = 120
+METADATA_MAX_KEYS = 20
+METADATA_KEY_MAX = 40
+METADATA_VALUE_MAX = 500
+
+PRODUCT_ID_REQUIRED = "productId is required"
+DESCRIPTION_REQUIRED = (
+    "description is required when productId is omitted (what the buyer is paying for)"
+)
+DESCRIPTION_TOO_LONG = "description must be at most 120 characters"
+AMOUNT_REQUIRED = (
+    "amount is required when productId is omitted: an integer in ETB minor units, "
+    "at least 100 (1.00 ETB)"
+)
+METADATA_NOT_OBJECT = "metadata must be an object of string values"
+METADATA_TOO_MANY = "metadata can have at most 20 keys"
+
+#: The three phone formats of §2 Customer; all normalize to 2519XXXXXXXX.
+_PHONE = re.compile(r"^(?:2519|09|9)(\d{8})$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+PHONE_FORMATS = "2519XXXXXXXX, 09XXXXXXXX or 9XXXXXXXX"
+
+
+def is_integer(value: Any) -> bool:
+    """A JSON integer: not a boolean, not a float (150.0 is not an integer amount)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def custom_description(value: Any) -> str:
+    """§4: required, 1..120 characters after trimming."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationFailed(DESCRIPTION_REQUIRED)
+    text = value.strip()
+    if len(text) > DESCRIPTION_MAX:
+        raise ValidationFailed(DESCRIPTION_TOO_LONG)
+    return text
+
+
+def custom_amount(value: Any) -> int:
+    """§4/§8: an integer number of santim, at least 100."""
+    if not is_integer(value) or value < MIN_CUSTOM_AMOUNT:
+        raise ValidationFailed(AMOUNT_REQUIRED)
+    if value > MAX_AMOUNT:
+        raise ValidationFailed(f"amount must be at most {MAX_AMOUNT}")
+    result: int = value
+    return result
+
+
+def pwyw_amount(value: Any, minimum: int) -> int:
+    """§4: required for a pay-what-you-want product, at or above its minimum."""
+    if value is None:
+        raise ValidationFailed("amount is required for pay-what-you-want products")
+    if not is_integer(value):
+        raise ValidationFailed("amount must be an integer in ETB minor units")
+    if value < minimum:
+        raise ValidationFailed(f"amount must be at least {minimum} (the product's minimum)")
+    if value > MAX_AMOUNT:
+        raise ValidationFailed(f"amount must be at most {MAX_AMOUNT}")
+    result: int = value
+    return result
+
+
+def stringify(value: Any) -> str:
+    """How a metadata or collected-field value is stored: JSON spelling for booleans."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def metadata(value: Any) -> dict[str, str]:
+    """§4/§7/§8: at most 20 keys of 1..40 characters; string, number or boolean values,
+    stored as strings of at most 500 characters."""
+    if not isinstance(value, dict):
+        raise ValidationFailed(METADATA_NOT_OBJECT)
+    if len(value) > METADATA_MAX_KEYS:
+        raise ValidationFailed(METADATA_TOO_MANY)
+    stored: dict[str, str] = {}
+    for key, item in value.items():
+        if not 1 <= len(key) <= METADATA_KEY_MAX:
+            raise ValidationFailed(f"metadata keys must be 1 to {METADATA_KEY_MAX} characters")
+        if not isinstance(item, str | int | float | bool):
+            raise ValidationFailed(f"metadata.{key} must be a string, number or boolean")
+        text = stringify(item)
+        if len(text) > METADATA_VALUE_MAX:
+            raise ValidationFailed(
+                f"metadata.{key} must be at most {METADATA_VALUE_MAX} characters"
+            )
+        stored[key] = text
+    return stored
+
+
+def merge_metadata(*layers: dict[str, str]) -> dict[str, str]:
+    """§2 Order.metadata: product, then checkout link, then request; later wins."""
+    merged: dict[str, str] = {}
+    for layer in layers:
+        merged.update(layer)
+    return merged
+
+
+PHONE_MESSAGE = f"must be a phone number like {PHONE_FORMATS}"
+EMAIL_MESSAGE = "must be a valid email address"
+
+
+def normalize_phone(value: str) -> str:
+    """One of the three formats of §2, as 2519XXXXXXXX (ValueError otherwise)."""
+    match = _PHONE.match(value.strip())
+    if match is None:
+        raise ValueError(PHONE_MESSAGE)
+    return "2519" + match.group(1)
+
+
+def check_email(value: str) -> str:
+    value = value.strip()
+    if len(value) > 254 or not _EMAIL.match(value):
+        raise ValueError(EMAIL_MESSAGE)
+    return value

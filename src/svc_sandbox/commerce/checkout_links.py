@@ -1,0 +1,221 @@
+"""Checkout links (``cl_...``) and checkout-field definitions: the checkout configuration the
+spec's dashboard creates; here the control plane creates them (§4 ``checkoutLink``,
+``collectedFields``)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from svc_sandbox.commerce.checkout_input import stringify
+from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+
+FIELD_TYPES = ("text", "email", "phone", "number", "select")
+FIELD_VALUE_MAX = 500
+
+
+@dataclass
+class CheckoutLink:
+    id: str
+    org_id: str
+    product_ids: list[str]
+    created_at: datetime
+    metadata: dict[str, str] = field(default_factory=dict)
+    success_url: str | None = None
+    active: bool = True
+    name: str | None = None
+
+    def includes(self, product_id: str) -> bool:
+        return product_id in self.product_ids
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "organizationId": self.org_id,
+            "name": self.name,
+            "productIds": list(self.product_ids),
+            "metadata": dict(self.metadata),
+            "successUrl": self.success_url,
+            "active": self.active,
+            "createdAt": isoformat(self.created_at),
+        }
+
+
+@dataclass
+class CheckoutField:
+    id: str
+    org_id: str
+    label: str
+    type: str
+    required: bool
+    created_at: datetime
+    #: Products the field is asked on; empty means every product of the organization.
+    product_ids: list[str] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)
+
+    def applies_to(self, product_id: str) -> bool:
+        return not self.product_ids or product_id in self.product_ids
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "organizationId": self.org_id,
+            "label": self.label,
+            "type": self.type,
+            "required": self.required,
+            "productIds": list(self.product_ids),
+            "options": list(self.options),
+            "createdAt": isoformat(self.created_at),
+        }
+
+
+class CheckoutConfigService:
+    """Owns checkout links and checkout fields of every organization."""
+
+    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.ids = ids
+        self.links: dict[str, CheckoutLink] = {}
+        self.fields: dict[str, CheckoutField] = {}
+
+    # --- links ---------------------------------------------------------------------------
+
+    @locked
+    def create_link(
+        self,
+        org_id: str,
+        product_ids: list[str],
+        *,
+        metadata: dict[str, str] | None = None,
+        success_url: str | None = None,
+        active: bool = True,
+        name: str | None = None,
+    ) -> CheckoutLink:
+        link = CheckoutLink(
+            id="cl_" + self.ids.text(20),
+            org_id=org_id,
+            product_ids=list(product_ids),
+            created_at=self.clock.now(),
+            metadata=dict(metadata or {}),
+            success_url=success_url,
+            active=active,
+            name=name,
+        )
+        self.links[link.id] = link
+        return link
+
+    @locked
+    def update_link(
+        self,
+        link_id: str,
+        *,
+        active: bool | None = None,
+        metadata: dict[str, str] | None = None,
+        success_url: str | None = None,
+        product_ids: list[str] | None = None,
+    ) -> CheckoutLink:
+        link = self.links.get(link_id)
+        if link is None:
+            raise NotFound(f"checkout link {link_id} not found")
+        if active is not None:
+            link.active = active
+        if metadata is not None:
+            link.metadata = dict(metadata)
+        if success_url is not None:
+            link.success_url = success_url
+        if product_ids is not None:
+            link.product_ids = list(product_ids)
+        return link
+
+    @locked
+    def links_of(self, org_id: str) -> list[CheckoutLink]:
+        return [link for link in self.links.values() if link.org_id == org_id]
+
+    @locked
+    def applicable_link(self, ref: str | None, org_id: str, product_id: str) -> CheckoutLink | None:
+        """The link when it is active, owned by ``org_id`` and includes the product; a stale
+        or foreign token is ignored, never an error (§4)."""
+        if ref is None:
+            return None
+        link = self.links.get(ref)
+        if link is None or not link.active or link.org_id != org_id:
+            return None
+        return link if link.includes(product_id) else None
+
+    # --- fields --------------------------------------------------------------------------
+
+    @locked
+    def create_field(
+        self,
+        org_id: str,
+        label: str,
+        type_: str = "text",
+        *,
+        required: bool = False,
+        product_ids: list[str] | None = None,
+        options: list[str] | None = None,
+    ) -> CheckoutField:
+        if type_ not in FIELD_TYPES:
+            raise ValidationFailed(f"type must be one of {', '.join(FIELD_TYPES)}")
+        if type_ == "select" and not options:
+            raise ValidationFailed("options is required for a select field")
+        checkout_field = CheckoutField(
+            id="cf_" + self.ids.text(16),
+            org_id=org_id,
+            label=label,
+            type=type_,
+            required=required,
+            created_at=self.clock.now(),
+            product_ids=list(product_ids or []),
+            options=list(options or []),
+        )
+        self.fields[checkout_field.id] = checkout_field
+        return checkout_field
+
+    @locked
+    def fields_of(self, org_id: str) -> list[CheckoutField]:
+        return [f for f in self.fields.values() if f.org_id == org_id]
+
+    @locked
+    def collect(self, org_id: str, product_id: str, answers: dict[str, Any]) -> dict[str, str]:
+        """Checks ``collectedFields`` against the organization's definitions for the product:
+        known ids only, string/number/boolean values, select answers among the options, and
+        every required field answered. Values are stored as strings."""
+        fields = {f.id: f for f in self.fields_of(org_id) if f.applies_to(product_id)}
+        stored: dict[str, str] = {}
+        for field_id, value in answers.items():
+            name = f"collectedFields.{field_id}"
+            definition = fields.get(field_id)
+            if definition is None:
+                raise ValidationFailed(f"{name} is not a checkout field of this product")
+            if not isinstance(value, str | int | float | bool):
+                raise ValidationFailed(f"{name} must be a string, number or boolean")
+            text = stringify(value).strip()
+            if len(text) > FIELD_VALUE_MAX:
+                raise ValidationFailed(f"{name} must be at most {FIELD_VALUE_MAX} characters")
+            if definition.type == "select" and text and text not in definition.options:
+                raise ValidationFailed(f"{name} must be one of {', '.join(definition.options)}")
+            stored[field_id] = text
+        for definition in fields.values():
+            if definition.required and not stored.get(definition.id):
+                raise ValidationFailed(
+                    f"collectedFields.{definition.id} is required ({definition.label})"
+                )
+        return stored
+
+    def export(self) -> dict[str, Any]:
+        return {
+            "links": [to_json(link) for link in self.links.values()],
+            "fields": [to_json(f) for f in self.fields.values()],
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.links = {x["id"]: from_json(CheckoutLink, x) for x in data["links"]}
+        self.fields = {x["id"]: from_json(CheckoutField, x) for x in data["fields"]}

@@ -1,0 +1,94 @@
+"""Customers: the buyers a checkout names, upserted per organization and environment (§2)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from svc_sandbox.core.clock import Clock
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+
+
+@dataclass
+class Customer:
+    id: str
+    org_id: str
+    environment: str
+    email: str
+    created_at: datetime
+    updated_at: datetime
+    name: str | None = None
+    phone: str | None = None
+    external_id: str | None = None
+
+    def to_public(self) -> dict[str, Any]:
+        return {"_id": self.id, "email": self.email, "name": self.name}
+
+
+class CustomerService:
+    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.ids = ids
+        self.customers: dict[str, Customer] = {}
+
+    @locked
+    def upsert(
+        self,
+        org_id: str,
+        environment: str,
+        email: str,
+        *,
+        name: str | None = None,
+        phone: str | None = None,
+        external_id: str | None = None,
+    ) -> Customer:
+        """The organization's customer with this email (case-insensitive), created or updated:
+        given fields overwrite, omitted ones are kept."""
+        key = email.lower()
+        found = next(
+            (
+                c
+                for c in self.customers.values()
+                if c.org_id == org_id and c.environment == environment and c.email.lower() == key
+            ),
+            None,
+        )
+        now = self.clock.now()
+        if found is None:
+            found = Customer(
+                id=self.ids.object_id(),
+                org_id=org_id,
+                environment=environment,
+                email=email,
+                created_at=now,
+                updated_at=now,
+            )
+            self.customers[found.id] = found
+        for attr, value in (("name", name), ("phone", phone), ("external_id", external_id)):
+            if value is not None:
+                setattr(found, attr, value)
+        found.updated_at = now
+        return found
+
+    @locked
+    def get(self, customer_id: str) -> Customer | None:
+        return self.customers.get(customer_id)
+
+    @locked
+    def list_for(self, org_id: str, environment: str) -> list[Customer]:
+        return [
+            c
+            for c in self.customers.values()
+            if c.org_id == org_id and c.environment == environment
+        ]
+
+    def export(self) -> dict[str, Any]:
+        return {"customers": [to_json(c) for c in self.customers.values()]}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.customers = {c["id"]: from_json(Customer, c) for c in data["customers"]}

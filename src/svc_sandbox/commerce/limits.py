@@ -1,0 +1,52 @@
+"""The checkout rate limits of §8, on the sandbox clock, switched by ``Settings.rate_limits``.
+
+* POST /checkout with a token: a bucket per token, burst 200, refilled 20 per second;
+* POST /checkout without a token: 40 requests per 5 minutes per client IP;
+* POST /pay/{payToken}: 30 attempts per 5 minutes per client IP.
+
+Their counters are not part of the exported state (a restore or reset clears them).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from svc_sandbox.core.clock import Clock
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.ratelimit import SlidingWindow, TokenBucket
+from svc_sandbox.settings import Settings
+
+CHECKOUT_LIMITED = "Too many checkout requests: slow down and retry after Retry-After seconds"
+PAY_LIMITED = "Too many payment attempts: retry after Retry-After seconds"
+
+
+class CheckoutLimits:
+    def __init__(self, lock: threading.RLock, clock: Clock, settings: Settings) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.settings = settings
+        self.per_token = TokenBucket(capacity=200, rate=20)
+        self.per_ip = SlidingWindow(limit=40, window_seconds=300)
+        self.pay_per_ip = SlidingWindow(limit=30, window_seconds=300)
+
+    @locked
+    def take_checkout(self, token: str | None, ip: str) -> None:
+        if not self.settings.rate_limits:
+            return
+        if token is not None:
+            self.per_token.take(token, self.clock.now(), CHECKOUT_LIMITED)
+        else:
+            self.per_ip.take(ip, self.clock.now(), CHECKOUT_LIMITED)
+
+    @locked
+    def take_pay(self, ip: str) -> None:
+        if self.settings.rate_limits:
+            self.pay_per_ip.take(ip, self.clock.now(), PAY_LIMITED)
+
+    def export(self) -> dict[str, Any]:
+        return {}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        for limiter in (self.per_token, self.per_ip, self.pay_per_ip):
+            limiter.clear()

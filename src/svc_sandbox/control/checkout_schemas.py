@@ -1,0 +1,55 @@
+"""Bodies of the checkout control-plane routes (control/checkout_api.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+from svc_sandbox.commerce.schemas import Uri
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FailBody(Strict):
+    code: StrictStr = "payment_failed"
+    #: Buyer-safe message; defaults to the emulator's text for the code.
+    message: Annotated[StrictStr, Field(min_length=1, max_length=500)] | None = None
+
+
+class ProviderBody(Strict):
+    productionPushOutcome: StrictStr | None = None
+    productionPushDelaySeconds: Annotated[float, Field(ge=0)] | None = None
+
+
+class FaultsBody(Strict):
+    #: The provider refuses the next N paid checkouts with 502 {error}.
+    refuseCheckouts: Annotated[StrictInt, Field(ge=0, le=10_000)] = 0
+    refuseMessage: Annotated[StrictStr, Field(min_length=1, max_length=500)] | None = None
+    #: The next attempts fail with ``initiate_failed``, one reason per attempt, in order.
+    initiateFailed: list[Annotated[StrictStr, Field(min_length=1, max_length=500)]] = []
+
+
+class CheckoutLinkBody(Strict):
+    productIds: Annotated[list[StrictStr], Field(min_length=1, max_length=100)]
+    metadata: Any = None
+    successUrl: Uri | None = None
+    active: StrictBool = True
+    name: Annotated[StrictStr, Field(min_length=1, max_length=120)] | None = None
+
+
+class CheckoutLinkUpdateBody(Strict):
+    productIds: Annotated[list[StrictStr], Field(min_length=1, max_length=100)] | None = None
+    metadata: Any = None
+    successUrl: Uri | None = None
+    active: StrictBool | None = None
+
+
+class CheckoutFieldBody(Strict):
+    label: Annotated[StrictStr, Field(min_length=1, max_length=120)]
+    type: StrictStr = "text"
+    required: StrictBool = False
+    productIds: list[StrictStr] = []
+    options: list[Annotated[StrictStr, Field(min_length=1, max_length=120)]] = []

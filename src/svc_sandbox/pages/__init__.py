@@ -1,0 +1,1 @@
+"""Hosted pages: payment link, simulator, product page (server-rendered, no JavaScript)."""

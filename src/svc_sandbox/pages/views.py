@@ -1,0 +1,93 @@
+"""What the hosted pages show, built from the services (no Flask): plain dicts for templates."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from svc_sandbox.commerce.checkout import LINK_MODES, CheckoutSession
+from svc_sandbox.commerce.payments import (
+    FAILS_AT_ONCE,
+    FAILURE_CODES,
+    FAILURE_MESSAGES,
+    PAYS_AT_ONCE,
+)
+from svc_sandbox.commerce.products import Product
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.sandbox import Sandbox
+
+GATEWAYS = ("telebirr", "mpesa", "cbe")
+
+
+def money(amount: int) -> str:
+    """Santim as the buyer reads it: ``5000`` -> ``50.00 ETB``."""
+    return f"{amount // 100:,}.{amount % 100:02d} ETB"
+
+
+def santim(etb: str, field: str = "amount") -> int:
+    """A form's ETB figure (``50`` or ``50.25``) in santim; 400 naming the field otherwise."""
+    try:
+        value = Decimal(etb.strip()) * 100
+    except InvalidOperation:
+        raise ValidationFailed(f"{field} must be an amount in ETB such as 50.00") from None
+    if value != value.to_integral_value() or not value.is_finite():
+        raise ValidationFailed(f"{field} must have at most two decimals")
+    return int(value)
+
+
+def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
+    """The pay and simulator pages' view of a session (settled first, as a poll would)."""
+    with sb.lock:
+        sb.checkout.settle(session.id)
+        status = sb.checkout.status_of(session)
+        in_flight = sb.payments.in_flight_of(session.id)
+        simulator_wait = (
+            in_flight is not None
+            and session.environment == "sandbox"
+            and in_flight.phone not in (PAYS_AT_ONCE, FAILS_AT_ONCE)
+        )
+        return {
+            "id": session.id,
+            "pay_token": session.pay_token,
+            "title": session.title,
+            "product_title": session.product_title,
+            "description": session.description,
+            "amount": money(session.amount),
+            "status": session.status,
+            "environment": session.environment,
+            "mode": session.mode.value,
+            "is_link": session.mode in LINK_MODES,
+            "expires_at": isoformat(session.expires_at),
+            "needs_email": session.customer_id is None,
+            "gateway": session.gateway,
+            "phone": session.phone,
+            "in_flight": in_flight is not None,
+            "in_flight_phone": in_flight.phone if in_flight else None,
+            "simulate_url": f"{sb.settings.root('simulate_url')}/{session.id}"
+            if simulator_wait
+            else None,
+            "pay_url": f"{sb.settings.root('pay_url')}/{session.pay_token}",
+            "last_failure": status.get("attempt", {}).get("lastFailure"),
+            "failure": status["failure"],
+            "order_id": status["orderId"],
+            "success_url": session.success_url,
+            "gateways": GATEWAYS,
+            "failure_codes": [(code, FAILURE_MESSAGES[code]) for code in FAILURE_CODES],
+        }
+
+
+def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
+    fields = [f.to_public() for f in sb.checkout_config.fields_of(product.org_id)]
+    default = product.default_amount or product.minimum_amount or 0
+    return {
+        "token": product.checkout_token,
+        "title": product.title,
+        "description": product.description,
+        "pricing_model": product.pricing_model,
+        "price": money(product.amount or 0) if product.pricing_model == "fixed" else None,
+        "minimum": money(product.minimum_amount or 0),
+        "default_etb": f"{default // 100}.{default % 100:02d}",
+        "media": list(product.media),
+        "fields": [f for f in fields if not f["productIds"] or product.id in f["productIds"]],
+    }

@@ -1,0 +1,54 @@
+"""The checkout rate limits of §8 on the sandbox clock, and their switch."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask.testing import FlaskClient
+
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from tests.commerce.checkout_helpers import BUYER, published
+
+
+def _post(client: FlaskClient, auth: dict[str, str] | None, body: dict[str, object]) -> int:
+    return client.post("/api/checkout", json=body, headers=auth or {}).status_code
+
+
+def test_token_bucket_burst_200_refill_20_per_second(
+    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    body = {"amount": 100, "description": "x"}
+    assert {_post(svc_client, auth, body) for _ in range(200)} == {200}
+    response = svc_client.post("/api/checkout", json=body, headers=auth)
+    assert response.status_code == 429
+    assert response.headers["Retry-After"] == "1"
+    assert "error" in response.json  # type: ignore[operator]
+    svc_sandbox.advance(timedelta(seconds=1))
+    assert [_post(svc_client, auth, body) for _ in range(21)] == [200] * 20 + [429]
+
+
+def test_no_token_40_per_5_minutes_per_ip(
+    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    product = published(svc_client, auth)
+    body = {"productId": product["_id"], "customer": BUYER}
+    assert {_post(svc_client, None, body) for _ in range(40)} == {200}
+    response = svc_client.post("/api/checkout", json=body)
+    assert response.status_code == 429
+    assert response.headers["Retry-After"] == "300"
+    assert _post(svc_client, auth, body) == 200  # a token has its own bucket
+    svc_sandbox.advance(timedelta(minutes=5))
+    assert _post(svc_client, None, body) == 200
+
+
+def test_pay_30_attempts_per_5_minutes_per_ip(svc_client: FlaskClient) -> None:
+    statuses = [svc_client.post("/pay/cs_" + "0" * 24, json={}).status_code for _ in range(31)]
+    assert statuses == [404] * 30 + [429]
+
+
+def test_rate_limits_can_be_switched_off() -> None:
+    sandbox = Sandbox(clock_mode="frozen", rate_limits=False)
+    client = create_app(sandbox).test_client()
+    statuses = {client.post("/pay/cs_" + "0" * 24, json={}).status_code for _ in range(40)}
+    assert statuses == {404}

@@ -1,0 +1,110 @@
+"""The checkout control plane (docs/control-plane.md): links, fields, provider, faults, events."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.sandbox import Sandbox
+from tests.commerce.checkout_helpers import checkout, org_id, published, push_checkout
+
+
+def test_checkout_links_create_list_and_deactivate(
+    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    org = org_id(svc_sandbox)
+    product = published(svc_client, auth)
+    created = svc_client.post(
+        f"/_sandbox/orgs/{org}/checkout-links",
+        json={
+            "productIds": [product["checkoutToken"]],
+            "metadata": {"campaign": "x"},
+            "successUrl": "https://a.example/ok",
+        },
+    )
+    assert created.status_code == 201
+    link = created.json
+    assert link["id"].startswith("cl_") and link["productIds"] == [product["_id"]]  # type: ignore[index]
+    assert svc_client.get(f"/_sandbox/orgs/{org}/checkout-links").json["items"] == [link]  # type: ignore[index]
+    updated = svc_client.patch(f"/_sandbox/checkout-links/{link['id']}", json={"active": False})  # type: ignore[index]
+    assert updated.json["active"] is False  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"productIds": ["f" * 24]}, "productIds[0]"),
+        ({"productIds": []}, "productIds"),
+        ({"productIds": ["x"], "metadata": {"a": {"b": 1}}}, "metadata.a"),
+    ],
+)
+def test_bad_link_bodies_are_400(
+    svc_client: FlaskClient,
+    auth: dict[str, str],
+    svc_sandbox: Sandbox,
+    body: dict[str, object],
+    field: str,
+) -> None:
+    product = published(svc_client, auth)
+    body = {k: ([product["_id"]] if v == ["x"] else v) for k, v in body.items()}
+    response = svc_client.post(f"/_sandbox/orgs/{org_id(svc_sandbox)}/checkout-links", json=body)
+    assert response.status_code == 400
+    assert response.json["error"].startswith(field)  # type: ignore[index]
+
+
+def test_checkout_fields_create_and_list(svc_client: FlaskClient, svc_sandbox: Sandbox) -> None:
+    org = org_id(svc_sandbox)
+    created = svc_client.post(
+        f"/_sandbox/orgs/{org}/checkout-fields",
+        json={"label": "Size", "type": "select", "options": ["S"]},
+    )
+    assert created.status_code == 201 and created.json["id"].startswith("cf_")  # type: ignore[index]
+    assert len(svc_client.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"]) == 1  # type: ignore[index]
+    bad = svc_client.post(
+        f"/_sandbox/orgs/{org}/checkout-fields", json={"label": "x", "type": "color"}
+    )
+    assert bad.status_code == 400
+    assert svc_client.get("/_sandbox/orgs/nope/checkout-fields").status_code == 404
+
+
+def test_provider_settings_reject_unknown_outcomes(svc_client: FlaskClient) -> None:
+    response = svc_client.patch(
+        "/_sandbox/payments/provider", json={"productionPushOutcome": "maybe"}
+    )
+    assert response.status_code == 400
+    assert svc_client.get("/_sandbox/payments/provider").json["productionPushOutcome"] == "approve"  # type: ignore[index]
+
+
+def test_faults_can_be_cleared(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+    svc_client.post("/_sandbox/faults", json={"refuseCheckouts": 3, "initiateFailed": ["down"]})
+    cleared = svc_client.delete("/_sandbox/faults").json
+    assert (cleared["refuseCheckouts"], cleared["initiateFailures"]) == (0, [])  # type: ignore[index]
+    checkout(svc_client, auth, amount=100, description="x")
+
+
+def test_event_log_filters(
+    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    product = published(svc_client, auth)
+    first = push_checkout(svc_client, auth, "0900000001", "cbe", product["_id"])
+    push_checkout(svc_client, auth, "0900000002", "cbe", product["_id"])
+    every = svc_client.get("/_sandbox/events").json
+    assert every["total"] == 4  # type: ignore[index]
+    by_session = svc_client.get(f"/_sandbox/events?sessionId={first['sessionId']}").json["items"]  # type: ignore[index]
+    assert [e["type"] for e in by_session] == ["order.created", "order.completed"]
+    expired = svc_client.get("/_sandbox/events?type=checkout.session.expired").json["items"]  # type: ignore[index]
+    assert len(expired) == 1 and expired[0]["id"].startswith("evt_")
+    other = svc_client.get(f"/_sandbox/events?orgId={org_id(svc_sandbox, 'production')}").json
+    assert other["total"] == 0  # type: ignore[index]
+
+
+def test_describe_session_shows_attempts(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+    result = checkout(svc_client, auth, amount=100, description="x")
+    svc_client.post(
+        f"/pay/cs_{result['sessionId']}",
+        json={"gateway": "cbe", "phone": "0911111111", "email": "a@b.co"},
+    )
+    view = svc_client.get(f"/_sandbox/checkout/sessions/{result['sessionId']}").json
+    assert view["mode"] == "link" and view["payToken"] == f"cs_{result['sessionId']}"  # type: ignore[index]
+    assert [a["status"] for a in view["attempts"]] == ["in_flight"]  # type: ignore[index]
+    assert svc_client.get("/_sandbox/checkout/sessions/" + "0" * 24).status_code == 404
