@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
 from tests.webhooks.receiver import Receiver, running_receiver
 
 SECRET = "whsec_receiver_test_secret"
@@ -33,6 +37,41 @@ DOCUMENTED_DATA = {
 def receiver() -> Iterator[Receiver]:
     with running_receiver(200) as running:
         yield running
+
+
+@pytest.fixture
+def svc_sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    """The plugin's sandbox (frozen clock, seed 1); ``indirect`` "real" gives a real clock with
+    its ticker and delivery worker running."""
+    mode = getattr(request, "param", "frozen")
+    sandbox = Sandbox(clock_mode=mode, seed=1, port=0, tick_seconds=0.02)
+    sandbox.start_background()
+    try:
+        yield sandbox
+    finally:
+        sandbox.stop()
+
+
+@pytest.fixture
+def hanging_receiver() -> Iterator[Receiver]:
+    with running_receiver("hang") as receiver:
+        yield receiver
+
+
+def call(server: RunningServer, method: str, path: str, body: Any = None, **headers: str) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        server.url + path,
+        data=data,
+        method=method,
+        headers={"Content-Type": "application/json", **headers},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def setup_endpoint(server: RunningServer, receiver: Receiver) -> None:
+    call(server, "POST", "/_sandbox/webhooks/endpoints", {"url": receiver.url, "secret": SECRET})
 
 
 def add_endpoint(client: FlaskClient, url: str, **fields: Any) -> dict[str, Any]:

@@ -7,7 +7,6 @@ import hashlib
 import hmac
 import json
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -414,20 +413,11 @@ def test_pending_retries_survive_export_and_import(svc_sandbox: Sandbox) -> None
         assert len(receiver.received) == 2
 
 
-@pytest.fixture
-def real_clock_sandbox() -> Iterator[Sandbox]:
-    sandbox = Sandbox(clock_mode="real", seed=1, port=0, tick_seconds=0.02)
-    sandbox.start_background()
-    try:
-        yield sandbox
-    finally:
-        sandbox.stop()
-
-
+@pytest.mark.parametrize("svc_sandbox", ["real"], indirect=True)
 def test_a_real_clock_delivers_in_the_background(
-    real_clock_sandbox: Sandbox, receiver: Receiver
+    svc_client: FlaskClient, receiver: Receiver
 ) -> None:
-    client = create_app(real_clock_sandbox).test_client()
+    client = svc_client
     add_endpoint(client, receiver.url)
     event = trigger(client, "order.completed")
     [request] = receiver.wait_for(1)

@@ -5,50 +5,14 @@ from __future__ import annotations
 
 import json
 import threading
-import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from svc_sandbox.pytest_plugin import RunningServer
-from svc_sandbox.sandbox import Sandbox
 from tests.helpers import token_of
-from tests.webhooks.conftest import SECRET
-from tests.webhooks.receiver import Receiver, running_receiver
-
-
-@pytest.fixture
-def svc_sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
-    mode = getattr(request, "param", "frozen")
-    sandbox = Sandbox(clock_mode=mode, seed=1, port=0, tick_seconds=0.02)
-    sandbox.start_background()
-    try:
-        yield sandbox
-    finally:
-        sandbox.stop()
-
-
-@pytest.fixture
-def hanging_receiver() -> Iterator[Receiver]:
-    with running_receiver("hang") as receiver:
-        yield receiver
-
-
-def call(server: RunningServer, method: str, path: str, body: Any = None, **headers: str) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        server.url + path,
-        data=data,
-        method=method,
-        headers={"Content-Type": "application/json", **headers},
-    )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
-
-
-def setup_endpoint(server: RunningServer, receiver: Receiver) -> None:
-    call(server, "POST", "/_sandbox/webhooks/endpoints", {"url": receiver.url, "secret": SECRET})
+from tests.webhooks.conftest import call, setup_endpoint
+from tests.webhooks.receiver import Receiver
 
 
 def test_frozen_clock_requests_go_on_while_a_flush_waits_for_a_hanging_receiver(
