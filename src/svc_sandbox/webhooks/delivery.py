@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed
+from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
@@ -344,10 +344,7 @@ class DeliveryService:
 
     @locked
     def get(self, delivery_id: str) -> Delivery:
-        delivery = self.deliveries.get(delivery_id)
-        if delivery is None:
-            raise NotFound(f"webhook delivery {delivery_id} not found")
-        return delivery
+        return found(self.deliveries.get(delivery_id), f"webhook delivery {delivery_id} not found")
 
     @locked
     def query(self, filters: dict[str, str | None]) -> list[Delivery]:

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.errors import ValidationFailed, found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -120,10 +120,7 @@ class EndpointService:
 
     @locked
     def get(self, endpoint_id: str) -> WebhookEndpoint:
-        endpoint = self.endpoints.get(endpoint_id)
-        if endpoint is None:
-            raise NotFound(f"webhook endpoint {endpoint_id} not found")
-        return endpoint
+        return found(self.endpoints.get(endpoint_id), f"webhook endpoint {endpoint_id} not found")
 
     @locked
     def find(self, endpoint_id: str) -> WebhookEndpoint | None:
