@@ -30,6 +30,12 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--clock-factor", type=float, help="speed of a scaled clock")
     serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
     serve.add_argument("--threads", type=int, help="worker threads (default 8)")
+    serve.add_argument("--webhook-url", help="webhook endpoint of the default organizations")
+    serve.add_argument("--webhook-secret", help="its signing secret (default: generated)")
+    serve.add_argument(
+        "--webhook-timeout-seconds", type=float, help="receiver answer timeout (default 10)"
+    )
+    serve.add_argument("--webhook-retries", help="retry waits (default 1m,5m,30m,2h,12h)")
     serve.add_argument(
         "--strict",
         action="store_true",
@@ -207,6 +213,9 @@ def banner(info: dict[str, Any]) -> str:
     for org in info["organizations"]:
         tokens = ", ".join(t["token"] for t in org["tokens"] if not t["revoked"])
         lines.append(f"  {org['name']} [{org['environment']}] {org['id']}  token: {tokens}")
+    webhooks = info["webhooks"]
+    if webhooks["url"]:
+        lines.append(f"Webhooks: {webhooks['url']}  secret: {webhooks['secret']}")
     lines.append("Ready. Ctrl-C stops.")
     return "\n".join(lines)
 

@@ -7,7 +7,6 @@ are thin fronts over these methods.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -29,6 +28,9 @@ from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.settings import Settings
+from svc_sandbox.webhooks.delivery import DeliveryService
+from svc_sandbox.webhooks.dispatcher import Dispatcher
+from svc_sandbox.webhooks.endpoints import EndpointService
 from svc_sandbox.webhooks.events import EventLog
 
 EXPORT_FORMAT = 1
@@ -37,6 +39,18 @@ EXPORT_FORMAT = 1
 class Stateful(Protocol):
     def export(self) -> dict[str, Any]: ...
     def restore(self, data: dict[str, Any]) -> None: ...
+
+
+class AfterWork(Protocol):
+    """Work that must run outside the lock once due work made it ready (webhook delivery)."""
+
+    def pending(self) -> bool:
+        """True when something is ready: advancing pauses there to let it run first."""
+        ...
+
+    def __call__(self, background: bool = False) -> None:
+        """Does it; ``background`` is True when the real or scaled clock's ticker calls."""
+        ...
 
 
 class Sandbox:
@@ -57,7 +71,7 @@ class Sandbox:
         #: What clients exercised of the commerce contract and where they broke it.
         self.conformance = ConformanceRecorder(commerce_contract())
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
-        self.after_work: list[Callable[[], None]] = []
+        self.after_work: list[AfterWork] = []
 
         self.orgs = OrganizationService(self.lock, self.clock, self.ids)
         self.products = ProductService(self.lock, self.clock, self.ids)
@@ -93,11 +107,28 @@ class Sandbox:
         self.payouts = PayoutService(
             self.lock, self.clock, self.ids, self.scheduler, settings, self.orgs, self.orders
         )
+        self.webhook_endpoints = EndpointService(
+            self.lock, self.clock, self.ids, settings.webhook_secret
+        )
+        self.deliveries = DeliveryService(
+            self.lock,
+            self.clock,
+            self.ids,
+            self.scheduler,
+            self.events,
+            self.webhook_endpoints,
+            settings.webhook_retry_delays,
+            settings.webhook_timeout_seconds,
+        )
+        self.dispatcher = Dispatcher(self.deliveries)
+        self.after_work.append(self.dispatcher)
         self._services: dict[str, Stateful] = {
             "orgs": self.orgs,
             "products": self.products,
             "orders": self.orders,
             "events": self.events,
+            "webhookEndpoints": self.webhook_endpoints,
+            "webhookDeliveries": self.deliveries,
             "customers": self.customers,
             "checkoutConfig": self.checkout_config,
             "payments": self.payments,
@@ -123,6 +154,12 @@ class Sandbox:
         ):
             org = self.orgs.create(name, environment, developer_mode=True, kyc=KycStatus.APPROVED)
             self.orgs.create_token(org.id, name="seeded")
+            if self.settings.webhook_url:
+                endpoint = self.webhook_endpoints.create(
+                    org.id, self.settings.webhook_url, description="--webhook-url"
+                )
+                # One secret for both default endpoints: the one GET /_sandbox shows.
+                self.webhook_endpoints.default_secret = endpoint.secret
 
     # --- time -------------------------------------------------------------------------
 
@@ -135,30 +172,49 @@ class Sandbox:
             raise ValidationFailed("duration must not be negative")
         with self.lock:
             target = self.clock.now() + delta
-            ran = self._run_until(target)
-            self.clock.set(target)
-        self._after_work()
-        return ran
+        return self._move_to(target)
 
     def set_time(self, instant: datetime) -> list[RanEntry]:
         """Sets the clock; moving forward runs the work due on the way."""
         with self.lock:
-            ran = self._run_until(instant) if instant > self.clock.now() else []
-            self.clock.set(instant)
-        self._after_work()
-        return ran
+            if instant <= self.clock.now():
+                self.clock.set(instant)
+                instant = self.clock.now()
+        return self._move_to(instant)
 
-    def run_due(self) -> list[RanEntry]:
-        """Runs what is due now (a real or scaled clock's ticker calls this)."""
+    def run_due(self, background: bool = False) -> list[RanEntry]:
+        """Runs what is due now (a real or scaled clock's ticker calls this, ``background``)."""
         with self.lock:
-            ran = self._run_until(self.clock.now())
-        self._after_work()
-        return ran
+            now = self.clock.now()
+        return self._move_to(now, background)
 
-    def _run_until(self, target: datetime) -> list[RanEntry]:
+    def _move_to(self, target: datetime, background: bool = False) -> list[RanEntry]:
+        """Runs due work up to ``target``; when an entry leaves after-work ready (a webhook
+        attempt due), the clock stops at that entry's time, the lock is let go while the
+        after-work runs, and then the walk goes on. So a retry scheduled by a failed attempt
+        runs in its turn, before later entries."""
+        ran: list[RanEntry] = []
+        while True:
+            with self.lock:
+                step = self._run_until(target, stop_for_work=not background)
+                ran += step
+                paused = not background and self._work_pending()
+                now = self.clock.now()
+                if paused and step and step[-1].due > now:
+                    self.clock.set(step[-1].due)
+                elif not paused and target > now:
+                    self.clock.set(target)
+            self._after_work(background)
+            if not paused or (not step and self._work_pending()):
+                return ran
+
+    def _run_until(self, target: datetime, stop_for_work: bool = False) -> list[RanEntry]:
         ran: list[RanEntry] = []
         try:
-            while (entry := self.scheduler.pop_due(target)) is not None:
+            while (
+                not (stop_for_work and self._work_pending())
+                and (entry := self.scheduler.pop_due(target)) is not None
+            ):
                 self.clock.pin(entry.due)
                 self.scheduler.run(entry)
                 ran.append(RanEntry(entry.due, entry.kind, entry.payload))
@@ -166,9 +222,12 @@ class Sandbox:
             self.clock.pin(None)
         return ran
 
-    def _after_work(self) -> None:
+    def _work_pending(self) -> bool:
+        return any(hook.pending() for hook in self.after_work)
+
+    def _after_work(self, background: bool = False) -> None:
         for hook in self.after_work:
-            hook()
+            hook(background)
 
     def start_background(self) -> None:
         """In real and scaled mode, runs due work as the clock flows (until ``stop``)."""
@@ -180,10 +239,11 @@ class Sandbox:
 
     def _tick(self) -> None:
         while not self._stop.wait(self.settings.tick_seconds):
-            self.run_due()
+            self.run_due(background=True)
 
     def stop(self) -> None:
         self._stop.set()
+        self.dispatcher.stop()
         if self._ticker is not None:
             self._ticker.join(timeout=5)
             self._ticker = None
@@ -248,6 +308,9 @@ class Sandbox:
             for org in self.orgs.all():
                 entry = org.to_public()
                 entry["tokens"] = [t.to_public() for t in self.orgs.tokens_of(org.id)]
+                entry["webhookEndpoints"] = [
+                    e.to_public() for e in self.webhook_endpoints.list_for(org.id)
+                ]
                 orgs.append(entry)
             return {
                 "name": "svc-sandbox",
@@ -258,4 +321,8 @@ class Sandbox:
                 "rateLimits": self.settings.rate_limits,
                 "organizations": orgs,
                 "scheduled": len(self.scheduler.pending()),
+                "webhooks": {
+                    "url": self.settings.webhook_url,
+                    "secret": self.webhook_endpoints.default_secret,
+                },
             }

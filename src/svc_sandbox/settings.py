@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -10,8 +11,19 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from svc_sandbox.core.clock import ClockMode
+from svc_sandbox.core.durations import parse_duration
+from svc_sandbox.core.errors import ValidationFailed
 
 ENV_PREFIX = "SVC_SANDBOX_"
+
+
+def retry_delays(value: str) -> list[timedelta]:
+    """``"1m,5m,30m"`` -> the waits; an empty string means no retries."""
+    try:
+        return [parse_duration(part.strip()) for part in value.split(",") if part.strip()]
+    except ValidationFailed:
+        raise ValueError("must be durations separated by commas, such as 1m,5m,30m") from None
+
 
 #: The spec's URL placeholders and their default path on the one origin (see DESIGN.md).
 ROOT_DEFAULTS: dict[str, str] = {
@@ -81,6 +93,14 @@ class Settings(BaseModel):
     payout_processing_seconds: float = Field(default=300.0, ge=0)
     #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered.
     idempotency_retention_hours: float = Field(default=24.0, gt=0)
+    #: A webhook endpoint set for each default organization at start (and after reset).
+    webhook_url: str | None = None
+    #: Its signing secret, also used by endpoints created without one; generated when unset.
+    webhook_secret: str | None = Field(default=None, min_length=1, max_length=256)
+    #: Seconds a receiver has to answer 2xx (spec §6: 10 s).
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    #: Waits before each retry, each counted from the previous attempt (spec §6; see spec-gaps).
+    webhook_retries: str = "1m,5m,30m,2h,12h"
 
     @field_validator(
         "public_url",
@@ -91,6 +111,7 @@ class Settings(BaseModel):
         "pay_url",
         "simulate_url",
         "product_page_url",
+        "webhook_url",
     )
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:
@@ -100,6 +121,16 @@ class Settings(BaseModel):
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError("must be an absolute http(s) URL")
         return value.rstrip("/")
+
+    @field_validator("webhook_retries")
+    @classmethod
+    def _retry_list(cls, value: str) -> str:
+        retry_delays(value)
+        return value
+
+    @property
+    def webhook_retry_delays(self) -> list[timedelta]:
+        return retry_delays(self.webhook_retries)
 
     @property
     def origin(self) -> str:

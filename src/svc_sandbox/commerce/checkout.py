@@ -23,7 +23,7 @@ from svc_sandbox.commerce.payments import Channel, Failure, PaymentAttempt, Paym
 from svc_sandbox.commerce.products import Product, ProductService, validate_product_ref
 from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PayBody
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed
+from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
@@ -508,10 +508,7 @@ class CheckoutService:
 
     @locked
     def get(self, session_id: str) -> CheckoutSession:
-        session = self.sessions.get(session_id)
-        if session is None:
-            raise NotFound("Checkout session not found")
-        return session
+        return found(self.sessions.get(session_id), "Checkout session not found")
 
     @locked
     def by_pay_token(self, pay_token: str) -> CheckoutSession:

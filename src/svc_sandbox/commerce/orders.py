@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.errors import ValidationFailed, found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
@@ -98,10 +98,7 @@ class OrderService:
 
     @locked
     def get(self, order_id: str) -> Order:
-        order = self.orders.get(order_id)
-        if order is None:
-            raise NotFound(f"order {order_id} not found")
-        return order
+        return found(self.orders.get(order_id), f"order {order_id} not found")
 
     @locked
     def move(self, order: Order, target: str) -> Order:

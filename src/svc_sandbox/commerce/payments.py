@@ -22,7 +22,7 @@ from enum import StrEnum
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import Conflict, NotFound, ProviderRefused, ValidationFailed
+from svc_sandbox.core.errors import Conflict, NotFound, ProviderRefused, ValidationFailed, found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
@@ -307,10 +307,7 @@ class PaymentService:
 
     @locked
     def get(self, attempt_id: str) -> PaymentAttempt:
-        attempt = self.attempts.get(attempt_id)
-        if attempt is None:
-            raise NotFound(f"attempt {attempt_id} not found")
-        return attempt
+        return found(self.attempts.get(attempt_id), f"attempt {attempt_id} not found")
 
     # --- configuration and faults ----------------------------------------------------------
 

@@ -27,6 +27,7 @@ from svc_sandbox.core.errors import (
     RateLimited,
     Unprocessable,
     ValidationFailed,
+    found,
 )
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import NEW, Lifecycle, Transition
@@ -392,10 +393,9 @@ class PayoutService:
     @locked
     def find(self, withdrawal_id: str) -> Withdrawal:
         """Any organization's withdrawal (the control plane's view)."""
-        withdrawal = self.withdrawals.get(check_withdrawal_id(withdrawal_id))
-        if withdrawal is None:
-            raise NotFound("Withdrawal not found")
-        return withdrawal
+        return found(
+            self.withdrawals.get(check_withdrawal_id(withdrawal_id)), "Withdrawal not found"
+        )
 
     @locked
     def get(self, org_id: str, withdrawal_id: str, environment: str | None = None) -> Withdrawal:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+T = TypeVar("T")
+
 
 class SandboxError(Exception):
     """A failure with an HTTP status, a machine code and a human message."""
@@ -80,3 +84,10 @@ class IllegalTransition(SandboxError):
 
     status = 409
     code = "illegal_transition"
+
+
+def found(value: T | None, message: str) -> T:
+    """``value``, or a 404 with ``message`` when it is None (the services' get-or-404)."""
+    if value is None:
+        raise NotFound(message)
+    return value

@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from svc_sandbox.core.clock import Clock
-from svc_sandbox.core.errors import NotFound, Unauthorized, ValidationFailed
+from svc_sandbox.core.errors import NotFound, Unauthorized, ValidationFailed, found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -120,10 +120,7 @@ class OrganizationService:
 
     @locked
     def get(self, org_id: str) -> Organization:
-        org = self.orgs.get(org_id)
-        if org is None:
-            raise NotFound(f"organization {org_id} not found")
-        return org
+        return found(self.orgs.get(org_id), f"organization {org_id} not found")
 
     @locked
     def all(self) -> list[Organization]:

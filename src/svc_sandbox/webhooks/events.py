@@ -6,6 +6,7 @@ Producers (checkout, orders) call ``emit``; consumers (webhook delivery) subscri
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,11 +14,64 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 
 EVENT_TYPES = ("order.created", "order.completed", "checkout.session.expired")
+
+
+def check_event_type(value: str, field_name: str = "type") -> str:
+    if value not in EVENT_TYPES:
+        raise ValidationFailed(f"{field_name} must be one of {', '.join(EVENT_TYPES)}")
+    return value
+
+
+def envelope(
+    event_id: str,
+    type_: str,
+    created: datetime,
+    environment: str,
+    org_id: str,
+    data: dict[str, Any],
+) -> dict[str, Any]:
+    """The JSON document a receiver gets (see docs/webhooks.md, The envelope)."""
+    return {
+        "id": event_id,
+        "object": "event",
+        "type": type_,
+        "created": isoformat(created),
+        "environment": environment,
+        "organizationId": org_id,
+        "data": data,
+    }
+
+
+def encode(document: dict[str, Any]) -> bytes:
+    """The exact bytes sent (and signed): compact JSON, keys in envelope order, UTF-8."""
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def sample_data(type_: str, session_id: str, order_id: str, at: datetime) -> dict[str, Any]:
+    """Example ``data`` of each event type, shaped like what checkout emits (docs/webhooks.md)."""
+    if type_ == "checkout.session.expired":
+        return {
+            "sessionId": session_id,
+            "failure": {"code": "session_expired", "message": "The checkout session expired"},
+        }
+    data: dict[str, Any] = {
+        "sessionId": session_id,
+        "orderId": order_id,
+        "metadata": {},
+        "description": "Test payment",
+        "amount": 10000,
+        "currency": "ETB",
+        "customerExternalId": None,
+    }
+    if type_ == "order.completed":
+        data["paidAt"] = isoformat(at)
+    return data
 
 
 @dataclass
@@ -30,16 +84,12 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
     def envelope(self) -> dict[str, Any]:
-        """The JSON document a receiver gets (see docs/spec-gaps.md, Events)."""
-        return {
-            "id": self.id,
-            "object": "event",
-            "type": self.type,
-            "created": isoformat(self.created),
-            "environment": self.environment,
-            "organizationId": self.org_id,
-            "data": self.data,
-        }
+        """The JSON document a receiver gets (see docs/webhooks.md, The envelope)."""
+        return envelope(self.id, self.type, self.created, self.environment, self.org_id, self.data)
+
+    def body(self) -> bytes:
+        """The exact bytes every delivery of this event sends."""
+        return encode(self.envelope())
 
 
 Listener = Callable[[Event], None]
@@ -72,6 +122,17 @@ class EventLog:
         for listener in self._listeners:
             listener(event)
         return event
+
+    @locked
+    def trigger(
+        self, org_id: str, environment: str, type_: str, data: dict[str, Any] | None = None
+    ) -> Event:
+        """Emits a test event (like ``stripe trigger``): the example data of the type with fresh
+        ids, with the given ``data`` fields replacing the example's."""
+        check_event_type(type_)
+        now = self.clock.now()
+        example = sample_data(type_, self.ids.object_id(), self.ids.object_id(), now)
+        return self.emit(org_id, environment, type_, {**example, **(data or {})})
 
     @locked
     def query(

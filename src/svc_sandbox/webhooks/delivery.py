@@ -1,0 +1,386 @@
+"""Webhook deliveries: which event goes to which endpoint, when each attempt is due, and the
+journal of every attempt. Plain state under the sandbox lock; no HTTP here.
+
+An event emitted for an organization becomes one delivery per matching enabled endpoint. The
+first attempt is a scheduler entry due at the event's time; when the scheduler runs it, the
+attempt joins the *due* queue. The dispatcher (webhooks/dispatcher.py) takes due attempts one
+at a time (``take_next``), POSTs them outside the lock and reports back (``record``), which
+schedules the next retry counted from the attempt's due time, or settles the delivery.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.lifecycle import Lifecycle, Transition
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.scheduler import Scheduler
+from svc_sandbox.webhooks.endpoints import EndpointService, WebhookEndpoint
+from svc_sandbox.webhooks.events import Event, EventLog
+from svc_sandbox.webhooks.sender import Outcome
+from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, sign
+
+ATTEMPT_KIND = "webhook.attempt"
+USER_AGENT = "svc-sandbox-webhooks/1"
+#: The journal keeps this many most recent attempts.
+MAX_ATTEMPTS_KEPT = 10_000
+
+
+class DeliveryStatus(StrEnum):
+    PENDING = "pending"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+DELIVERY_LIFECYCLE = Lifecycle(
+    "webhook delivery",
+    [
+        Transition("pending", "succeeded", "an attempt got a 2xx within the timeout"),
+        Transition("pending", "failed", "the last retry failed, or the endpoint was deleted"),
+    ],
+)
+
+
+@dataclass
+class Delivery:
+    id: str
+    event_id: str
+    event_type: str
+    endpoint_id: str
+    org_id: str
+    created_at: datetime
+    status: DeliveryStatus = DeliveryStatus.PENDING
+    attempts: int = 0
+    next_attempt_at: datetime | None = None
+    redelivery_of: str | None = None
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "eventId": self.event_id,
+            "eventType": self.event_type,
+            "endpointId": self.endpoint_id,
+            "organizationId": self.org_id,
+            "status": self.status.value,
+            "attempts": self.attempts,
+            "nextAttemptAt": _iso(self.next_attempt_at),
+            "redeliveryOf": self.redelivery_of,
+            "createdAt": isoformat(self.created_at),
+        }
+
+
+@dataclass
+class Attempt:
+    delivery_id: str
+    event_id: str
+    event_type: str
+    endpoint_id: str
+    org_id: str
+    number: int
+    #: The attempt's due time on the sandbox clock; also the signature's ``t``.
+    time: datetime
+    url: str
+    signature: str
+    succeeded: bool
+    status_code: int | None
+    error: str | None
+    message: str
+    duration_ms: float
+    response_snippet: str
+    next_attempt_at: datetime | None = None
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "deliveryId": self.delivery_id,
+            "eventId": self.event_id,
+            "eventType": self.event_type,
+            "endpointId": self.endpoint_id,
+            "organizationId": self.org_id,
+            "attempt": self.number,
+            "time": isoformat(self.time),
+            "url": self.url,
+            "signature": self.signature,
+            "outcome": "succeeded" if self.succeeded else "failed",
+            "statusCode": self.status_code,
+            "error": self.error,
+            "message": self.message,
+            "durationMs": self.duration_ms,
+            "responseSnippet": self.response_snippet,
+            "nextAttemptAt": _iso(self.next_attempt_at),
+        }
+
+
+@dataclass(order=True)
+class DueAttempt:
+    due: datetime
+    seq: int
+    delivery_id: str = field(compare=False)
+    number: int = field(compare=False)
+
+
+@dataclass
+class ReceiverFault:
+    """Makes the next ``count`` attempts fail whatever the receiver answers."""
+
+    count: int = 0
+    #: True: still POST (the receiver sees the event), then count the attempt as failed.
+    send: bool = False
+
+    def to_public(self) -> dict[str, Any]:
+        return {"count": self.count, "send": self.send}
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One attempt taken off the due queue, ready to POST (or to settle without sending)."""
+
+    due: DueAttempt
+    url: str
+    body: bytes
+    headers: dict[str, str]
+    timeout: float
+    #: When set, the attempt fails with this outcome; ``send`` says whether it POSTs anyway.
+    forced: Outcome | None = None
+    send: bool = True
+    #: No retry after this attempt (the endpoint is gone).
+    final: bool = False
+
+
+def _iso(instant: datetime | None) -> str | None:
+    return None if instant is None else isoformat(instant)
+
+
+class DeliveryService:
+    def __init__(
+        self,
+        lock: threading.RLock,
+        clock: Clock,
+        ids: IdFactory,
+        scheduler: Scheduler,
+        events: EventLog,
+        endpoints: EndpointService,
+        retry_delays: list[timedelta],
+        timeout: float,
+    ) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.ids = ids
+        self.scheduler = scheduler
+        self.events = events
+        self.endpoints = endpoints
+        self.retry_delays = retry_delays
+        self.timeout = timeout
+        self.deliveries: dict[str, Delivery] = {}
+        self.attempts: list[Attempt] = []
+        self.due: list[DueAttempt] = []
+        self.fault = ReceiverFault()
+        self._due_seq = 0
+        #: Attempts recorded since the start (the journal keeps only the latest ones).
+        self.attempts_made = 0
+        scheduler.register(ATTEMPT_KIND, self.on_attempt_due)
+        events.subscribe(self.on_event)
+
+    @property
+    def max_attempts(self) -> int:
+        return 1 + len(self.retry_delays)
+
+    # --- producing deliveries (under the lock) ----------------------------------------------
+
+    def on_event(self, event: Event) -> None:
+        """EventLog listener: one delivery per matching enabled endpoint, first attempt at once."""
+        for endpoint in self.endpoints.matching(event.org_id, event.type):
+            self._start(event, endpoint, event.created)
+
+    def _start(
+        self, event: Event, endpoint: WebhookEndpoint, due: datetime, of: str | None = None
+    ) -> Delivery:
+        delivery = Delivery(
+            id="whd_" + self.ids.object_id(),
+            event_id=event.id,
+            event_type=event.type,
+            endpoint_id=endpoint.id,
+            org_id=event.org_id,
+            created_at=self.clock.now(),
+            redelivery_of=of,
+        )
+        self.deliveries[delivery.id] = delivery
+        self._schedule(delivery, 1, due)
+        return delivery
+
+    def _schedule(self, delivery: Delivery, number: int, due: datetime) -> None:
+        delivery.next_attempt_at = due
+        self.scheduler.schedule(due, ATTEMPT_KIND, {"deliveryId": delivery.id, "attempt": number})
+
+    @locked
+    def on_attempt_due(self, payload: dict[str, Any]) -> None:
+        """Scheduler handler: the attempt is due now; the dispatcher sends it outside the lock."""
+        delivery = self.deliveries.get(payload["deliveryId"])
+        if delivery is None or delivery.status is not DeliveryStatus.PENDING:
+            return
+        self._due_seq += 1
+        bisect.insort(
+            self.due, DueAttempt(self.clock.now(), self._due_seq, delivery.id, payload["attempt"])
+        )
+
+    @locked
+    def redeliver(self, event_id: str, endpoint_id: str | None = None) -> list[Delivery]:
+        """Sends ``event_id`` again, now, as new deliveries with their own retries."""
+        event = self.events.get(event_id)
+        if event is None:
+            raise NotFound(f"event {event_id} not found")
+        if endpoint_id is not None:
+            endpoint = self.endpoints.get(endpoint_id)
+            if endpoint.org_id != event.org_id:
+                raise ValidationFailed(
+                    f"endpointId {endpoint_id} belongs to another organization than the event"
+                )
+            targets = [endpoint]
+        else:
+            targets = self.endpoints.matching(event.org_id, event.type)
+        if not targets:
+            raise Conflict(f"no enabled webhook endpoint of the organization takes {event.type}")
+        originals = [d.id for d in self.deliveries.values() if d.event_id == event_id]
+        of = originals[0] if originals else None
+        return [self._start(event, target, self.clock.now(), of) for target in targets]
+
+    @locked
+    def set_fault(self, count: int, send: bool = False) -> ReceiverFault:
+        self.fault = ReceiverFault(count, send)
+        return self.fault
+
+    # --- the dispatcher's side --------------------------------------------------------------
+
+    @locked
+    def has_due(self) -> bool:
+        return bool(self.due)
+
+    @locked
+    def take_next(self) -> Outgoing | None:
+        """The earliest due attempt, signed with its due time, or None when nothing is due."""
+        while self.due:
+            due = self.due.pop(0)
+            delivery = self.deliveries.get(due.delivery_id)
+            if delivery is None or delivery.status is not DeliveryStatus.PENDING:
+                continue
+            return self._outgoing(due, delivery)
+        return None
+
+    def _outgoing(self, due: DueAttempt, delivery: Delivery) -> Outgoing:
+        event = self.events.get(delivery.event_id)
+        body = event.body() if event is not None else b"{}"
+        endpoint = self.endpoints.find(delivery.endpoint_id)
+        if endpoint is None:
+            gone = Outcome(None, "endpoint_deleted", "the endpoint was deleted; not sent")
+            return Outgoing(due, "", body, {}, self.timeout, gone, send=False, final=True)
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+            SIGNATURE_HEADER: sign(body, endpoint.secret, due.due),
+        }
+        if not endpoint.enabled:
+            off = Outcome(None, "endpoint_disabled", "the endpoint is disabled; not sent")
+            return Outgoing(due, endpoint.url, body, headers, self.timeout, off, send=False)
+        if self.fault.count > 0:
+            self.fault.count -= 1
+            forced = Outcome(None, "fault_injected", "receiver-outcome fault: counted as failed")
+            return Outgoing(
+                due, endpoint.url, body, headers, self.timeout, forced, send=self.fault.send
+            )
+        return Outgoing(due, endpoint.url, body, headers, self.timeout)
+
+    @locked
+    def record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:
+        """Journals the attempt and schedules the next one or settles the delivery."""
+        due = outgoing.due
+        delivery = self.deliveries.get(due.delivery_id)
+        if delivery is None or delivery.status is not DeliveryStatus.PENDING:
+            return None  # the state was reset or restored while the POST was out
+        succeeded = outcome.succeeded
+        delivery.attempts = due.number
+        delivery.next_attempt_at = None
+        if succeeded:
+            self._settle(delivery, DeliveryStatus.SUCCEEDED)
+        elif due.number < self.max_attempts and not outgoing.final:
+            self._schedule(delivery, due.number + 1, due.due + self.retry_delays[due.number - 1])
+        else:
+            self._settle(delivery, DeliveryStatus.FAILED)
+        attempt = Attempt(
+            delivery_id=delivery.id,
+            event_id=delivery.event_id,
+            event_type=delivery.event_type,
+            endpoint_id=delivery.endpoint_id,
+            org_id=delivery.org_id,
+            number=due.number,
+            time=due.due,
+            url=outgoing.url,
+            signature=outgoing.headers.get(SIGNATURE_HEADER, ""),
+            succeeded=succeeded,
+            status_code=outcome.status_code,
+            error=outcome.error,
+            message=outcome.message,
+            duration_ms=outcome.duration_ms,
+            response_snippet=outcome.snippet,
+            next_attempt_at=delivery.next_attempt_at,
+        )
+        self.attempts.append(attempt)
+        self.attempts_made += 1
+        del self.attempts[:-MAX_ATTEMPTS_KEPT]
+        return attempt
+
+    def _settle(self, delivery: Delivery, status: DeliveryStatus) -> None:
+        DELIVERY_LIFECYCLE.check(delivery.status.value, status.value)
+        delivery.status = status
+
+    # --- reading ----------------------------------------------------------------------------
+
+    @locked
+    def get(self, delivery_id: str) -> Delivery:
+        return found(self.deliveries.get(delivery_id), f"webhook delivery {delivery_id} not found")
+
+    @locked
+    def query(self, filters: dict[str, str | None]) -> list[Delivery]:
+        """Deliveries, oldest first, matching every given public field (``{"eventId": ...}``)."""
+        return [d for d in self.deliveries.values() if _fits(d.to_public(), filters)]
+
+    @locked
+    def query_attempts(self, filters: dict[str, str | None]) -> list[Attempt]:
+        """Attempts, in the order they were made, matching every given public field."""
+        return [a for a in self.attempts if _fits(a.to_public(), filters)]
+
+    @locked
+    def attempts_since(self, mark: int) -> list[Attempt]:
+        """The attempts made after ``attempts_made`` was ``mark``."""
+        return self.attempts[max(0, len(self.attempts) - (self.attempts_made - mark)) :]
+
+    # --- state ------------------------------------------------------------------------------
+
+    def export(self) -> dict[str, Any]:
+        return {
+            "deliveries": [to_json(d) for d in self.deliveries.values()],
+            "attempts": [to_json(a) for a in self.attempts],
+            "due": [to_json(d) for d in self.due],
+            "dueSeq": self._due_seq,
+            "fault": to_json(self.fault),
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        deliveries = [from_json(Delivery, d) for d in data["deliveries"]]
+        self.deliveries = {d.id: d for d in deliveries}
+        self.attempts = [from_json(Attempt, a) for a in data["attempts"]]
+        self.attempts_made = len(self.attempts)
+        self.due = sorted(from_json(DueAttempt, d) for d in data["due"])
+        self._due_seq = data["dueSeq"]
+        self.fault = from_json(ReceiverFault, data["fault"])
+
+
+def _fits(view: dict[str, Any], filters: dict[str, str | None]) -> bool:
+    return all(value is None or str(view[name]) == value for name, value in filters.items())

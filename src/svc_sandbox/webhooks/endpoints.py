@@ -1,0 +1,193 @@
+"""Webhook endpoints (subscriptions) per organization: URL, signing secret, event filter, enabled.
+
+The spec shows no subscription management (§6 "not shown"): the control plane manages them, and
+``svc-sandbox serve --webhook-url`` sets one for each default organization.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.errors import ValidationFailed, found
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.webhooks.events import check_event_type
+
+SECRET_PREFIX = "whsec_"
+MAX_URL_LENGTH = 2048
+MAX_SECRET_LENGTH = 256
+
+
+@dataclass
+class WebhookEndpoint:
+    id: str
+    org_id: str
+    url: str
+    secret: str
+    created_at: datetime
+    #: Event types delivered here; empty means every type.
+    event_types: list[str] = field(default_factory=list)
+    enabled: bool = True
+    description: str = ""
+
+    def accepts(self, event_type: str) -> bool:
+        return not self.event_types or event_type in self.event_types
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "organizationId": self.org_id,
+            "url": self.url,
+            "secret": self.secret,
+            "eventTypes": list(self.event_types),
+            "enabled": self.enabled,
+            "description": self.description,
+            "createdAt": isoformat(self.created_at),
+        }
+
+
+def check_url(url: str, field_name: str = "url") -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or len(url) > MAX_URL_LENGTH:
+        raise ValidationFailed(f"{field_name} must be an absolute http(s) URL")
+    return url
+
+
+def check_secret(secret: str, field_name: str = "secret") -> str:
+    if not secret.strip():
+        raise ValidationFailed(f"{field_name} must not be empty")
+    if len(secret) > MAX_SECRET_LENGTH:
+        raise ValidationFailed(f"{field_name} must be at most {MAX_SECRET_LENGTH} characters")
+    return secret
+
+
+def check_event_types(types: list[str], field_name: str = "eventTypes") -> list[str]:
+    for index, type_ in enumerate(types):
+        check_event_type(type_, f"{field_name}[{index}]")
+    return list(dict.fromkeys(types))
+
+
+class EndpointService:
+    def __init__(
+        self,
+        lock: threading.RLock,
+        clock: Clock,
+        ids: IdFactory,
+        default_secret: str | None = None,
+    ) -> None:
+        self.lock = lock
+        self.clock = clock
+        self.ids = ids
+        #: The secret of endpoints created without one (``--webhook-secret``); else generated.
+        self.default_secret = default_secret
+        self.endpoints: dict[str, WebhookEndpoint] = {}
+
+    def generate_secret(self) -> str:
+        return self.ids.secret(SECRET_PREFIX)
+
+    @locked
+    def create(
+        self,
+        org_id: str,
+        url: str,
+        secret: str | None = None,
+        event_types: list[str] | None = None,
+        enabled: bool = True,
+        description: str = "",
+    ) -> WebhookEndpoint:
+        check_url(url)
+        types = check_event_types(event_types or [])
+        if secret is not None:
+            check_secret(secret)
+        endpoint = WebhookEndpoint(
+            id="we_" + self.ids.object_id(),
+            org_id=org_id,
+            url=url,
+            secret=secret or self.default_secret or self.generate_secret(),
+            created_at=self.clock.now(),
+            event_types=types,
+            enabled=enabled,
+            description=description,
+        )
+        self.endpoints[endpoint.id] = endpoint
+        return endpoint
+
+    @locked
+    def get(self, endpoint_id: str) -> WebhookEndpoint:
+        return found(self.endpoints.get(endpoint_id), f"webhook endpoint {endpoint_id} not found")
+
+    @locked
+    def find(self, endpoint_id: str) -> WebhookEndpoint | None:
+        return self.endpoints.get(endpoint_id)
+
+    @locked
+    def update(
+        self,
+        endpoint_id: str,
+        *,
+        url: str | None = None,
+        secret: str | None = None,
+        event_types: list[str] | None = None,
+        enabled: bool | None = None,
+        description: str | None = None,
+    ) -> WebhookEndpoint:
+        """Changes the given fields; every check runs before anything changes."""
+        endpoint = self.get(endpoint_id)
+        if url is not None:
+            check_url(url)
+        if secret is not None:
+            check_secret(secret)
+        types = check_event_types(event_types) if event_types is not None else None
+        if url is not None:
+            endpoint.url = url
+        if secret is not None:
+            endpoint.secret = secret
+        if types is not None:
+            endpoint.event_types = types
+        if enabled is not None:
+            endpoint.enabled = enabled
+        if description is not None:
+            endpoint.description = description
+        return endpoint
+
+    @locked
+    def rotate_secret(self, endpoint_id: str) -> WebhookEndpoint:
+        endpoint = self.get(endpoint_id)
+        endpoint.secret = self.generate_secret()
+        return endpoint
+
+    @locked
+    def delete(self, endpoint_id: str) -> WebhookEndpoint:
+        endpoint = self.get(endpoint_id)
+        del self.endpoints[endpoint_id]
+        return endpoint
+
+    @locked
+    def list_for(self, org_id: str | None = None) -> list[WebhookEndpoint]:
+        return [e for e in self.endpoints.values() if org_id is None or e.org_id == org_id]
+
+    @locked
+    def matching(self, org_id: str, event_type: str) -> list[WebhookEndpoint]:
+        """The enabled endpoints of ``org_id`` that take ``event_type``, oldest first."""
+        return [
+            e
+            for e in self.endpoints.values()
+            if e.org_id == org_id and e.enabled and e.accepts(event_type)
+        ]
+
+    def export(self) -> dict[str, Any]:
+        return {
+            "endpoints": [to_json(e) for e in self.endpoints.values()],
+            "defaultSecret": self.default_secret,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        endpoints = [from_json(WebhookEndpoint, e) for e in data["endpoints"]]
+        self.endpoints = {e.id: e for e in endpoints}
+        self.default_secret = data["defaultSecret"]

@@ -1,0 +1,75 @@
+"""Bodies and query parameters of the webhook control-plane routes (control/webhooks_api.py).
+
+Types only: the rules (http(s) URLs, non-empty secrets, known event types) live in
+webhooks/endpoints.py and webhooks/events.py, so the in-process API checks them too.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StrictBool, StrictInt, StrictStr
+
+from svc_sandbox.control.schemas import Strict
+
+Description = Annotated[StrictStr, Field(max_length=500)]
+
+
+class EndpointCreateBody(Strict):
+    #: The organization; default: the default sandbox organization.
+    orgId: StrictStr | None = None
+    url: StrictStr
+    #: Default: the sandbox's webhook secret when set, else a generated ``whsec_…``.
+    secret: StrictStr | None = None
+    #: Event types to deliver; empty or absent: every type.
+    eventTypes: list[StrictStr] | None = None
+    enabled: StrictBool = True
+    description: Description = ""
+
+
+class EndpointUpdateBody(Strict):
+    url: StrictStr | None = None
+    secret: StrictStr | None = None
+    eventTypes: list[StrictStr] | None = None
+    enabled: StrictBool | None = None
+    description: Description | None = None
+
+
+class RedeliverBody(Strict):
+    #: Only this endpoint; default: every enabled endpoint of the organization that takes it.
+    endpointId: StrictStr | None = None
+
+
+class ReceiverFaultBody(Strict):
+    count: Annotated[StrictInt, Field(ge=0, le=100_000)]
+    #: True: still POST to the receiver, but count the attempt as failed.
+    send: StrictBool = False
+
+
+class TriggerBody(Strict):
+    type: StrictStr
+    orgId: StrictStr | None = None
+    #: Fields replacing the example data of the type.
+    data: dict[str, Any] | None = None
+
+
+class EndpointQuery(Strict):
+    orgId: str | None = None
+
+
+class DeliveryQuery(Strict):
+    orgId: str | None = None
+    endpointId: str | None = None
+    eventId: str | None = None
+    eventType: str | None = None
+    status: Literal["pending", "succeeded", "failed"] | None = None
+
+
+class AttemptQuery(Strict):
+    orgId: str | None = None
+    endpointId: str | None = None
+    eventId: str | None = None
+    deliveryId: str | None = None
+    eventType: str | None = None
+    outcome: Literal["succeeded", "failed"] | None = None
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100

@@ -1,0 +1,119 @@
+"""A real HTTP webhook receiver on 127.0.0.1 for the tests: records what arrives and answers
+as told (a status, a hang, a reset, garbage, or closing without an answer)."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+#: Longest a "hang" answer waits before it gives up by itself (keeps every test bounded).
+HANG_LIMIT_SECONDS = 15.0
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+class Receiver:
+    """Answers with ``behaviours`` in turn, then with ``default``.
+
+    A behaviour is an int status, or "hang", "reset", "garbage", "close".
+    """
+
+    def __init__(self, default: int | str = 200) -> None:
+        self.default = default
+        self.behaviours: list[int | str] = []
+        self.received: list[Received] = []
+        self.arrived = threading.Condition()
+        #: Set to end every hang.
+        self.release = threading.Event()
+        self.hanging = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/hooks"
+
+    def start(self) -> Receiver:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self.release.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
+        """Waits (bounded) until ``count`` requests arrived; returns them."""
+        with self.arrived:
+            self.arrived.wait_for(lambda: len(self.received) >= count, timeout)
+            return list(self.received)
+
+    def _next_behaviour(self) -> int | str:
+        with self.arrived:
+            return self.behaviours.pop(0) if self.behaviours else self.default
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                behaviour = receiver._next_behaviour()
+                with receiver.arrived:
+                    receiver.received.append(Received(self.path, dict(self.headers), body))
+                    receiver.arrived.notify_all()
+                if behaviour == "hang":
+                    receiver.hanging.set()
+                    receiver.release.wait(HANG_LIMIT_SECONDS)
+                    behaviour = 200
+                if behaviour == "reset":
+                    linger = struct.pack("ii", 1, 0)
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                    self.connection.close()
+                    self.close_connection = True
+                    return
+                if behaviour == "garbage":
+                    self.wfile.write(b"this is not http\r\n\r\n")
+                    self.close_connection = True
+                    return
+                if behaviour == "close":
+                    self.close_connection = True
+                    return
+                assert isinstance(behaviour, int)
+                self.send_response(behaviour)
+                if 300 <= behaviour < 400:
+                    self.send_header("Location", "http://127.0.0.1:1/elsewhere")
+                payload = b'{"received":true}'
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler
+
+
+@contextmanager
+def running_receiver(default: int | str = 200) -> Iterator[Receiver]:
+    receiver = Receiver(default).start()
+    try:
+        yield receiver
+    finally:
+        receiver.close()

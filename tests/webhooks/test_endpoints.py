@@ -1,0 +1,173 @@
+"""Webhook endpoints through the control plane, and the ones `serve --webhook-url` sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from tests.webhooks.conftest import SECRET, add_endpoint
+
+URL = "http://127.0.0.1:9/hooks"
+
+
+def test_create_read_update_delete(svc_client: FlaskClient) -> None:
+    created = add_endpoint(svc_client, URL, eventTypes=["order.completed"], description="shop")
+    assert created["id"].startswith("we_")
+    assert (created["url"], created["secret"], created["enabled"]) == (URL, SECRET, True)
+    assert created["eventTypes"] == ["order.completed"]
+    assert svc_client.get(f"/_sandbox/webhooks/endpoints/{created['id']}").json == created
+
+    patched = svc_client.patch(
+        f"/_sandbox/webhooks/endpoints/{created['id']}",
+        json={"enabled": False, "eventTypes": [], "url": "https://shop.example/hooks"},
+    )
+    assert patched.status_code == 200
+    assert patched.json is not None
+    assert (patched.json["enabled"], patched.json["eventTypes"]) == (False, [])
+    assert patched.json["url"] == "https://shop.example/hooks"
+
+    listed = svc_client.get(
+        "/_sandbox/webhooks/endpoints", query_string={"orgId": created["organizationId"]}
+    )
+    assert [e["id"] for e in listed.json["items"]] == [created["id"]]  # type: ignore[index]
+
+    assert svc_client.delete(f"/_sandbox/webhooks/endpoints/{created['id']}").status_code == 200
+    assert svc_client.get(f"/_sandbox/webhooks/endpoints/{created['id']}").status_code == 404
+
+
+def test_default_organization_is_the_sandbox_one(
+    svc_client: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    created = add_endpoint(svc_client, URL)
+    org = svc_sandbox.orgs.get(created["organizationId"])
+    assert org.environment.value == "sandbox"
+    assert created["eventTypes"] == []
+
+
+def test_a_secret_is_generated_when_none_is_given(svc_client: FlaskClient) -> None:
+    response = svc_client.post("/_sandbox/webhooks/endpoints", json={"url": URL})
+    assert response.status_code == 201
+    secret = response.json["secret"]  # type: ignore[index]
+    assert secret.startswith("whsec_") and len(secret) > 20
+    rotated = svc_client.post(
+        f"/_sandbox/webhooks/endpoints/{response.json['id']}/rotate-secret"  # type: ignore[index]
+    )
+    assert rotated.json["secret"].startswith("whsec_")  # type: ignore[index]
+    assert rotated.json["secret"] != secret  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"url": "ftp://example.com/hooks"}, "url"),
+        ({"url": "javascript:alert(1)"}, "url"),
+        ({"url": "example.com/hooks"}, "url"),
+        ({"url": "http://"}, "url"),
+        ({"url": 5}, "url"),
+        ({}, "url"),
+        ({"url": URL, "secret": ""}, "secret"),
+        ({"url": URL, "secret": "   "}, "secret"),
+        ({"url": URL, "eventTypes": ["order.refunded"]}, "eventTypes[0]"),
+        ({"url": URL, "eventTypes": ["order.created", "nope"]}, "eventTypes[1]"),
+        ({"url": URL, "eventTypes": "order.created"}, "eventTypes"),
+        ({"url": URL, "enabled": "yes"}, "enabled"),
+        ({"url": URL, "color": "red"}, "color"),
+    ],
+)
+def test_bad_endpoints_answer_400_naming_the_field(
+    svc_client: FlaskClient, body: dict[str, Any], field: str
+) -> None:
+    response = svc_client.post("/_sandbox/webhooks/endpoints", json=body)
+    assert response.status_code == 400
+    assert response.json is not None
+    assert response.json["error"].startswith(field + " ")
+    assert svc_client.get("/_sandbox/webhooks/endpoints").json == {"items": []}
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"url": "mailto:a@b.c"}, "url"),
+        ({"secret": ""}, "secret"),
+        ({"eventTypes": ["order.paid"]}, "eventTypes[0]"),
+    ],
+)
+def test_bad_updates_answer_400_and_change_nothing(
+    svc_client: FlaskClient, body: dict[str, Any], field: str
+) -> None:
+    created = add_endpoint(svc_client, URL)
+    path = f"/_sandbox/webhooks/endpoints/{created['id']}"
+    response = svc_client.patch(path, json={**body, "enabled": False})
+    assert response.status_code == 400
+    assert response.json["error"].startswith(field + " ")  # type: ignore[index]
+    assert svc_client.get(path).json == created
+
+
+def test_unknown_organization_or_endpoint_is_404(svc_client: FlaskClient) -> None:
+    response = svc_client.post("/_sandbox/webhooks/endpoints", json={"url": URL, "orgId": "nope"})
+    assert response.status_code == 404
+    assert svc_client.patch("/_sandbox/webhooks/endpoints/we_x", json={}).status_code == 404
+    assert svc_client.delete("/_sandbox/webhooks/endpoints/we_x").status_code == 404
+
+
+def test_webhook_url_setting_gives_each_default_organization_an_endpoint() -> None:
+    sandbox = Sandbox(clock_mode="frozen", port=0, webhook_url=URL, webhook_secret="whsec_mine")
+    info = create_app(sandbox).test_client().get("/_sandbox").json
+    assert info is not None
+    assert info["webhooks"] == {"url": URL, "secret": "whsec_mine"}
+    for org in info["organizations"]:
+        [endpoint] = org["webhookEndpoints"]
+        assert (endpoint["url"], endpoint["secret"]) == (URL, "whsec_mine")
+
+
+def test_webhook_url_without_secret_generates_one_shown_by_info_and_kept_by_reset() -> None:
+    sandbox = Sandbox(clock_mode="frozen", port=0, webhook_url=URL)
+    client = create_app(sandbox).test_client()
+    info = client.get("/_sandbox").json
+    assert info is not None
+    secret = info["webhooks"]["secret"]
+    assert secret.startswith("whsec_")
+    assert {o["webhookEndpoints"][0]["secret"] for o in info["organizations"]} == {secret}
+    after = client.post("/_sandbox/reset").json
+    assert after is not None
+    assert after["webhooks"]["secret"] == secret
+    assert Sandbox(clock_mode="frozen", port=0, webhook_url=URL).info()["webhooks"] == {
+        "url": URL,
+        "secret": secret,
+    }
+
+
+def test_without_webhook_url_info_shows_none(svc_sandbox: Sandbox) -> None:
+    assert svc_sandbox.info()["webhooks"] == {"url": None, "secret": None}
+
+
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({"webhook_url": "ftp://x"}, "webhook_url"),
+        ({"webhook_secret": ""}, "webhook_secret"),
+        ({"webhook_retries": "1m,soon"}, "webhook_retries"),
+        ({"webhook_timeout_seconds": 0}, "webhook_timeout_seconds"),
+    ],
+)
+def test_bad_webhook_settings_are_refused(settings: dict[str, Any], field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        Sandbox(clock_mode="frozen", port=0, **settings)
+
+
+def test_serve_flags_set_the_webhook_settings() -> None:
+    from svc_sandbox.cli import banner, build_parser, settings_from_args
+    from svc_sandbox.core.clock import ClockMode
+
+    argv = ["serve", "--webhook-url", URL, "--webhook-secret", "whsec_cli"]
+    argv += ["--webhook-timeout-seconds", "2.5", "--webhook-retries", "10s,1m"]
+    settings = settings_from_args(build_parser().parse_args(argv))
+    assert (settings.webhook_url, settings.webhook_secret) == (URL, "whsec_cli")
+    assert settings.webhook_timeout_seconds == 2.5
+    assert [d.total_seconds() for d in settings.webhook_retry_delays] == [10, 60]
+    text = banner(Sandbox(settings.model_copy(update={"clock_mode": ClockMode.FROZEN})).info())
+    assert f"Webhooks: {URL}  secret: whsec_cli" in text
