@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.sandbox import Sandbox
+from tests.helpers import create_product
 
 SESSION = "0123456789abcdef01234567"
 ORDER_DATA: dict[str, Any] = {
@@ -62,3 +65,34 @@ def test_an_event_missing_a_field_breaks_its_webhook_schema(
     event = svc_sandbox.events.emit(org.id, org.environment, event_type, data)
     (violation,) = commerce_contract().validate_webhook(event_type, event.envelope())
     assert violation.schema_path == schema_path
+
+
+def test_the_events_of_real_checkouts_fit_the_webhooks_section(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+) -> None:
+    token = create_product(svc_client, auth, status="published")["product"]["checkoutToken"]
+    customer = {"email": "buyer@example.com", "externalId": "u1"}
+    for body in (
+        {
+            "productId": token,
+            "gateway": "telebirr",
+            "customer": {**customer, "phone": "251900000001"},
+        },
+        {
+            "amount": 500,
+            "description": "Tip",
+            "gateway": "mpesa",
+            "customer": {**customer, "phone": "251900000002"},
+        },
+        {"productId": token},  # a payment link nobody pays: expires
+    ):
+        assert svc_client.post("/api/checkout", json=body, headers=auth).status_code == 200
+    svc_sandbox.advance(timedelta(minutes=31))
+    events = svc_sandbox.events.events
+    assert {e.type for e in events} == {
+        "order.created",
+        "order.completed",
+        "checkout.session.expired",
+    }
+    for event in events:
+        assert commerce_contract().validate_webhook(event.type, event.envelope()) == [], event.type
