@@ -30,6 +30,15 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--clock-factor", type=float, help="speed of a scaled clock")
     serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
     serve.add_argument("--threads", type=int, help="worker threads (default 8)")
+    serve.add_argument(
+        "--tick-seconds", type=float, help="how often a real or scaled clock runs due work"
+    )
+    serve.add_argument(
+        "--no-credentials-status",
+        type=int,
+        choices=[401, 403],
+        help="status of a commerce request with no credentials at all (default 403)",
+    )
     serve.add_argument("--webhook-url", help="webhook endpoint of the default organizations")
     serve.add_argument("--webhook-secret", help="its signing secret (default: generated)")
     serve.add_argument(

@@ -33,6 +33,18 @@ def test_flags_override_environment_which_overrides_defaults(
     assert parse("--clock", "frozen")["clock_mode"] == "frozen"
 
 
+def test_every_setting_has_a_serve_flag() -> None:
+    from svc_sandbox.settings import Settings
+
+    serve = build_parser()._subparsers._group_actions[0].choices["serve"]  # type: ignore[union-attr]
+    flags = {action.dest for action in serve._actions}
+    assert set(Settings.model_fields) - flags == set()
+    assert (
+        parse("--no-credentials-status", "401", "--tick-seconds", "2")["no_credentials_status"]
+        == 401
+    )
+
+
 def test_every_root_has_a_flag() -> None:
     settings = parse("--public-url", "http://example.test:1", "--pay-url", "https://pay.test")
     assert settings["public_url"] == "http://example.test:1"
