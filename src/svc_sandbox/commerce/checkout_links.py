@@ -15,6 +15,7 @@ from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import one_of
 
 FIELD_TYPES = ("text", "email", "phone", "number", "select")
 FIELD_VALUE_MAX = 500
@@ -162,8 +163,7 @@ class CheckoutConfigService:
         product_ids: list[str] | None = None,
         options: list[str] | None = None,
     ) -> CheckoutField:
-        if type_ not in FIELD_TYPES:
-            raise ValidationFailed(f"type must be one of {', '.join(FIELD_TYPES)}")
+        one_of(type_, FIELD_TYPES, "type")
         if type_ == "select" and not options:
             raise ValidationFailed("options is required for a select field")
         checkout_field = CheckoutField(
@@ -200,8 +200,8 @@ class CheckoutConfigService:
             text = stringify(value).strip()
             if len(text) > FIELD_VALUE_MAX:
                 raise ValidationFailed(f"{name} must be at most {FIELD_VALUE_MAX} characters")
-            if definition.type == "select" and text and text not in definition.options:
-                raise ValidationFailed(f"{name} must be one of {', '.join(definition.options)}")
+            if definition.type == "select" and text:
+                one_of(text, definition.options, name)
             stored[field_id] = text
         for definition in fields.values():
             if definition.required and not stored.get(definition.id):

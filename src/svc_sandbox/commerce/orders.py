@@ -12,11 +12,12 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import ValidationFailed, found
+from svc_sandbox.core.errors import found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import optional_one_of
 
 ORDER_STATUSES = ("pending", "paid", "failed")
 CUSTOM_PAYMENT_TITLE = "Custom payment"
@@ -113,8 +114,7 @@ class OrderService:
     def list_for(
         self, org_id: str, status: str | None = None, environment: str | None = None
     ) -> list[Order]:
-        if status is not None and status not in ORDER_STATUSES:
-            raise ValidationFailed("status must be one of pending, paid, failed")
+        optional_one_of(status, ORDER_STATUSES, "status")
         found = [
             o
             for o in self.orders.values()

@@ -28,6 +28,7 @@ from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.scheduler import Scheduler
+from svc_sandbox.core.validation import one_of
 
 #: §7 session failure codes with the buyer-safe message the emulator shows for each.
 FAILURE_MESSAGES: dict[str, str] = {
@@ -274,8 +275,7 @@ class PaymentService:
 
     @locked
     def fail(self, ref: str, code: str, message: str | None = None) -> PaymentAttempt:
-        if code not in FAILURE_CODES:
-            raise ValidationFailed(f"code must be one of {', '.join(FAILURE_CODES)}")
+        one_of(code, FAILURE_CODES, "code")
         return self._decide(self._target(ref), Failure.of(code, message))
 
     def _target(self, ref: str) -> PaymentAttempt:
@@ -316,10 +316,7 @@ class PaymentService:
         self, push_outcome: str | None = None, push_delay_seconds: float | None = None
     ) -> ProviderConfig:
         if push_outcome is not None:
-            if push_outcome not in PUSH_OUTCOMES:
-                raise ValidationFailed(
-                    f"productionPushOutcome must be one of {', '.join(PUSH_OUTCOMES)}"
-                )
+            one_of(push_outcome, PUSH_OUTCOMES, "productionPushOutcome")
             self.config.push_outcome = push_outcome
         if push_delay_seconds is not None:
             if push_delay_seconds < 0:

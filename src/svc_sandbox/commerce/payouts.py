@@ -34,6 +34,7 @@ from svc_sandbox.core.lifecycle import NEW, Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.scheduler import Scheduler
+from svc_sandbox.core.validation import optional_one_of
 from svc_sandbox.orgs.organizations import (
     Environment,
     KycStatus,
@@ -159,9 +160,7 @@ def check_withdrawal_id(withdrawal_id: str) -> str:
 
 
 def check_status(status: str | None) -> str | None:
-    if status is not None and status not in STATUSES:
-        raise ValidationFailed(f"status must be one of {', '.join(STATUSES)}")
-    return status
+    return optional_one_of(status, STATUSES, "status")
 
 
 class PayoutService:

@@ -14,6 +14,7 @@ from svc_sandbox.core.errors import NotFound, Unprocessable, ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import optional_one_of
 
 PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
 STATUSES = ("draft", "published", "archived")
@@ -129,8 +130,7 @@ class ProductService:
 
     @locked
     def list_for(self, org_id: str, status: str | None = None) -> list[Product]:
-        if status is not None and status not in STATUSES:
-            raise ValidationFailed("status must be one of draft, published, archived")
+        optional_one_of(status, STATUSES, "status")
         found = [
             p
             for p in self.products.values()

@@ -3,6 +3,7 @@ names the field (``price.amount: Input should be greater than or equal to 0``)."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -48,3 +49,15 @@ def parse(model: type[M], data: Any) -> M:
         return model.model_validate(data)
     except PydanticValidationError as exc:
         raise ValidationFailed(describe(dict(exc.errors()[0]))) from None
+
+
+def one_of(value: str, allowed: Sequence[str], field: str) -> str:
+    """``value`` if it is one of ``allowed``; otherwise a 400 naming ``field`` and the choices."""
+    if value not in allowed:
+        raise ValidationFailed(f"{field} must be one of {', '.join(allowed)}")
+    return value
+
+
+def optional_one_of(value: str | None, allowed: Sequence[str], field: str) -> str | None:
+    """As ``one_of``, letting None (an absent filter) through."""
+    return None if value is None else one_of(value, allowed, field)

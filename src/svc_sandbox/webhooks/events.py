@@ -14,18 +14,16 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import one_of
 
 EVENT_TYPES = ("order.created", "order.completed", "checkout.session.expired")
 
 
 def check_event_type(value: str, field_name: str = "type") -> str:
-    if value not in EVENT_TYPES:
-        raise ValidationFailed(f"{field_name} must be one of {', '.join(EVENT_TYPES)}")
-    return value
+    return one_of(value, EVENT_TYPES, field_name)
 
 
 def envelope(
