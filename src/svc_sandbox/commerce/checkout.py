@@ -316,11 +316,11 @@ class CheckoutService:
         )
         self.sessions[session.id] = session
         if plan.mode is Mode.FREE:
-            self._move(session, "completed")
+            SESSION_LIFECYCLE.move(session, "completed")
             order = self._new_order(session, "paid")
             self._emit_order("order.completed", session, order)
             return session
-        self._move(session, "open")
+        SESSION_LIFECYCLE.move(session, "open")
         self.scheduler.schedule(session.expires_at, EXPIRE, {"sessionId": session.id})
         if plan.mode in (Mode.DIRECT, Mode.SIMULATOR):
             channel = Channel.PUSH if plan.mode is Mode.DIRECT else Channel.SIMULATOR
@@ -428,13 +428,13 @@ class CheckoutService:
         return session.last_failure or Failure.of("session_expired")
 
     def _complete(self, session: CheckoutSession) -> None:
-        self._move(session, "completed")
+        SESSION_LIFECYCLE.move(session, "completed")
         order = self.orders.get(session.order_id or "")
         self.orders.move(order, "paid")
         self._emit_order("order.completed", session, order)
 
     def _expire(self, session: CheckoutSession, failure: Failure) -> None:
-        self._move(session, "expired")
+        SESSION_LIFECYCLE.move(session, "expired")
         session.failure = failure
         attempt = self.payments.in_flight_of(session.id)
         if attempt is not None:
@@ -447,11 +447,6 @@ class CheckoutService:
             "checkout.session.expired",
             {"sessionId": session.id, "failure": failure.to_public()},
         )
-
-    @staticmethod
-    def _move(session: CheckoutSession, target: str) -> None:
-        SESSION_LIFECYCLE.check(session.status, target)
-        session.status = target
 
     @staticmethod
     def _require_open(session: CheckoutSession) -> None:

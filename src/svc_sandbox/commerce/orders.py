@@ -104,8 +104,7 @@ class OrderService:
     @locked
     def move(self, order: Order, target: str) -> Order:
         """Moves an order along ORDER_LIFECYCLE; paying stamps ``paidAt``."""
-        ORDER_LIFECYCLE.check(order.status, target)
-        order.status = target
+        ORDER_LIFECYCLE.move(order, target)
         if target == "paid":
             order.paid_at = self.clock.now()
         return order

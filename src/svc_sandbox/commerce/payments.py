@@ -248,23 +248,22 @@ class PaymentService:
             self._decide(attempt, outcome_failure(outcome))
 
     def _decide(self, attempt: PaymentAttempt, failure: Failure | None) -> PaymentAttempt:
-        target = AttemptStatus.SUCCEEDED if failure is None else AttemptStatus.FAILED
-        ATTEMPT_LIFECYCLE.check(attempt.status.value, target.value)
-        attempt.status = target
-        attempt.failure = failure
-        attempt.decided_at = self.clock.now()
+        self._record_decision(attempt, failure)
         for listener in self._listeners:
             listener(attempt)
         return attempt
+
+    def _record_decision(self, attempt: PaymentAttempt, failure: Failure | None) -> None:
+        target = AttemptStatus.SUCCEEDED if failure is None else AttemptStatus.FAILED
+        ATTEMPT_LIFECYCLE.move(attempt, target)
+        attempt.failure = failure
+        attempt.decided_at = self.clock.now()
 
     @locked
     def close(self, attempt: PaymentAttempt, failure: Failure) -> None:
         """Ends a prompt without announcing it (its session is ending for another reason)."""
         if attempt.in_flight:
-            ATTEMPT_LIFECYCLE.check(attempt.status.value, AttemptStatus.FAILED.value)
-            attempt.status = AttemptStatus.FAILED
-            attempt.failure = failure
-            attempt.decided_at = self.clock.now()
+            self._record_decision(attempt, failure)
 
     # --- what tests and the simulator page do ----------------------------------------------
 

@@ -336,8 +336,7 @@ class PayoutService:
         self.scheduler.schedule(due, kind, {"withdrawalId": withdrawal.id})
 
     def _move(self, withdrawal: Withdrawal, target: str, note: str | None = None) -> None:
-        LIFECYCLE.check(withdrawal.status, target)
-        withdrawal.status = target
+        LIFECYCLE.move(withdrawal, target)
         withdrawal.updated_at = self.clock.now()
         if note is not None:
             withdrawal.note = note

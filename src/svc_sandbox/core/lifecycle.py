@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from svc_sandbox.core.errors import IllegalTransition
 
 #: The source state of a resource's first transition (its creation).
 NEW = "none"
+
+StatusT = TypeVar("StatusT", bound=str)
+
+
+class HasStatus(Protocol[StatusT]):
+    status: StatusT
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,11 @@ class Lifecycle:
     def check(self, source: str, target: str) -> None:
         if (source, target) not in self._allowed:
             raise IllegalTransition(f"{self.name} cannot move from {source} to {target}")
+
+    def move(self, record: HasStatus[StatusT], target: StatusT) -> None:
+        """Checks the move against the table, then makes it (a refused move changes nothing)."""
+        self.check(record.status, target)
+        record.status = target
 
     def table(self) -> list[dict[str, str]]:
         return [{"from": t.source, "to": t.target, "trigger": t.trigger} for t in self.transitions]

@@ -337,8 +337,7 @@ class DeliveryService:
         return attempt
 
     def _settle(self, delivery: Delivery, status: DeliveryStatus) -> None:
-        DELIVERY_LIFECYCLE.check(delivery.status.value, status.value)
-        delivery.status = status
+        DELIVERY_LIFECYCLE.move(delivery, status)
 
     # --- reading ----------------------------------------------------------------------------
 
