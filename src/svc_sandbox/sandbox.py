@@ -78,7 +78,9 @@ class Sandbox:
         self.orders = OrderService(self.lock, self.clock, self.ids)
         self.events = EventLog(self.lock, self.clock, self.ids)
         self.customers = CustomerService(self.lock, self.clock, self.ids)
-        self.checkout_config = CheckoutConfigService(self.lock, self.clock, self.ids)
+        self.checkout_config = CheckoutConfigService(
+            self.lock, self.clock, self.ids, self.orgs, self.products
+        )
         self.payments = PaymentService(
             self.lock,
             self.clock,

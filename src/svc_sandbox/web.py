@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
-from flask import Response, current_app, request
+from flask import Flask, Response, current_app, request
 from pydantic import BaseModel
 
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
@@ -21,7 +21,12 @@ MAX_BODY_BYTES = 1024 * 1024
 
 
 def sandbox() -> Sandbox:
-    found: Sandbox = current_app.extensions["svc_sandbox"]
+    return sandbox_of(current_app)
+
+
+def sandbox_of(app: Flask) -> Sandbox:
+    """The Sandbox that ``create_app`` put behind ``app``."""
+    found: Sandbox = app.extensions["svc_sandbox"]
     return found
 
 

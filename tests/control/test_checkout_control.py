@@ -108,3 +108,30 @@ def test_describe_session_shows_attempts(svc_client: FlaskClient, auth: dict[str
     assert view["mode"] == "link" and view["payToken"] == f"cs_{result['sessionId']}"  # type: ignore[index]
     assert [a["status"] for a in view["attempts"]] == ["in_flight"]  # type: ignore[index]
     assert svc_client.get("/_sandbox/checkout/sessions/" + "0" * 24).status_code == 404
+
+
+def test_links_and_fields_refuse_another_organizations_product(
+    svc_client: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    org = org_id(svc_sandbox)
+    mine = published(svc_client, auth)
+    theirs = published(svc_client, live_auth)
+    link = svc_client.post(
+        f"/_sandbox/orgs/{org}/checkout-links", json={"productIds": [mine["_id"]]}
+    ).json
+    refused = svc_client.patch(
+        f"/_sandbox/checkout-links/{link['id']}",  # type: ignore[index]
+        json={"productIds": [mine["_id"], theirs["checkoutToken"]], "active": False},
+    )
+    assert refused.status_code == 400
+    assert refused.json["error"].startswith("productIds[1]")  # type: ignore[index]
+    unchanged = svc_client.get(f"/_sandbox/orgs/{org}/checkout-links").json["items"][0]  # type: ignore[index]
+    assert (unchanged["productIds"], unchanged["active"]) == ([mine["_id"]], True)
+
+    field = svc_client.post(
+        f"/_sandbox/orgs/{org}/checkout-fields",
+        json={"label": "Size", "productIds": [theirs["_id"]]},
+    )
+    assert field.status_code == 400
+    assert field.json["error"].startswith("productIds[0]")  # type: ignore[index]
+    assert svc_client.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"] == []  # type: ignore[index]

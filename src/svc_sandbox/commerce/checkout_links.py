@@ -10,12 +10,14 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.commerce.checkout_input import stringify
+from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.errors import ValidationFailed, found
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
+from svc_sandbox.orgs.organizations import OrganizationService
 
 FIELD_TYPES = ("text", "email", "phone", "number", "select")
 FIELD_VALUE_MAX = 500
@@ -79,12 +81,31 @@ class CheckoutField:
 class CheckoutConfigService:
     """Owns checkout links and checkout fields of every organization."""
 
-    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
+    def __init__(
+        self,
+        lock: threading.RLock,
+        clock: Clock,
+        ids: IdFactory,
+        orgs: OrganizationService,
+        products: ProductService,
+    ) -> None:
         self.lock = lock
         self.clock = clock
         self.ids = ids
+        self.orgs = orgs
+        self.products = products
         self.links: dict[str, CheckoutLink] = {}
         self.fields: dict[str, CheckoutField] = {}
+
+    def _product_ids(self, org_id: str, refs: list[str]) -> list[str]:
+        """Product ids or ``p_`` tokens, each a product of the organization (400 otherwise)."""
+        found = []
+        for index, ref in enumerate(refs):
+            product = self.products.find(ref)
+            if product is None or product.org_id != org_id:
+                raise ValidationFailed(f"productIds[{index}] is not a product of this organization")
+            found.append(product.id)
+        return found
 
     # --- links ---------------------------------------------------------------------------
 
@@ -92,17 +113,20 @@ class CheckoutConfigService:
     def create_link(
         self,
         org_id: str,
-        product_ids: list[str],
+        product_refs: list[str],
         *,
         metadata: dict[str, str] | None = None,
         success_url: str | None = None,
         active: bool = True,
         name: str | None = None,
     ) -> CheckoutLink:
+        """A link for products of ``org_id`` (given as ids or ``p_`` tokens)."""
+        self.orgs.get(org_id)
+        product_ids = self._product_ids(org_id, product_refs)
         link = CheckoutLink(
             id="cl_" + self.ids.text(20),
             org_id=org_id,
-            product_ids=list(product_ids),
+            product_ids=product_ids,
             created_at=self.clock.now(),
             metadata=dict(metadata or {}),
             success_url=success_url,
@@ -120,11 +144,10 @@ class CheckoutConfigService:
         active: bool | None = None,
         metadata: dict[str, str] | None = None,
         success_url: str | None = None,
-        product_ids: list[str] | None = None,
+        product_refs: list[str] | None = None,
     ) -> CheckoutLink:
-        link = self.links.get(link_id)
-        if link is None:
-            raise NotFound(f"checkout link {link_id} not found")
+        link = found(self.links.get(link_id), f"checkout link {link_id} not found")
+        product_ids = None if product_refs is None else self._product_ids(link.org_id, product_refs)
         if active is not None:
             link.active = active
         if metadata is not None:
@@ -132,7 +155,7 @@ class CheckoutConfigService:
         if success_url is not None:
             link.success_url = success_url
         if product_ids is not None:
-            link.product_ids = list(product_ids)
+            link.product_ids = product_ids
         return link
 
     @locked
@@ -160,12 +183,14 @@ class CheckoutConfigService:
         type_: str = "text",
         *,
         required: bool = False,
-        product_ids: list[str] | None = None,
+        product_refs: list[str] | None = None,
         options: list[str] | None = None,
     ) -> CheckoutField:
+        self.orgs.get(org_id)
         one_of(type_, FIELD_TYPES, "type")
         if type_ == "select" and not options:
             raise ValidationFailed("options is required for a select field")
+        product_ids = self._product_ids(org_id, product_refs or [])
         checkout_field = CheckoutField(
             id="cf_" + self.ids.text(16),
             org_id=org_id,
@@ -173,7 +198,7 @@ class CheckoutConfigService:
             type=type_,
             required=required,
             created_at=self.clock.now(),
-            product_ids=list(product_ids or []),
+            product_ids=product_ids,
             options=list(options or []),
         )
         self.fields[checkout_field.id] = checkout_field

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 from flask import Blueprint, Flask, Response, g, request
 
 from svc_sandbox.contract.conformance import Exchange
 from svc_sandbox.contract.document import served_contract
 from svc_sandbox.contract.validation import Operation, Violation
-from svc_sandbox.web import json_response, sandbox
+from svc_sandbox.web import json_response, sandbox, sandbox_of
 
 log = logging.getLogger("svc_sandbox.contract")
 
@@ -56,10 +55,6 @@ def install(app: Flask) -> None:
             request.content_type,
             request.get_data(cache=True),
         )
-
-
-def sandbox_of(app: Flask) -> Any:
-    return app.extensions["svc_sandbox"]
 
 
 def check_response(response: Response, request_id: str) -> Response:

@@ -20,7 +20,7 @@ from svc_sandbox.control.checkout_schemas import (
     FaultsBody,
     ProviderBody,
 )
-from svc_sandbox.core.errors import SandboxError, ValidationFailed
+from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.core.validation import parse
 from svc_sandbox.web import json_body, json_response, parse_body, sandbox
 
@@ -111,17 +111,6 @@ def clear_faults() -> Response:
 # --- checkout links and fields --------------------------------------------------------------
 
 
-def product_ids_of(org_id: str, refs: list[str]) -> list[str]:
-    """Product ids or ``p_`` tokens, each a product of the organization (400 otherwise)."""
-    found = []
-    for index, ref in enumerate(refs):
-        product = sandbox().products.find(ref)
-        if product is None or product.org_id != org_id:
-            raise ValidationFailed(f"productIds[{index}] is not a product of this organization")
-        found.append(product.id)
-    return found
-
-
 def link_metadata(raw: Any) -> dict[str, str] | None:
     return None if raw is None else rules.metadata(raw)
 
@@ -129,17 +118,14 @@ def link_metadata(raw: Any) -> dict[str, str] | None:
 @blueprint.post("/orgs/<org_id>/checkout-links")
 def create_checkout_link(org_id: str) -> Response:
     body = parse_body(CheckoutLinkBody)
-    sb = sandbox()
-    with sb.lock:
-        sb.orgs.get(org_id)
-        link = sb.checkout_config.create_link(
-            org_id,
-            product_ids_of(org_id, body.productIds),
-            metadata=link_metadata(body.metadata),
-            success_url=body.successUrl,
-            active=body.active,
-            name=body.name,
-        )
+    link = sandbox().checkout_config.create_link(
+        org_id,
+        body.productIds,
+        metadata=link_metadata(body.metadata),
+        success_url=body.successUrl,
+        active=body.active,
+        name=body.name,
+    )
     return json_response(link.to_public(), 201)
 
 
@@ -153,36 +139,27 @@ def list_checkout_links(org_id: str) -> Response:
 @blueprint.patch("/checkout-links/<link_id>")
 def update_checkout_link(link_id: str) -> Response:
     body = parse_body(CheckoutLinkUpdateBody)
-    sb = sandbox()
-    with sb.lock:
-        existing = sb.checkout_config.links.get(link_id)
-        product_ids = None
-        if existing is not None and body.productIds is not None:
-            product_ids = product_ids_of(existing.org_id, body.productIds)
-        link = sb.checkout_config.update_link(
-            link_id,
-            active=body.active,
-            metadata=link_metadata(body.metadata),
-            success_url=body.successUrl,
-            product_ids=product_ids,
-        )
+    link = sandbox().checkout_config.update_link(
+        link_id,
+        active=body.active,
+        metadata=link_metadata(body.metadata),
+        success_url=body.successUrl,
+        product_refs=body.productIds,
+    )
     return json_response(link.to_public())
 
 
 @blueprint.post("/orgs/<org_id>/checkout-fields")
 def create_checkout_field(org_id: str) -> Response:
     body = parse_body(CheckoutFieldBody)
-    sb = sandbox()
-    with sb.lock:
-        sb.orgs.get(org_id)
-        created = sb.checkout_config.create_field(
-            org_id,
-            body.label,
-            body.type,
-            required=body.required,
-            product_ids=product_ids_of(org_id, body.productIds),
-            options=body.options,
-        )
+    created = sandbox().checkout_config.create_field(
+        org_id,
+        body.label,
+        body.type,
+        required=body.required,
+        product_refs=body.productIds,
+        options=body.options,
+    )
     return json_response(created.to_public(), 201)
 
 
