@@ -16,12 +16,13 @@ from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import CustomerService
 from svc_sandbox.commerce.limits import CheckoutLimits
 from svc_sandbox.commerce.orders import OrderService
-from svc_sandbox.commerce.payments import PaymentService, ProviderConfig
+from svc_sandbox.commerce.payments import PaymentService
 from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.contract.conformance import ConformanceRecorder
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
+from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.journal import RequestJournal
@@ -73,30 +74,18 @@ class Sandbox:
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[AfterWork] = []
 
-        self.orgs = OrganizationService(self.lock, self.clock, self.ids)
-        self.products = ProductService(self.lock, self.clock, self.ids)
-        self.orders = OrderService(self.lock, self.clock, self.ids)
-        self.events = EventLog(self.lock, self.clock, self.ids)
-        self.customers = CustomerService(self.lock, self.clock, self.ids)
-        self.checkout_config = CheckoutConfigService(
-            self.lock, self.clock, self.ids, self.orgs, self.products
-        )
-        self.payments = PaymentService(
-            self.lock,
-            self.clock,
-            self.ids,
-            self.scheduler,
-            ProviderConfig(
-                push_outcome=settings.production_push_outcome,
-                push_delay_seconds=settings.production_push_delay_seconds,
-            ),
-        )
+        #: What every service shares; a new service takes it plus the services it uses.
+        self.ctx = ServiceContext(self.lock, self.clock, self.ids, self.scheduler, settings)
+        ctx = self.ctx
+        self.orgs = OrganizationService(ctx)
+        self.products = ProductService(ctx)
+        self.orders = OrderService(ctx)
+        self.events = EventLog(ctx)
+        self.customers = CustomerService(ctx)
+        self.checkout_config = CheckoutConfigService(ctx, self.orgs, self.products)
+        self.payments = PaymentService(ctx)
         self.checkout = CheckoutService(
-            self.lock,
-            self.clock,
-            self.ids,
-            self.scheduler,
-            settings,
+            ctx,
             orgs=self.orgs,
             products=self.products,
             customers=self.customers,
@@ -105,23 +94,10 @@ class Sandbox:
             payments=self.payments,
             config=self.checkout_config,
         )
-        self.limits = CheckoutLimits(self.lock, self.clock, settings)
-        self.payouts = PayoutService(
-            self.lock, self.clock, self.ids, self.scheduler, settings, self.orgs, self.orders
-        )
-        self.webhook_endpoints = EndpointService(
-            self.lock, self.clock, self.ids, settings.webhook_secret
-        )
-        self.deliveries = DeliveryService(
-            self.lock,
-            self.clock,
-            self.ids,
-            self.scheduler,
-            self.events,
-            self.webhook_endpoints,
-            settings.webhook_retry_delays,
-            settings.webhook_timeout_seconds,
-        )
+        self.limits = CheckoutLimits(ctx)
+        self.payouts = PayoutService(ctx, self.orgs, self.orders)
+        self.webhook_endpoints = EndpointService(ctx)
+        self.deliveries = DeliveryService(ctx, self.events, self.webhook_endpoints)
         self.dispatcher = Dispatcher(self.deliveries)
         self.after_work.append(self.dispatcher)
         self._services: dict[str, Stateful] = {

@@ -8,7 +8,6 @@ threads see one consistent session and a session yields at most one order.
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -22,15 +21,13 @@ from svc_sandbox.commerce.orders import CUSTOM_PAYMENT_TITLE, ORDER_LIFECYCLE, O
 from svc_sandbox.commerce.payments import Channel, Failure, PaymentAttempt, PaymentService
 from svc_sandbox.commerce.products import Product, ProductService, validate_product_ref
 from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PayBody
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
-from svc_sandbox.core.scheduler import Scheduler
 from svc_sandbox.orgs.organizations import Organization, OrganizationService, Principal
-from svc_sandbox.settings import Settings
 from svc_sandbox.webhooks.events import EventLog
 
 SESSION_LIFETIME = timedelta(minutes=30)
@@ -117,14 +114,10 @@ class _Plan:
     collected_fields: dict[str, str]
 
 
-class CheckoutService:
+class CheckoutService(Service):
     def __init__(
         self,
-        lock: threading.RLock,
-        clock: Clock,
-        ids: IdFactory,
-        scheduler: Scheduler,
-        settings: Settings,
+        ctx: ServiceContext,
         *,
         orgs: OrganizationService,
         products: ProductService,
@@ -134,11 +127,7 @@ class CheckoutService:
         payments: PaymentService,
         config: CheckoutConfigService,
     ) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
-        self.scheduler = scheduler
-        self.settings = settings
+        super().__init__(ctx)
         self.orgs = orgs
         self.products = products
         self.customers = customers
@@ -149,7 +138,7 @@ class CheckoutService:
         self.sessions: dict[str, CheckoutSession] = {}
         #: The internal "Custom payment" product id of each organization (§2 Order.productId).
         self.placeholders: dict[str, str] = {}
-        scheduler.register(EXPIRE, self._expire_due)
+        self.scheduler.register(EXPIRE, self._expire_due)
         payments.subscribe(self._on_decided)
         payments.bind_sessions(self.settle, self._start_control_attempt)
 

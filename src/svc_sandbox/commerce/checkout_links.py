@@ -4,16 +4,15 @@ spec's dashboard creates; here the control plane creates them (§4 ``checkoutLin
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from svc_sandbox.commerce.checkout_input import stringify
 from svc_sandbox.commerce.products import ProductService
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import ValidationFailed, found
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
@@ -78,20 +77,13 @@ class CheckoutField:
         }
 
 
-class CheckoutConfigService:
+class CheckoutConfigService(Service):
     """Owns checkout links and checkout fields of every organization."""
 
     def __init__(
-        self,
-        lock: threading.RLock,
-        clock: Clock,
-        ids: IdFactory,
-        orgs: OrganizationService,
-        products: ProductService,
+        self, ctx: ServiceContext, orgs: OrganizationService, products: ProductService
     ) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
+        super().__init__(ctx)
         self.orgs = orgs
         self.products = products
         self.links: dict[str, CheckoutLink] = {}

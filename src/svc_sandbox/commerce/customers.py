@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox.core.clock import Clock
-from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 
@@ -29,11 +27,9 @@ class Customer:
         return {"_id": self.id, "email": self.email, "name": self.name}
 
 
-class CustomerService:
-    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
+class CustomerService(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
         self.customers: dict[str, Customer] = {}
 
     @locked

@@ -9,23 +9,19 @@ Their counters are not part of the exported state (a restore or reset clears the
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from svc_sandbox.core.clock import Clock
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.ratelimit import SlidingWindow, TokenBucket
-from svc_sandbox.settings import Settings
 
 CHECKOUT_LIMITED = "Too many checkout requests: slow down and retry after Retry-After seconds"
 PAY_LIMITED = "Too many payment attempts: retry after Retry-After seconds"
 
 
-class CheckoutLimits:
-    def __init__(self, lock: threading.RLock, clock: Clock, settings: Settings) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.settings = settings
+class CheckoutLimits(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
         self.per_token = TokenBucket(capacity=200, rate=20)
         self.per_ip = SlidingWindow(limit=40, window_seconds=300)
         self.pay_per_ip = SlidingWindow(limit=30, window_seconds=300)

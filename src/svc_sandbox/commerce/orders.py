@@ -6,14 +6,13 @@ wire shape and the earnings they add up to.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import found
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -82,11 +81,9 @@ class Order:
         return body
 
 
-class OrderService:
-    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
+class OrderService(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
         self.orders: dict[str, Order] = {}
         self._seq = 0
 

@@ -14,20 +14,18 @@ Decisions are announced to listeners (the checkout service settles the session).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ProviderRefused, ValidationFailed, found
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
-from svc_sandbox.core.scheduler import Scheduler
 from svc_sandbox.core.validation import one_of
 
 #: §7 session failure codes with the buyer-safe message the emulator shows for each.
@@ -150,25 +148,18 @@ SessionStarter = Callable[[str], PaymentAttempt]
 SessionSettler = Callable[[str], None]
 
 
-class PaymentService:
-    def __init__(
-        self,
-        lock: threading.RLock,
-        clock: Clock,
-        ids: IdFactory,
-        scheduler: Scheduler,
-        config: ProviderConfig,
-    ) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
-        self.scheduler = scheduler
-        self.config = config
+class PaymentService(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
+        self.config = ProviderConfig(
+            push_outcome=ctx.settings.production_push_outcome,
+            push_delay_seconds=ctx.settings.production_push_delay_seconds,
+        )
         self.attempts: dict[str, PaymentAttempt] = {}
         self._listeners: list[Listener] = []
         self._start_for_session: SessionStarter | None = None
         self._settle_session: SessionSettler | None = None
-        scheduler.register(DECIDE, self._run_decision)
+        self.scheduler.register(DECIDE, self._run_decision)
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,7 +19,8 @@ from typing import Any
 from svc_sandbox.commerce.fees import Quote, quote_withdrawal
 from svc_sandbox.commerce.orders import OrderService
 from svc_sandbox.commerce.schemas import WithdrawalCreateBody
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import (
     NotFound,
     PaymentRequired,
@@ -29,11 +29,9 @@ from svc_sandbox.core.errors import (
     ValidationFailed,
     found,
 )
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import NEW, Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
-from svc_sandbox.core.scheduler import Scheduler
 from svc_sandbox.core.validation import optional_one_of
 from svc_sandbox.orgs.organizations import (
     Environment,
@@ -41,7 +39,6 @@ from svc_sandbox.orgs.organizations import (
     Organization,
     OrganizationService,
 )
-from svc_sandbox.settings import Settings
 
 #: Spec §8: up to this amount a withdrawal pays out automatically; above it, manual review.
 REVIEW_THRESHOLD = 1_000_000
@@ -163,22 +160,14 @@ def check_status(status: str | None) -> str | None:
     return optional_one_of(status, STATUSES, "status")
 
 
-class PayoutService:
+class PayoutService(Service):
     def __init__(
         self,
-        lock: threading.RLock,
-        clock: Clock,
-        ids: IdFactory,
-        scheduler: Scheduler,
-        settings: Settings,
+        ctx: ServiceContext,
         orgs: OrganizationService,
         orders: OrderService,
     ) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
-        self.scheduler = scheduler
-        self.settings = settings
+        super().__init__(ctx)
         self.orgs = orgs
         self.orders = orders
         self.withdrawals: dict[str, Withdrawal] = {}
@@ -186,8 +175,8 @@ class PayoutService:
         #: Organizations whose owner's wallet cannot cover a payout now (402 switch).
         self.owner_wallet_short: set[str] = set()
         self._seq = 0
-        scheduler.register("withdrawal.process", self._on_process)
-        scheduler.register("withdrawal.complete", self._on_complete)
+        self.scheduler.register("withdrawal.process", self._on_process)
+        self.scheduler.register("withdrawal.complete", self._on_complete)
 
     # --- balance and quotes -----------------------------------------------------------------
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from svc_sandbox.commerce.schemas import PriceBody, ProductCreateBody, ProductUpdateBody
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, Unprocessable, ValidationFailed
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import optional_one_of
@@ -78,11 +77,9 @@ def validate_product_ref(ref: str, field_name: str = "id") -> str:
     return ref
 
 
-class ProductService:
-    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
+class ProductService(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
         self.products: dict[str, Product] = {}
         self._seq = 0
 

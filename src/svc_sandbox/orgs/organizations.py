@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from svc_sandbox.core.clock import Clock
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, Unauthorized, ValidationFailed, found
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 
@@ -89,11 +87,9 @@ class Principal:
         return self.token.environment
 
 
-class OrganizationService:
-    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
+class OrganizationService(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
         self.orgs: dict[str, Organization] = {}
         self.tokens: dict[str, ApiToken] = {}
 

@@ -11,19 +11,17 @@ schedules the next retry counted from the attempt's due time, or settles the del
 from __future__ import annotations
 
 import bisect
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
-from svc_sandbox.core.scheduler import Scheduler
 from svc_sandbox.webhooks.endpoints import EndpointService, WebhookEndpoint
 from svc_sandbox.webhooks.events import Event, EventLog
 from svc_sandbox.webhooks.sender import Outcome
@@ -159,26 +157,18 @@ def _iso(instant: datetime | None) -> str | None:
     return None if instant is None else isoformat(instant)
 
 
-class DeliveryService:
+class DeliveryService(Service):
     def __init__(
         self,
-        lock: threading.RLock,
-        clock: Clock,
-        ids: IdFactory,
-        scheduler: Scheduler,
+        ctx: ServiceContext,
         events: EventLog,
         endpoints: EndpointService,
-        retry_delays: list[timedelta],
-        timeout: float,
     ) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
-        self.scheduler = scheduler
+        super().__init__(ctx)
         self.events = events
         self.endpoints = endpoints
-        self.retry_delays = retry_delays
-        self.timeout = timeout
+        self.retry_delays: list[timedelta] = ctx.settings.webhook_retry_delays
+        self.timeout: float = ctx.settings.webhook_timeout_seconds
         self.deliveries: dict[str, Delivery] = {}
         self.attempts: list[Attempt] = []
         self.due: list[DueAttempt] = []
@@ -186,7 +176,7 @@ class DeliveryService:
         self._due_seq = 0
         #: Attempts recorded since the start (the journal keeps only the latest ones).
         self.attempts_made = 0
-        scheduler.register(ATTEMPT_KIND, self.on_attempt_due)
+        self.scheduler.register(ATTEMPT_KIND, self.on_attempt_due)
         events.subscribe(self.on_event)
 
     @property

@@ -6,15 +6,14 @@ The spec shows no subscription management (§6 "not shown"): the control plane m
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from svc_sandbox.core.clock import Clock, isoformat
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import ValidationFailed, found
-from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.webhooks.events import check_event_type
@@ -73,19 +72,11 @@ def check_event_types(types: list[str], field_name: str = "eventTypes") -> list[
     return list(dict.fromkeys(types))
 
 
-class EndpointService:
-    def __init__(
-        self,
-        lock: threading.RLock,
-        clock: Clock,
-        ids: IdFactory,
-        default_secret: str | None = None,
-    ) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
+class EndpointService(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
         #: The secret of endpoints created without one (``--webhook-secret``); else generated.
-        self.default_secret = default_secret
+        self.default_secret: str | None = ctx.settings.webhook_secret
         self.endpoints: dict[str, WebhookEndpoint] = {}
 
     def generate_secret(self) -> str:

@@ -7,14 +7,13 @@ Producers (checkout, orders) call ``emit``; consumers (webhook delivery) subscri
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox.core.clock import Clock, isoformat
-from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
@@ -93,11 +92,9 @@ class Event:
 Listener = Callable[[Event], None]
 
 
-class EventLog:
-    def __init__(self, lock: threading.RLock, clock: Clock, ids: IdFactory) -> None:
-        self.lock = lock
-        self.clock = clock
-        self.ids = ids
+class EventLog(Service):
+    def __init__(self, ctx: ServiceContext) -> None:
+        super().__init__(ctx)
         self.events: list[Event] = []
         self._listeners: list[Listener] = []
 
