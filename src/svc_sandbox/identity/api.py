@@ -62,7 +62,7 @@ def basic_credentials() -> tuple[str, str] | None:
         raise InvalidClient("Authorization must be HTTP Basic client credentials")
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
+    except (binascii.Error, ValueError):  # not base64, not ASCII, not UTF-8
         raise InvalidClient("Authorization: Basic credentials are not valid base64") from None
     client_id, sep, secret = decoded.partition(":")
     if not sep or not client_id:
