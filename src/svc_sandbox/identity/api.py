@@ -187,12 +187,9 @@ def continue_authorization(auth_request: AuthorizationRequest) -> Response:
             user=user,
             **sb.oauth.consent_view(auth_request),
         )
-    try:
-        location = sb.oauth.decide(
-            auth_request, user.id, True, list(auth_request.scopes), session.auth_time
-        )
-    except RedirectError as redirected:
-        location = redirected.location
+    location = sb.oauth.decide(
+        auth_request, user.id, True, list(auth_request.scopes), session.auth_time
+    )
     return redirect(location, 302)  # type: ignore[return-value]
 
 
@@ -246,12 +243,9 @@ def consent_decision() -> Response:
     if current is None:
         return continue_authorization(auth_request)
     user, session = current
-    try:
-        location = sb.oauth.decide(
-            auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
-        )
-    except RedirectError as redirected:
-        location = redirected.location
+    location = sb.oauth.decide(
+        auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
+    )
     return redirect(location, 303)  # type: ignore[return-value]
 
 
