@@ -44,10 +44,11 @@ def svc_client(svc_app: Flask) -> FlaskClient:
 @pytest.fixture
 def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
     from waitress import wasyncore
-    from waitress.server import create_server
 
-    server = create_server(svc_app, host="127.0.0.1", port=0, threads=8)
-    svc_sandbox.settings.port = int(server.effective_port)  # type: ignore[union-attr]
+    from svc_sandbox.server import build_server
+
+    svc_sandbox.settings.host, svc_sandbox.settings.port = "127.0.0.1", 0
+    server = build_server(svc_app, svc_sandbox.settings)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
