@@ -56,7 +56,7 @@ def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
     finally:
         # Close every socket from inside the server's own loop thread (closing them from here
         # races its select() and leaks connection sockets); an empty map ends the loop.
-        sockets = server._map  # type: ignore[union-attr]
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))  # type: ignore[union-attr]
+        sockets = server._map
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
         thread.join(timeout=5)
         server.task_dispatcher.shutdown()

@@ -12,7 +12,7 @@ def build_server(app: Any, settings: Settings) -> Any:
     count, connection limit and idle timeout; a port of 0 is replaced by the one picked."""
     from waitress.server import create_server
 
-    server = create_server(
+    server: Any = create_server(
         app,
         host=settings.host,
         port=settings.port,

@@ -264,7 +264,7 @@ def test_redeliver_sends_the_same_event_again(svc_client: FlaskClient, receiver:
     event = trigger(svc_client, "order.completed")
     flush(svc_client)
     advance(svc_client, "10m")
-    response = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver")
+    response = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert response.status_code == 201
     body = response.json
     assert body is not None
@@ -281,9 +281,9 @@ def test_redeliver_sends_the_same_event_again(svc_client: FlaskClient, receiver:
 def test_redeliver_errors(
     svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
 ) -> None:
-    assert svc_client.post("/_sandbox/webhooks/events/evt_nope/redeliver").status_code == 404
+    assert svc_client.post("/_sandbox/webhooks/events/evt_nope/redeliver", json={}).status_code == 404
     event = trigger(svc_client, "order.created")
-    no_endpoint = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver")
+    no_endpoint = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert no_endpoint.status_code == 409
     production = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "production")
     other = add_endpoint(svc_client, receiver.url, orgId=production.id)
@@ -327,7 +327,7 @@ def test_disabling_an_endpoint_fails_its_due_attempts_and_deleting_it_ends_them(
         svc_client.patch(path, json={"enabled": False})
         advance(svc_client, "1m")
         assert attempts(svc_client)[-1]["error"] == "endpoint_disabled"
-        svc_client.delete(path)
+        svc_client.delete(path, json={})
         advance(svc_client, "5m")
         assert attempts(svc_client)[-1]["error"] == "endpoint_deleted"
         [delivery] = svc_client.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
