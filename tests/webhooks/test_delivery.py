@@ -281,7 +281,9 @@ def test_redeliver_sends_the_same_event_again(svc_client: FlaskClient, receiver:
 def test_redeliver_errors(
     svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
 ) -> None:
-    assert svc_client.post("/_sandbox/webhooks/events/evt_nope/redeliver", json={}).status_code == 404
+    assert (
+        svc_client.post("/_sandbox/webhooks/events/evt_nope/redeliver", json={}).status_code == 404
+    )
     event = trigger(svc_client, "order.created")
     no_endpoint = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert no_endpoint.status_code == 409

@@ -35,7 +35,10 @@ def test_create_read_update_delete(svc_client: FlaskClient) -> None:
     )
     assert [e["id"] for e in listed.json["items"]] == [created["id"]]  # type: ignore[index]
 
-    assert svc_client.delete(f"/_sandbox/webhooks/endpoints/{created['id']}", json={}).status_code == 200
+    assert (
+        svc_client.delete(f"/_sandbox/webhooks/endpoints/{created['id']}", json={}).status_code
+        == 200
+    )
     assert svc_client.get(f"/_sandbox/webhooks/endpoints/{created['id']}").status_code == 404
 
 
