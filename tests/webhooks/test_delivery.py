@@ -246,6 +246,23 @@ def test_endpoints_see_only_their_own_organizations_events(
     assert attempt["organizationId"] == production.id
 
 
+@pytest.mark.parametrize("route", ["attempts", "deliveries"])
+def test_journals_filter_by_organization(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver, route: str
+) -> None:
+    orgs = {o.environment.value: o.id for o in svc_sandbox.orgs.all()}
+    for org_id in orgs.values():
+        add_endpoint(svc_client, receiver.url, orgId=org_id)
+        trigger(svc_client, "order.created", orgId=org_id)
+    flush(svc_client)
+    for org_id in orgs.values():
+        listed = svc_client.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": org_id})
+        assert listed.status_code == 200
+        assert [item["organizationId"] for item in listed.json["items"]] == [org_id]  # type: ignore[index]
+    unknown = svc_client.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": "nobody"})
+    assert unknown.json["items"] == []  # type: ignore[index]
+
+
 def test_deliveries_go_out_in_due_time_order(svc_client: FlaskClient) -> None:
     with running_receiver(200) as receiver:
         receiver.behaviours.append(500)
