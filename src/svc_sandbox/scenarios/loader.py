@@ -172,8 +172,19 @@ def expand(document: dict[str, Any], lines: Lines) -> list[Scenario]:
         return [Scenario(document, lines)]
     names = list(matrix)
     rows = []
-    for values in itertools.product(*(matrix[n] for n in names)):
-        row = dict(zip(names, values, strict=True))
-        label = ",".join(f"{k}={v}" for k, v in row.items())
+    for picks in itertools.product(*(range(len(matrix[n])) for n in names)):
+        row = {n: matrix[n][i] for n, i in zip(names, picks, strict=True)}
+        label = ",".join(
+            f"{n}={_label(matrix[n][i], i)}" for n, i in zip(names, picks, strict=True)
+        )
         rows.append(Scenario(document, lines, row, label))
     return rows
+
+
+def _label(value: Any, index: int) -> str:
+    """How a matrix value shows in a scenario's name: itself, its ``name``, or its number."""
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        return value["name"]
+    if isinstance(value, dict | list):
+        return f"#{index + 1}"
+    return str(value)

@@ -252,6 +252,10 @@ class _Run:
             record.status, record.message = FAILED, exc.message
             self.result.steps.append(record)
             raise _Stop from None
+        except UnboundVariable as exc:
+            record.status, record.message = FAILED, f"${{{exc.name}}} has no value here"
+            self.result.steps.append(record)
+            raise _Stop from None
         self._keep(record)
 
     # --- variables ----------------------------------------------------------------------------

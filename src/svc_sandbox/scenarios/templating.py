@@ -1,6 +1,6 @@
 """``${var}`` in scenario values: bound from ``vars``, the matrix row, ``save`` and the runner.
 
-A string that is exactly one ``${var}`` becomes the variable's value with its type (an integer
+``${var.key[0]}`` reads into a structured value. A string that is exactly one ``${var}`` becomes the variable's value with its type (an integer
 stays an integer); anywhere else the value is formatted into the text. ``$${`` writes ``${``.
 """
 
@@ -11,10 +11,12 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from svc_sandbox.scenarios.matchers import MISSING, resolve
 from svc_sandbox.scenarios.model import DocPath
 
-REFERENCE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_WHOLE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+_NAME = r"([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)"
+REFERENCE = re.compile(r"\$\$\{|\$\{" + _NAME + r"\}")
+_WHOLE = re.compile(r"^\$\{" + _NAME + r"\}$")
 
 #: Variables the runner computes at each use.
 DYNAMIC = ("now", "now_unix", "uuid", "random_hex")
@@ -67,12 +69,12 @@ def render(value: Any, lookup: Callable[[str], Any]) -> Any:
     if isinstance(value, str):
         whole = _WHOLE.match(value)
         if whole:
-            return lookup(whole.group(1))
+            return _read(lookup, whole.group(1), whole.group(2))
 
         def one(match: re.Match[str]) -> str:
             if match.group(1) is None:
                 return "${"
-            found = lookup(match.group(1))
+            found = _read(lookup, match.group(1), match.group(2))
             return found if isinstance(found, str) else json.dumps(found)
 
         return REFERENCE.sub(one, value)
@@ -81,3 +83,13 @@ def render(value: Any, lookup: Callable[[str], Any]) -> Any:
     if isinstance(value, list):
         return [render(item, lookup) for item in value]
     return value
+
+
+def _read(lookup: Callable[[str], Any], name: str, path: str) -> Any:
+    value = lookup(name)
+    if not path:
+        return value
+    found = resolve(value, path)
+    if found is MISSING:
+        raise UnboundVariable(name + path)
+    return found
