@@ -24,7 +24,7 @@ class HttpRequest:
             "method": self.method,
             "url": self.url,
             "headers": self.headers,
-            "body": text_of(self.body),
+            "body": shown(self.body),
         }
 
 
@@ -46,7 +46,7 @@ class HttpResponse:
         return next((v for k, v in self.headers.items() if k.lower() == lowered), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "headers": self.headers, "body": text_of(self.body)}
+        return {"status": self.status, "headers": self.headers, "body": shown(self.body)}
 
 
 class TransportError(Exception):
@@ -55,6 +55,16 @@ class TransportError(Exception):
 
 class Transport(Protocol):
     def send(self, request: HttpRequest) -> HttpResponse: ...
+
+
+def shown(body: bytes | None) -> Any:
+    """A body for a report: its JSON when it is JSON, else (a bounded piece of) its text."""
+    if body is None:
+        return None
+    try:
+        return json.loads(body) if len(body) <= 64_000 else text_of(body)
+    except ValueError:
+        return text_of(body)
 
 
 def text_of(body: bytes | None, limit: int = 4000) -> str | None:
