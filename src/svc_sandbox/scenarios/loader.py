@@ -184,7 +184,7 @@ def expand(document: dict[str, Any], lines: Lines) -> list[Scenario]:
 def _label(value: Any, index: int) -> str:
     """How a matrix value shows in a scenario's name: itself, its ``name``, or its number."""
     if isinstance(value, dict) and isinstance(value.get("name"), str):
-        return value["name"]
+        return str(value["name"])
     if isinstance(value, dict | list):
         return f"#{index + 1}"
     return str(value)

@@ -65,9 +65,9 @@ def junit(results: list[ScenarioResult], target: str) -> str:
             message = step.message if step else result.message
             ElementTree.SubElement(case, "failure", message=message).text = failure_text(result)
         elif result.status == ERROR:
-            ElementTree.SubElement(case, "error", message=result.message or "error").text = (
-                failure_text(result)
-            )
+            ElementTree.SubElement(
+                case, "error", message=result.message or "error"
+            ).text = failure_text(result)
         elif result.status == SKIPPED:
             ElementTree.SubElement(case, "skipped", message="every step was skipped")
         skipped = [f"{s.index} {s.name}: {s.message}" for s in result.skipped_steps]

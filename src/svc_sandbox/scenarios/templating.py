@@ -1,7 +1,8 @@
 """``${var}`` in scenario values: bound from ``vars``, the matrix row, ``save`` and the runner.
 
-``${var.key[0]}`` reads into a structured value. A string that is exactly one ``${var}`` becomes the variable's value with its type (an integer
-stays an integer); anywhere else the value is formatted into the text. ``$${`` writes ``${``.
+``${var.key[0]}`` reads into a structured value. A string that is exactly one reference
+becomes the value with its type (an integer stays an integer); anywhere else the value is
+formatted into the text. ``$${`` writes ``${``.
 """
 
 from __future__ import annotations
