@@ -109,6 +109,12 @@ def check_schema(document: dict[str, Any], lines: Lines) -> None:
         return
     error = _deepest(best_match(errors))
     path: DocPath = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        # Point at the first unexpected key rather than at the mapping that holds it.
+        allowed = set(error.schema.get("properties", {}))
+        extra = [k for k in error.instance if k not in allowed]
+        if extra:
+            path += (str(extra[0]),)
     raise lines.error(path, f"schema: {error.message}")
 
 

@@ -456,8 +456,8 @@ class _Run:
             )
 
     def _wait_remote(self, done: Callable[[], bool]) -> None:
-        """A running emulator sends from its worker thread: give it a moment of wall time."""
-        if self.session.transport.__class__.__name__ != "HttpTransport":
+        """An emulator whose clock flows sends from its worker thread: give it a moment."""
+        if self.session.frozen:
             return
         give_up = time.monotonic() + REMOTE_WEBHOOK_WAIT
         while not done() and time.monotonic() < give_up:

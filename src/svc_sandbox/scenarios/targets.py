@@ -47,6 +47,8 @@ class Session:
     provided: dict[str, Any] = field(default_factory=dict)
     #: Steps of these roots are skipped (another server that was not told where they are).
     missing_roots: set[str] = field(default_factory=set)
+    #: The target's clock moves only when told (deliveries happen inside the control call).
+    frozen: bool = True
     closer: Any = None
 
     def control(
@@ -150,6 +152,7 @@ class EmulatorTarget:
                 "POST", CONTROL_PREFIX + "/clock/set", {"now": scenario.document["clock"]}
             )
         session.provided = provided_by_emulator(info)
+        session.frozen = info["clock"]["mode"] == "frozen"
         return session
 
 
