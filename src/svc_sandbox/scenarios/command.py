@@ -11,6 +11,8 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+import yaml
+
 from svc_sandbox.scenarios.loader import load_paths
 from svc_sandbox.scenarios.model import Scenario, ScenarioError
 from svc_sandbox.scenarios.results import ERROR, FAILED
@@ -129,6 +131,6 @@ def record_command(args: argparse.Namespace) -> int:
         return 2
     with open(args.out, "w", encoding="utf-8") as out:
         out.write(text)
-    steps = sum(1 for line in text.splitlines() if line.startswith("- "))
+    steps = len(yaml.safe_load(text)["steps"])
     print(json.dumps({"out": args.out, "steps": steps}))
     return 0

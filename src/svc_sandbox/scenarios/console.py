@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console, Group
@@ -65,8 +66,8 @@ class ConsoleReport:
 
 def summary_table(results: list[ScenarioResult]) -> Table:
     table = Table(title="Scenarios", show_lines=False)
-    table.add_column("scenario")
-    table.add_column("file", style="dim")
+    table.add_column("scenario", min_width=24)
+    table.add_column("file", style="dim", max_width=28, overflow="ellipsis", no_wrap=True)
     table.add_column("status")
     table.add_column("steps", justify="right")
     table.add_column("skipped", justify="right")
@@ -75,7 +76,7 @@ def summary_table(results: list[ScenarioResult]) -> Table:
     for result in results:
         table.add_row(
             result.name,
-            result.file,
+            _short(result.file),
             Text(result.status, style=STYLES[result.status]),
             str(len(result.steps)),
             str(len(result.skipped_steps)) if result.skipped_steps else "",
@@ -116,3 +117,12 @@ def _span(seconds: float) -> str:
     hours, rest = divmod(int(seconds), 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
+
+def _short(file: str) -> str:
+    """A file as the user named it from here: relative to the working folder when inside it."""
+    path = Path(file)
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path.name
