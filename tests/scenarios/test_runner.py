@@ -216,3 +216,30 @@ def test_scenarios_on_threads_each_get_their_own_sandbox(tmp_path: Path) -> None
     for thread in threads:
         thread.join(timeout=60)
     assert statuses == [PASSED] * 4
+
+
+def test_generated_values_come_from_the_seed_and_now_from_the_sandbox_clock(
+    tmp_path: Path,
+) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: generated
+        clock: "2026-03-01T08:00:00Z"
+        steps:
+          - control: {action: advance, duration: 90s}
+          - set: {label: "${uuid}|${random_hex}|${now}"}
+          - control: {action: create_org, name: "${label}"}
+            expect:
+              json:
+                name: {$regex: "^[0-9a-f-]{36}\\\\|[0-9a-f]{24}\\\\|2026-03-01T08:01:30.000Z$"}
+        """,
+    )
+    names = []
+    for _ in range(2):
+        result = Runner(InProcessTarget()).run(scenario)
+        assert result.status == PASSED, result.failure
+        response = result.steps[-1].response
+        assert response is not None
+        names.append(response["body"]["name"])
+    assert names[0] == names[1]

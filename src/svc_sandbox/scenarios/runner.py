@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -12,9 +11,10 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from svc_sandbox.contract.validation import commerce_contract
-from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.clock import isoformat, monotonic
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.scenarios.actions import ACTIONS, CONTROL_PREFIX
 from svc_sandbox.scenarios.matchers import MISSING, match, resolve
 from svc_sandbox.scenarios.model import DocPath, Scenario, ScenarioError, dotted
@@ -86,19 +86,19 @@ class Runner:
 
     def run(self, scenario: Scenario) -> ScenarioResult:
         result = ScenarioResult(scenario.name, str(scenario.file), scenario.tags)
-        began = time.perf_counter()
+        began = monotonic()
         try:
             session = self.target.open(scenario, self.seed)
         except (ScenarioError, TransportError) as exc:
             result.status, result.message = ERROR, str(exc)
-            result.wall_seconds = time.perf_counter() - began
+            result.wall_seconds = monotonic() - began
             return result
         run = _Run(scenario, session, result, self.seed)
         try:
             run.execute()
         finally:
             run.close()
-            result.wall_seconds = time.perf_counter() - began
+            result.wall_seconds = monotonic() - began
         return result
 
 
@@ -114,7 +114,8 @@ class _Run:
         self.vars: dict[str, Any] = dict(session.provided)
         #: Variables a skipped step would have saved, with the reason.
         self.unbound: dict[str, str] = {}
-        self.random = random.Random(seed if seed is not None else scenario.seed or 1)
+        #: ``${uuid}`` and ``${random_hex}``: from the scenario's seed, the same every run.
+        self.ids = IdFactory(f"{seed if seed is not None else scenario.seed or 1}:scenario")
         self.receiver: WebhookReceiver | None = None
         self.webhook_secret: str | None = None
         self.quiet = 0
@@ -270,9 +271,9 @@ class _Run:
         if name == "now_unix":
             return int(self.session.now().timestamp())
         if name == "uuid":
-            return str(uuid.UUID(int=self.random.getrandbits(128), version=4))
+            return str(uuid.UUID(hex=self.ids.object_id() + self.ids.object_id()[:8], version=4))
         if name == "random_hex":
-            return f"{self.random.getrandbits(96):024x}"
+            return self.ids.object_id()
         if name in PROVIDED:
             raise Skip(f"the target does not provide ${{{name}}}")
         raise UnboundVariable(name)
@@ -459,8 +460,8 @@ class _Run:
         """An emulator whose clock flows sends from its worker thread: give it a moment."""
         if self.session.frozen:
             return
-        give_up = time.monotonic() + REMOTE_WEBHOOK_WAIT
-        while not done() and time.monotonic() < give_up:
+        give_up = monotonic() + REMOTE_WEBHOOK_WAIT
+        while not done() and monotonic() < give_up:
             time.sleep(0.05)
 
     def _matching(self, spec: dict[str, Any]) -> list[Delivery]:
