@@ -139,3 +139,12 @@ def test_the_record_route_refuses_bad_parameters(svc_client: FlaskClient) -> Non
     answer = svc_client.get("/_sandbox/scenario?name=")
     assert answer.status_code == 400
     assert answer.json == {"error": "name must be 1 to 200 characters", "code": "validation_failed"}
+
+
+def test_a_bad_file_never_touches_a_running_emulator(
+    folder: Path, svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(folder, "zz_bad.yaml", "name: x\nsteps:\n  - request: {path: '/${ghost}'}\n")
+    assert main(["run", str(folder), "--base-url", svc_server.url]) == 2
+    assert "zz_bad.yaml:3: unknown variable ${ghost}" in capsys.readouterr().err
+    assert svc_server.sandbox.journal.recent(10) == []
