@@ -4,7 +4,6 @@ the same scenarios against a running emulator over HTTP."""
 from __future__ import annotations
 
 import socket
-import threading
 from pathlib import Path
 
 import pytest
@@ -201,21 +200,6 @@ def test_library_scenarios_pass_against_a_running_emulator(
     for scenario in load_file(LIBRARY / file):
         result = runner.run(scenario)
         assert result.status == PASSED, (scenario.name, result.failure, result.message)
-
-
-def test_scenarios_on_threads_each_get_their_own_sandbox(tmp_path: Path) -> None:
-    scenario = one(tmp_path, PRODUCT_AND_EXPIRY)
-    statuses: list[str] = []
-
-    def run() -> None:
-        statuses.append(Runner(InProcessTarget()).run(scenario).status)
-
-    threads = [threading.Thread(target=run) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert statuses == [PASSED] * 4
 
 
 def test_generated_values_come_from_the_seed_and_now_from_the_sandbox_clock(
