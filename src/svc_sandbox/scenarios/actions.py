@@ -61,7 +61,7 @@ ACTIONS: dict[str, Action] = {
     "approve_attempt": Action("POST", "/payments/attempts/{attempt}/approve", "approve one"),
     "fail_attempt": Action("POST", "/payments/attempts/{attempt}/fail", "fail one (code)"),
     "provider": Action("PATCH", "/payments/provider", "production push outcome and delay"),
-    "faults": Action("POST", "/faults", "refuseCheckouts: N, initiateFailed: [reason]"),
+    "faults": Action("POST", "/faults", "refuseCheckouts: N, initiateFailures: [reason]"),
     "clear_faults": Action("DELETE", "/faults", "clear the provider faults"),
     "create_checkout_link": Action("POST", "/orgs/{org}/checkout-links", "a checkout link"),
     "update_checkout_link": Action("PATCH", "/checkout-links/{link}", "change a checkout link"),

@@ -42,6 +42,7 @@ def record(entries: list[dict[str, Any]], info: dict[str, Any], name: str) -> di
         step = _step(entry, roots, credentials)
         if step is None:
             continue
+        page = _form_page(step)
         moves_clock = "control" in step and step["control"]["action"] in (
             "advance",
             "set_clock",
@@ -51,6 +52,8 @@ def record(entries: list[dict[str, Any]], info: dict[str, Any], name: str) -> di
             seconds = (when - now).total_seconds()
             steps.append({"control": {"action": "advance", "seconds": seconds}})
         now = max(now, when)
+        if page is not None:
+            steps.append(page)
         steps.append(step)
     return {
         "name": name,
@@ -64,6 +67,24 @@ def record(entries: list[dict[str, Any]], info: dict[str, Any], name: str) -> di
 
 def dump(document: dict[str, Any]) -> str:
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+
+
+#: Form actions of hosted pages whose page is one path segment up.
+FORM_ACTIONS = ("approve", "fail", "confirm", "cancel")
+
+
+def _form_page(step: dict[str, Any]) -> dict[str, Any] | None:
+    """A GET of the page a recorded form came from, saving its CSRF token for the replay
+    (the recording's token is bound to the recording process's secret)."""
+    request = step.get("request")
+    if request is None or "csrf" not in request.get("form", {}):
+        return None
+    request["form"]["csrf"] = "${csrf}"
+    path = request["path"]
+    head, _, last = path.rpartition("/")
+    page_path = head if last in FORM_ACTIONS else path
+    page = {"method": "GET", "root": request["root"], "path": page_path, "auth": "none"}
+    return {"request": page, "expect": {"status": 200}, "save": {"csrf": "form.csrf"}}
 
 
 def _last_reset(entries: list[dict[str, Any]]) -> int | None:

@@ -16,6 +16,7 @@ from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.scenarios.actions import ACTIONS, CONTROL_PREFIX
+from svc_sandbox.scenarios.html import input_value
 from svc_sandbox.scenarios.matchers import MISSING, match, resolve
 from svc_sandbox.scenarios.model import DocPath, Scenario, ScenarioError, dotted
 from svc_sandbox.scenarios.receiver import Delivery, WebhookReceiver
@@ -356,7 +357,7 @@ class _Run:
         if "json" in expect:
             problems += match(expect["json"], MISSING if body is None else body, "body")
         for path, want in expect.get("paths", {}).items():
-            problems += match(want, resolve(body, path), path)
+            problems += match(want, _pick(response, path), path)
         if "body_contains" in expect:
             text = response.body.decode("utf-8", "replace")
             if expect["body_contains"] not in text:
@@ -505,6 +506,10 @@ def _pick(response: HttpResponse, path: str) -> Any:
         return response.status
     if path.startswith("headers."):
         found = response.header(path[len("headers.") :])
+        return MISSING if found is None else found
+    if path.startswith("form."):
+        text = response.body.decode("utf-8", "replace")
+        found = input_value(text, path[len("form.") :])
         return MISSING if found is None else found
     body = response.json()
     path = path[len("body") :] if path == "body" or path.startswith("body.") else path

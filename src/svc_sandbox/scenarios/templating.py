@@ -34,6 +34,7 @@ PROVIDED = (
     "pay_url",
     "simulate_url",
     "product_page_url",
+    "provider_url",
     "control_url",
     "webhook_url",
     "webhook_secret",

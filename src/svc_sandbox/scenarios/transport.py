@@ -74,6 +74,10 @@ def text_of(body: bytes | None, limit: int = 4000) -> str | None:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
+#: In-process requests come from this machine, as a local client's would.
+LOOPBACK_PEER = {"REMOTE_ADDR": "127.0.0.1"}
+
+
 class WsgiTransport:
     """Requests straight into a WSGI app (what ``create_app`` returns): no server, no sockets."""
 
@@ -82,7 +86,11 @@ class WsgiTransport:
 
     def send(self, request: HttpRequest) -> HttpResponse:
         answer = self._client.open(
-            request.url, method=request.method, headers=request.headers, data=request.body
+            request.url,
+            method=request.method,
+            headers=request.headers,
+            data=request.body,
+            environ_base=LOOPBACK_PEER,
         )
         body = answer.get_data()
         answer.close()
