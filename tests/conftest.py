@@ -1,4 +1,4 @@
-"""Fixtures shared by every test; svc_sandbox, svc_client and svc_server come from the plugin."""
+"""Fixtures shared by every test; svc_sandbox, svc_http and svc_server come from the plugin."""
 
 from __future__ import annotations
 

@@ -22,9 +22,9 @@ def http(method: str, url: str, body: Any = None, headers: dict[str, str] | None
 
 
 def test_test_client_and_real_server_share_one_sandbox(
-    svc_client: FlaskClient, svc_server: RunningServer, auth: dict[str, str]
+    svc_http: FlaskClient, svc_server: RunningServer, auth: dict[str, str]
 ) -> None:
-    created = svc_client.post(
+    created = svc_http.post(
         "/api/products", json={"title": "Shared", "pricingModel": "free"}, headers=auth
     ).json
     product_id = created["product"]["_id"]  # type: ignore[index]

@@ -77,7 +77,7 @@ def report(client: FlaskClient) -> dict[str, Any]:
     ],
 )
 def test_each_request_that_breaks_the_contract_is_in_the_report(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     method: str,
     path: str,
@@ -85,9 +85,9 @@ def test_each_request_that_breaks_the_contract_is_in_the_report(
     location: str,
     schema_path: str,
 ) -> None:
-    response = getattr(svc_client, method)(path, headers=auth, **kwargs)
+    response = getattr(svc_http, method)(path, headers=auth, **kwargs)
     assert 400 <= response.status_code < 500  # the emulator refuses it too
-    violations = report(svc_client)["violations"]
+    violations = report(svc_http)["violations"]
     assert [
         (v["requestId"], v["kind"], v["location"], v["schemaPath"], v["status"]) for v in violations
     ] == [
@@ -96,11 +96,11 @@ def test_each_request_that_breaks_the_contract_is_in_the_report(
 
 
 def test_a_missing_token_is_reported_against_the_security_requirement(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
 ) -> None:
-    response = svc_client.get("/api/products")
+    response = svc_http.get("/api/products")
     assert response.status_code == 403
-    (violation,) = report(svc_client)["violations"]
+    (violation,) = report(svc_http)["violations"]
     assert (violation["location"], violation["schemaPath"]) == (
         "header.Authorization",
         "#/security",
@@ -108,13 +108,13 @@ def test_a_missing_token_is_reported_against_the_security_requirement(
 
 
 def test_the_report_counts_operations_and_statuses_exercised(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    product_id = create_product(svc_client, auth)["product"]["_id"]
-    svc_client.get(f"/api/products/{product_id}", headers=auth)
-    svc_client.get(f"/api/products/{HEX}", headers=auth)
-    svc_client.get("/api/nowhere", headers=auth)
-    found = report(svc_client)
+    product_id = create_product(svc_http, auth)["product"]["_id"]
+    svc_http.get(f"/api/products/{product_id}", headers=auth)
+    svc_http.get(f"/api/products/{HEX}", headers=auth)
+    svc_http.get("/api/nowhere", headers=auth)
+    found = report(svc_http)
     by_id = {op["operationId"]: op for op in found["operations"]}
     assert by_id["createProduct"]["statuses"] == {"201": 1}
     assert by_id["getProduct"]["statuses"] == {"200": 1, "404": 1}
@@ -127,13 +127,13 @@ def test_the_report_counts_operations_and_statuses_exercised(
 
 
 def test_clearing_and_resetting_empty_the_report(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    svc_client.get("/api/products?limit=500", headers=auth)
-    assert svc_client.delete("/_sandbox/conformance").json["summary"]["requests"] == 0  # type: ignore[index]
-    svc_client.get("/api/products?limit=500", headers=auth)
-    svc_client.post("/_sandbox/reset")
-    assert report(svc_client)["summary"]["requestViolations"] == 0
+    svc_http.get("/api/products?limit=500", headers=auth)
+    assert svc_http.delete("/_sandbox/conformance").json["summary"]["requests"] == 0  # type: ignore[index]
+    svc_http.get("/api/products?limit=500", headers=auth)
+    svc_http.post("/_sandbox/reset")
+    assert report(svc_http)["summary"]["requestViolations"] == 0
 
 
 def test_the_cli_shows_the_report_as_text_json_and_junit(
