@@ -7,7 +7,8 @@ docs/testing.md shows each with an example).
   thread (one per test process, so one per xdist worker), or the emulator at ``--svc-url``.
 * ``svc_org``: a fresh tenant per test (a sandbox and a production organization, each with a
   token), so tests isolate on one shared emulator without a reset.
-* ``svc_client``: a ``SvcClient`` bound to ``svc_org``'s sandbox token.
+* ``svc_client``: a ``SvcClient`` bound to ``svc_org``'s sandbox token (``svc_live_client``:
+  its production token).
 * ``svc_clock``: advance/set the sandbox clock (``follow_with_freezegun()`` or the
   ``svc_freezegun`` marker moves freezegun's clock along).
 * ``svc_webhooks``: a capturing receiver registered as ``svc_org``'s webhook endpoint.
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -100,6 +102,7 @@ class Runtime:
         self._server: ServerThread | None = None
         self._receiver: WebhookReceiver | None = None
         self._remote: RemoteEmulator | None = None
+        self._http: httpx.Client | None = None
         self._orgs = itertools.count(1)
 
     def new_sandbox(self) -> Sandbox:
@@ -132,11 +135,18 @@ class Runtime:
             self._receiver = WebhookReceiver()
         return self._receiver
 
+    def http(self) -> httpx.Client:
+        """One connection pool for every ``svc_client`` (a new httpx.Client builds an SSL
+        context: tens of milliseconds per test)."""
+        if self._http is None:
+            self._http = httpx.Client(timeout=30.0)
+        return self._http
+
     def tenant_name(self, node_name: str) -> str:
         return f"{next(self._orgs)} {node_name}"[:100]
 
     def close(self) -> None:
-        for part in (self._server, self._receiver, self._remote):
+        for part in (self._server, self._receiver, self._remote, self._http):
             if part is not None:
                 part.close()
 
@@ -187,9 +197,14 @@ def svc_org(
 
 
 @pytest.fixture
-def svc_client(svc_emulator: Emulator, svc_org: Tenant) -> Iterator[SvcClient]:
-    with SvcClient(svc_org.token, base_url=svc_emulator.base_url) as client:
-        yield client
+def svc_client(svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime) -> SvcClient:
+    return SvcClient(svc_org.token, base_url=svc_emulator.base_url, http=_svc_runtime.http())
+
+
+@pytest.fixture
+def svc_live_client(svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime) -> SvcClient:
+    """A ``SvcClient`` of ``svc_org``'s production organization (payouts need production)."""
+    return SvcClient(svc_org.live_token, base_url=svc_emulator.base_url, http=_svc_runtime.http())
 
 
 @pytest.fixture

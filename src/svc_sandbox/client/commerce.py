@@ -83,14 +83,23 @@ class SvcClient:
         self.token = token
         self.base_url = base.rstrip("/")
         self.timeout = _positive("timeout", timeout)
-        self._http = http or httpx.Client(timeout=self.timeout)
+        #: Made on the first request: building an httpx.Client (its SSL context) costs tens
+        #: of milliseconds, and a call refused by the argument checks needs none.
+        self._client: httpx.Client | None = http
         self._owns_http = http is None
+
+    @property
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout)
+        return self._client
 
     # --- lifecycle --------------------------------------------------------------------------
 
     def close(self) -> None:
-        if self._owns_http:
-            self._http.close()
+        if self._owns_http and self._client is not None:
+            self._client.close()
+            self._client = None
 
     def __enter__(self) -> SvcClient:
         return self
