@@ -26,3 +26,7 @@ def auth(token: str) -> dict[str, str]:
 @pytest.fixture
 def live_auth(live_token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {live_token}"}
+
+
+#: pytester runs the plugin's own tests (tests/test_pytest_plugin.py) in a scratch directory.
+pytest_plugins = ["pytester"]

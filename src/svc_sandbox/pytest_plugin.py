@@ -25,31 +25,27 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
-from flask import Flask
-from flask.testing import FlaskClient
 
-from svc_sandbox.app import bind, create_app
-from svc_sandbox.client import SvcClient
-from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.serving import ServerThread
-from svc_sandbox.testing.clock import SvcClock
-from svc_sandbox.testing.emulator import (
-    Emulator,
-    InProcessEmulator,
-    RemoteEmulator,
-    Tenant,
-    journal_mark,
-    requests_since,
-)
-from svc_sandbox.testing.webhooks import SvcWebhooks, WebhookReceiver
+# The plugin loads in every pytest run of an environment where svc-sandbox is installed, so the
+# emulator (Flask, the app, the contract) is imported only when a test asks for a fixture.
+if TYPE_CHECKING:
+    import httpx
+    from flask import Flask
+    from flask.testing import FlaskClient
+
+    from svc_sandbox.client import SvcClient
+    from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.serving import ServerThread
+    from svc_sandbox.testing.clock import SvcClock
+    from svc_sandbox.testing.emulator import Emulator, RemoteEmulator, Tenant
+    from svc_sandbox.testing.webhooks import SvcWebhooks, WebhookReceiver
 
 SCOPES = ("function", "module", "session")
 JOURNAL_SECTION = "svc-sandbox requests during the test"
-_MARK = pytest.StashKey[tuple[Emulator, str | None]]()
+_MARK = pytest.StashKey[tuple["Emulator", str | None]]()
 
 
 # --- options ------------------------------------------------------------------------------
@@ -106,10 +102,14 @@ class Runtime:
         self._orgs = itertools.count(1)
 
     def new_sandbox(self) -> Sandbox:
+        from svc_sandbox.sandbox import Sandbox
+
         return Sandbox(clock_mode="frozen", seed=self.seed, strict=True)
 
     def app_for(self, sandbox: Sandbox) -> Flask:
         """The one app, serving ``sandbox`` from now on."""
+        from svc_sandbox.app import bind, create_app
+
         if self._app is None:
             self._app = create_app(sandbox)
         else:
@@ -118,6 +118,8 @@ class Runtime:
 
     def serve(self, sandbox: Sandbox) -> str:
         """Serves ``sandbox`` on the one server thread; its URLs name the server's port."""
+        from svc_sandbox.serving import ServerThread
+
         app = self.app_for(sandbox)
         if self._server is None:
             self._server = ServerThread(app).start()
@@ -125,12 +127,16 @@ class Runtime:
         return self._server.origin
 
     def remote(self) -> RemoteEmulator:
+        from svc_sandbox.testing.emulator import RemoteEmulator
+
         assert self.remote_url is not None
         if self._remote is None:
             self._remote = RemoteEmulator(self.remote_url)
         return self._remote
 
     def receiver(self) -> WebhookReceiver:
+        from svc_sandbox.testing.webhooks import WebhookReceiver
+
         if self._receiver is None:
             self._receiver = WebhookReceiver()
         return self._receiver
@@ -138,6 +144,8 @@ class Runtime:
     def http(self) -> httpx.Client:
         """One connection pool for every ``svc_client`` (a new httpx.Client builds an SSL
         context: tens of milliseconds per test)."""
+        import httpx
+
         if self._http is None:
             self._http = httpx.Client(timeout=30.0)
         return self._http
@@ -183,6 +191,8 @@ def svc_sandbox(_svc_runtime: Runtime) -> Iterator[Sandbox]:
 def svc_emulator(request: pytest.FixtureRequest, _svc_runtime: Runtime) -> Emulator:
     """The emulator this test talks to: ``svc_sandbox`` served on the process's server thread,
     or the one at ``--svc-url``."""
+    from svc_sandbox.testing.emulator import InProcessEmulator
+
     if _svc_runtime.remote_url:
         return _svc_runtime.remote()
     sandbox: Sandbox = request.getfixturevalue("svc_sandbox")
@@ -198,17 +208,23 @@ def svc_org(
 
 @pytest.fixture
 def svc_client(svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime) -> SvcClient:
+    from svc_sandbox.client import SvcClient
+
     return SvcClient(svc_org.token, base_url=svc_emulator.base_url, http=_svc_runtime.http())
 
 
 @pytest.fixture
 def svc_live_client(svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime) -> SvcClient:
     """A ``SvcClient`` of ``svc_org``'s production organization (payouts need production)."""
+    from svc_sandbox.client import SvcClient
+
     return SvcClient(svc_org.live_token, base_url=svc_emulator.base_url, http=_svc_runtime.http())
 
 
 @pytest.fixture
 def svc_clock(request: pytest.FixtureRequest, svc_emulator: Emulator) -> Iterator[SvcClock]:
+    from svc_sandbox.testing.clock import SvcClock
+
     clock = SvcClock(svc_emulator)
     if request.node.get_closest_marker("svc_freezegun"):
         clock.follow_with_freezegun()
@@ -222,6 +238,8 @@ def svc_clock(request: pytest.FixtureRequest, svc_emulator: Emulator) -> Iterato
 def svc_webhooks(
     svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime
 ) -> Iterator[SvcWebhooks]:
+    from svc_sandbox.testing.webhooks import SvcWebhooks
+
     webhooks = SvcWebhooks(svc_emulator, _svc_runtime.receiver(), svc_org)
     try:
         yield webhooks
@@ -263,13 +281,21 @@ def svc_server(svc_sandbox: Sandbox, _svc_runtime: Runtime) -> RunningServer:
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """Marks where the test's requests start in the emulator's journal."""
     funcargs: dict[str, Any] = getattr(item, "funcargs", {})
+    if "svc_emulator" in funcargs or "svc_sandbox" in funcargs:
+        _mark_journal(item, funcargs)
+    yield
+
+
+def _mark_journal(item: pytest.Item, funcargs: dict[str, Any]) -> None:
+    from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.testing.emulator import Emulator, InProcessEmulator, journal_mark
+
     emulator = funcargs.get("svc_emulator")
     sandbox = funcargs.get("svc_sandbox")
     if emulator is None and isinstance(sandbox, Sandbox):
         emulator = InProcessEmulator(sandbox, sandbox.settings.origin)
     if isinstance(emulator, Emulator):
         item.stash[_MARK] = (emulator, journal_mark(emulator))
-    yield
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -279,6 +305,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
     if report.when != "call" or not report.failed or _MARK not in item.stash:
         return
+    from svc_sandbox.testing.emulator import requests_since
+
     emulator, mark = item.stash[_MARK]
     try:
         entries = requests_since(emulator, mark)
