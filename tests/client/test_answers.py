@@ -39,8 +39,11 @@ def canned() -> Iterator[list[bytes]]:
             except TimeoutError:
                 continue
             with connection:
-                connection.recv(65536)
+                request = b""
+                while b"\r\n\r\n" not in request:  # read the whole head: no reset on close
+                    request += connection.recv(65536)
                 connection.sendall(answers.pop(0))
+                connection.shutdown(socket.SHUT_WR)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
