@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+# Loaded here, before pytester's in-process runs: a module first imported inside such a run is
+# unloaded after it, which would leave two copies of httpx and httpcore (and of their
+# exception classes) in this process.
+import freezegun  # noqa: F401
+import h11  # noqa: F401
+import httpcore  # noqa: F401
+import httpx  # noqa: F401
 import pytest
 
+import svc_sandbox.client  # noqa: F401
+import svc_sandbox.testing.clock  # noqa: F401
+import svc_sandbox.testing.webhooks  # noqa: F401
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.serving import ServerThread
