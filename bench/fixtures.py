@@ -1,0 +1,119 @@
+"""Fixture costs of the pytest plugin (issue 10 §3, issue 13): what a test pays before its body.
+
+In-process, per call (median of rounds):
+  * ``svc_org``: a fresh tenant (a sandbox and a production organization with tokens);
+  * a fresh ``Sandbox``;
+  * ``svc_http`` today (a fresh Sandbox bound to the one app + a test client) against the
+    former per-test fixture (a fresh Sandbox + ``create_app`` + a test client);
+  * the baseline: a bare Flask app with one route + its test client, built in the same run.
+Then a generated 1,000-test suite run by pytest in a subprocess: empty tests (baseline) against
+``svc_client`` with ``--svc-scope function`` and with ``--svc-scope session`` (one Sandbox,
+``svc_org`` per test); the overhead is the run time minus the empty suite's.
+
+The machines are noisy, so only the ratios in one run mean anything. Usage:
+    .venv/bin/python bench/fixtures.py [rounds]
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from _bare_flask import make_app
+from svc_sandbox.app import bind, create_app
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.testing.emulator import InProcessEmulator
+
+SUITE_SIZE = 1000
+
+
+def per_call(make: Callable[[], object], calls: int, rounds: int) -> float:
+    """Median seconds per call over ``rounds`` rounds of ``calls`` calls."""
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for _ in range(calls):
+            make()
+        samples.append((time.perf_counter() - started) / calls)
+    return statistics.median(samples)
+
+
+def suite(tmp: Path, size: int, body: str, *options: str) -> float:
+    tests = "\n".join(f"def test_{n}({body}):\n    pass\n" for n in range(size))
+    (tmp / "test_suite.py").write_text(tests)
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, str(tmp)]
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, cwd=tmp)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    shared = Sandbox(clock_mode="frozen", seed=1, strict=True)
+    app = create_app(shared)
+    emulator = InProcessEmulator(shared, shared.settings.origin)
+    names = iter(range(10**9))
+
+    def fresh_sandbox() -> Sandbox:
+        return Sandbox(clock_mode="frozen", seed=1, strict=True)
+
+    def svc_http_now() -> object:
+        sandbox = fresh_sandbox()
+        bind(app, sandbox)
+        return app.test_client()
+
+    def svc_http_before() -> object:
+        return create_app(fresh_sandbox()).test_client()
+
+    costs = {
+        "bare Flask app + test client (baseline)": per_call(
+            lambda: make_app().test_client(), 20, rounds
+        ),
+        "svc_org (fresh tenant, in-process)": per_call(
+            lambda: emulator.create_tenant(f"t{next(names)}"), 200, rounds
+        ),
+        "fresh Sandbox": per_call(fresh_sandbox, 50, rounds),
+        "svc_http now (fresh Sandbox bound to the one app)": per_call(svc_http_now, 50, rounds),
+        "svc_http before (fresh Sandbox + create_app)": per_call(svc_http_before, 5, rounds),
+    }
+    baseline = costs["bare Flask app + test client (baseline)"]
+    print(f"{'per test':<52} {'ms':>8} {'x baseline':>11}")
+    for name, seconds in costs.items():
+        print(f"{name:<52} {seconds * 1000:8.3f} {seconds / baseline:11.2f}")
+
+    configs = {
+        "empty tests (baseline)": ("",),
+        "svc_client, --svc-scope function": ("svc_client", "--svc-scope=function"),
+        "svc_client, --svc-scope session (svc_org per test)": (
+            "svc_client",
+            "--svc-scope=session",
+        ),
+    }
+    small = SUITE_SIZE // 10
+    totals: dict[str, float] = {}
+    slopes: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as directory:
+        tmp = Path(directory)
+        for name, (body, *options) in configs.items():
+            few = suite(tmp, small, body, *options)
+            totals[name] = suite(tmp, SUITE_SIZE, body, *options)
+            # Per test, without the one-off start-up (imports, the app, the server):
+            slopes[name] = (totals[name] - few) / (SUITE_SIZE - small)
+    empty_total, empty_slope = totals["empty tests (baseline)"], slopes["empty tests (baseline)"]
+    print(f"\n{SUITE_SIZE}-test suite{'':<37} {'wall s':>8} {'overhead s':>11} {'ms/test':>8}")
+    for name in configs:
+        overhead = totals[name] - empty_total
+        per_test = (slopes[name] - empty_slope) * 1000
+        print(f"{name:<52} {totals[name]:8.2f} {overhead:11.2f} {per_test:8.3f}")
+    function, session = list(configs)[1:]
+    ratio = (totals[function] - empty_total) / (totals[session] - empty_total)
+    print(f"suite overhead, function scope / session scope + svc_org: {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
