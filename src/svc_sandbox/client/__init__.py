@@ -10,11 +10,13 @@ httpx and pydantic that works against the emulator or the real service.
         session = svc.create_checkout(product.product.id, gateway="telebirr",
                                       customer={"email": "a@b.et", "phone": "251900000001"})
         status = svc.wait_for_checkout(session.session_id)
+
+``AsyncSvcClient`` is the same client for asyncio (``async with``, ``await svc.get_balance()``).
 """
 
 from __future__ import annotations
 
-from svc_sandbox.client.commerce import DEFAULT_BASE_URL, SvcClient
+from svc_sandbox.client.commerce import DEFAULT_BASE_URL, AsyncSvcClient, SvcClient
 from svc_sandbox.client.errors import (
     SvcAuthenticationError,
     SvcClientError,
@@ -47,6 +49,7 @@ from svc_sandbox.client.webhooks import build_test_webhook, verify_webhook
 
 __all__ = [
     "DEFAULT_BASE_URL",
+    "AsyncSvcClient",
     "FAILURE_CODES",
     "SIGNATURE_HEADER",
     "ArchivedProduct",
