@@ -8,7 +8,8 @@ In-process, per call (median of rounds):
   * the baseline: a bare Flask app with one route + its test client, built in the same run.
 Then a generated 1,000-test suite run by pytest in a subprocess: empty tests (baseline) against
 ``svc_client`` with ``--svc-scope function`` and with ``--svc-scope session`` (one Sandbox,
-``svc_org`` per test); the overhead is the run time minus the empty suite's.
+``svc_org`` per test); a conftest times each test's setup and teardown (the first test also
+pays the one-off imports, app and server thread).
 
 The machines are noisy, so only the ratios in one run mean anything. Usage:
     .venv/bin/python bench/fixtures.py [rounds]
@@ -16,6 +17,7 @@ The machines are noisy, so only the ratios in one run mean anything. Usage:
 
 from __future__ import annotations
 
+import json
 import statistics
 import subprocess
 import sys
@@ -43,13 +45,41 @@ def per_call(make: Callable[[], object], calls: int, rounds: int) -> float:
     return statistics.median(samples)
 
 
-def suite(tmp: Path, size: int, body: str, *options: str) -> float:
-    tests = "\n".join(f"def test_{n}({body}):\n    pass\n" for n in range(size))
-    (tmp / "test_suite.py").write_text(tests)
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, str(tmp)]
+#: Written next to the generated suite: times every test's setup and teardown (the fixtures'
+#: work) with perf_counter, so the figure leaves out pytest's start-up and collection.
+TIMING_CONFTEST = """
+import json, time
+import pytest
+
+SPENT = []
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
     started = time.perf_counter()
+    yield
+    SPENT.append(time.perf_counter() - started)
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    started = time.perf_counter()
+    yield
+    SPENT[-1] += time.perf_counter() - started
+
+def pytest_sessionfinish(session):
+    with open("spent.json", "w") as out:
+        json.dump(SPENT, out)
+"""
+
+
+def suite(tmp: Path, body: str, *options: str) -> list[float]:
+    """Seconds of fixture setup + teardown of each test of a generated suite."""
+    tests = "\n".join(f"def test_{n}({body}):\n    pass\n" for n in range(SUITE_SIZE))
+    (tmp / "test_suite.py").write_text(tests)
+    (tmp / "conftest.py").write_text(TIMING_CONFTEST)
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options, str(tmp)]
     subprocess.run(argv, check=True, capture_output=True, cwd=tmp)
-    return time.perf_counter() - started
+    spent: list[float] = json.loads((tmp / "spent.json").read_text())
+    return spent
 
 
 def main() -> None:
@@ -94,25 +124,19 @@ def main() -> None:
             "--svc-scope=session",
         ),
     }
-    small = SUITE_SIZE // 10
-    totals: dict[str, float] = {}
-    slopes: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as directory:
-        tmp = Path(directory)
-        for name, (body, *options) in configs.items():
-            few = suite(tmp, small, body, *options)
-            totals[name] = suite(tmp, SUITE_SIZE, body, *options)
-            # Per test, without the one-off start-up (imports, the app, the server):
-            slopes[name] = (totals[name] - few) / (SUITE_SIZE - small)
-    empty_total, empty_slope = totals["empty tests (baseline)"], slopes["empty tests (baseline)"]
-    print(f"\n{SUITE_SIZE}-test suite{'':<37} {'wall s':>8} {'overhead s':>11} {'ms/test':>8}")
-    for name in configs:
-        overhead = totals[name] - empty_total
-        per_test = (slopes[name] - empty_slope) * 1000
-        print(f"{name:<52} {totals[name]:8.2f} {overhead:11.2f} {per_test:8.3f}")
-    function, session = list(configs)[1:]
-    ratio = (totals[function] - empty_total) / (totals[session] - empty_total)
-    print(f"suite overhead, function scope / session scope + svc_org: {ratio:.2f}x")
+        spent = {name: suite(Path(directory), *argv) for name, argv in configs.items()}
+    print(f"\n{SUITE_SIZE}-test suite: fixture setup + teardown")
+    print(f"{'':<52} {'total s':>8} {'median ms':>10} {'first ms':>9}")
+    for name, times in spent.items():
+        total, median = sum(times), statistics.median(times) * 1000
+        print(f"{name:<52} {total:8.3f} {median:10.3f} {times[0] * 1000:9.1f}")
+    empty = sum(spent["empty tests (baseline)"])
+    function, session = (sum(spent[name]) - empty for name in list(configs)[1:])
+    print(
+        f"suite fixture overhead, function scope / session scope + svc_org: "
+        f"{function / session:.2f}x ({function:.2f} s / {session:.2f} s)"
+    )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import svc_sandbox.testing.clock  # noqa: F401
 import svc_sandbox.testing.webhooks  # noqa: F401
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.serving import ServerThread
+from svc_sandbox.server import ServerThread
 
 QUIET = ("-p", "no:cacheprovider", "-q")
 
@@ -173,9 +173,8 @@ def test_a_failure_shows_the_requests_of_the_test(pytester: pytest.Pytester) -> 
 @pytest.fixture
 def running_emulator() -> Iterator[str]:
     """An emulator already running, as ``svc-sandbox serve`` would be."""
-    sandbox = Sandbox(clock_mode="frozen", seed=3)
-    server = ServerThread(create_app(sandbox)).start()
-    sandbox.settings.port = server.port
+    sandbox = Sandbox(clock_mode="frozen", seed=3, port=0)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
     try:
         yield server.origin
     finally:

@@ -76,14 +76,10 @@ def exec_command(args: argparse.Namespace) -> int:
 
     from svc_sandbox.app import create_app
     from svc_sandbox.sandbox import Sandbox
-    from svc_sandbox.serving import ServerThread
+    from svc_sandbox.server import ServerThread
 
     sandbox = Sandbox(settings)
-    server = ServerThread(
-        create_app(sandbox), host=settings.host, port=settings.port, threads=settings.threads
-    )
-    settings.port = server.port
-    server.start()
+    server = ServerThread(create_app(sandbox), settings).start()
     sandbox.start_background()
     try:
         if not wait_until_ready(settings.origin):

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from svc_sandbox.client import SvcClient
     from svc_sandbox.sandbox import Sandbox
-    from svc_sandbox.serving import ServerThread
+    from svc_sandbox.server import ServerThread
     from svc_sandbox.testing.clock import SvcClock
     from svc_sandbox.testing.emulator import Emulator, RemoteEmulator, Tenant
     from svc_sandbox.testing.webhooks import SvcWebhooks, WebhookReceiver
@@ -118,12 +118,15 @@ class Runtime:
 
     def serve(self, sandbox: Sandbox) -> str:
         """Serves ``sandbox`` on the one server thread; its URLs name the server's port."""
-        from svc_sandbox.serving import ServerThread
+        from svc_sandbox.server import ServerThread
 
-        app = self.app_for(sandbox)
+        settings = sandbox.settings
+        settings.host = "127.0.0.1"
         if self._server is None:
-            self._server = ServerThread(app).start()
-        sandbox.settings.port = self._server.port
+            settings.port = 0  # a free one, written back by the server
+            self._server = ServerThread(self.app_for(sandbox), settings).start()
+        settings.port = self._server.port
+        self.app_for(sandbox)  # bound once the port is known: the app's rules name the origin
         return self._server.origin
 
     def remote(self) -> RemoteEmulator:

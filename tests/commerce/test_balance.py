@@ -42,7 +42,7 @@ def test_only_production_orders_count_after_going_live(
     earn(svc_http, auth, 50000)
     org_id = org_id_of(svc_sandbox, auth)
     svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"environment": "production"})
-    token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens").json["token"]  # type: ignore[index]
+    token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
     live = {"Authorization": f"Bearer {token}"}
     assert balance(svc_http, live) == 0
     earn(svc_http, live, 20000)

@@ -135,9 +135,9 @@ def test_approving_an_attempt_by_its_id(
 ) -> None:
     session_id = _push(svc_http, auth)
     attempt = svc_http.get(f"/_sandbox/checkout/sessions/{session_id}").json["attempts"][0]  # type: ignore[index]
-    response = svc_http.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve")
+    response = svc_http.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
     assert response.json["status"] == "succeeded"  # type: ignore[index]
-    again = svc_http.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve")
+    again = svc_http.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
     assert again.status_code == 409
 
 
@@ -145,7 +145,7 @@ def test_approving_a_link_session_nobody_tried_pays_it(
     svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
     session_id = _link(svc_http, auth)
-    svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert status_of(svc_http, session_id)["status"] == "completed"
 
 
@@ -184,7 +184,7 @@ def test_production_push_waits_for_the_control_plane_when_told_to(
     session_id = _push(svc_http, live_auth)
     svc_sandbox.advance(timedelta(minutes=10))
     assert status_of(svc_http, session_id)["status"] == "open"
-    svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert status_of(svc_http, session_id)["status"] == "completed"
 
 
@@ -291,7 +291,7 @@ def test_a_prompt_still_out_at_expiry_timed_out(
     session_id = _push(svc_http, auth)
     svc_sandbox.advance(timedelta(minutes=30))
     assert status_of(svc_http, session_id)["failure"]["code"] == "payment_timed_out"
-    response = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    response = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert response.status_code == 409
 
 
@@ -348,7 +348,7 @@ def test_one_order_per_session_when_approve_poll_and_expiry_race(
     def approve() -> None:
         barrier.wait()
         for sid in session_ids:
-            svc_http.post(f"/_sandbox/checkout/sessions/{sid}/approve")
+            svc_http.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
 
     def poll() -> None:
         barrier.wait()

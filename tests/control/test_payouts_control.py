@@ -51,7 +51,7 @@ def test_only_a_withdrawal_in_review_can_be_decided(
 ) -> None:
     earn(svc_http, live_auth, 50000)
     wid = withdraw(svc_http, live_auth, 10000)["_id"]
-    response = svc_http.post(f"/_sandbox/withdrawals/{wid}/{decision}")
+    response = svc_http.post(f"/_sandbox/withdrawals/{wid}/{decision}", json={})
     assert response.status_code == 409
     target = "approved" if decision == "approve" else "rejected"
     assert response.json == {
@@ -64,7 +64,7 @@ def test_a_decision_is_final(svc_http: FlaskClient, live_auth: dict[str, str]) -
     earn(svc_http, live_auth, 2_000_000)
     wid = withdraw(svc_http, live_auth, 2_000_000)["_id"]
     decide(svc_http, wid, "reject")
-    assert svc_http.post(f"/_sandbox/withdrawals/{wid}/approve").status_code == 409
+    assert svc_http.post(f"/_sandbox/withdrawals/{wid}/approve", json={}).status_code == 409
 
 
 @pytest.mark.parametrize(
@@ -77,8 +77,10 @@ def test_a_decision_is_final(svc_http: FlaskClient, live_auth: dict[str, str]) -
     ],
 )
 def test_control_errors(svc_http: FlaskClient, path: str, status: int, message: str) -> None:
-    method = svc_http.post if path.endswith(("approve", "reject")) else svc_http.get
-    response = method(path)
+    if path.endswith(("approve", "reject")):
+        response = svc_http.post(path, json={})
+    else:
+        response = svc_http.get(path)
     assert response.status_code == status
     assert message in response.json["error"]  # type: ignore[index]
 

@@ -246,6 +246,23 @@ def test_endpoints_see_only_their_own_organizations_events(
     assert attempt["organizationId"] == production.id
 
 
+@pytest.mark.parametrize("route", ["attempts", "deliveries"])
+def test_journals_filter_by_organization(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver, route: str
+) -> None:
+    orgs = {o.environment.value: o.id for o in svc_sandbox.orgs.all()}
+    for org_id in orgs.values():
+        add_endpoint(svc_http, receiver.url, orgId=org_id)
+        trigger(svc_http, "order.created", orgId=org_id)
+    flush(svc_http)
+    for org_id in orgs.values():
+        listed = svc_http.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": org_id})
+        assert listed.status_code == 200
+        assert [item["organizationId"] for item in listed.json["items"]] == [org_id]  # type: ignore[index]
+    unknown = svc_http.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": "nobody"})
+    assert unknown.json["items"] == []  # type: ignore[index]
+
+
 def test_deliveries_go_out_in_due_time_order(svc_http: FlaskClient) -> None:
     with running_receiver(200) as receiver:
         receiver.behaviours.append(500)
@@ -264,7 +281,7 @@ def test_redeliver_sends_the_same_event_again(svc_http: FlaskClient, receiver: R
     event = trigger(svc_http, "order.completed")
     flush(svc_http)
     advance(svc_http, "10m")
-    response = svc_http.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver")
+    response = svc_http.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert response.status_code == 201
     body = response.json
     assert body is not None
@@ -279,9 +296,9 @@ def test_redeliver_sends_the_same_event_again(svc_http: FlaskClient, receiver: R
 
 
 def test_redeliver_errors(svc_http: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver) -> None:
-    assert svc_http.post("/_sandbox/webhooks/events/evt_nope/redeliver").status_code == 404
+    assert svc_http.post("/_sandbox/webhooks/events/evt_nope/redeliver", json={}).status_code == 404
     event = trigger(svc_http, "order.created")
-    no_endpoint = svc_http.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver")
+    no_endpoint = svc_http.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert no_endpoint.status_code == 409
     production = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "production")
     other = add_endpoint(svc_http, receiver.url, orgId=production.id)
@@ -325,7 +342,7 @@ def test_disabling_an_endpoint_fails_its_due_attempts_and_deleting_it_ends_them(
         svc_http.patch(path, json={"enabled": False})
         advance(svc_http, "1m")
         assert attempts(svc_http)[-1]["error"] == "endpoint_disabled"
-        svc_http.delete(path)
+        svc_http.delete(path, json={})
         advance(svc_http, "5m")
         assert attempts(svc_http)[-1]["error"] == "endpoint_deleted"
         [delivery] = svc_http.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
