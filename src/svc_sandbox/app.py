@@ -13,13 +13,20 @@ from svc_sandbox.control import api as control_api
 from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.control import payouts_api as control_payouts_api
+from svc_sandbox.control import scenarios_api as control_scenarios_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
-from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response, sandbox_of
+from svc_sandbox.web import (
+    MAX_BODY_BYTES,
+    error_response,
+    json_response,
+    request_details,
+    sandbox_of,
+)
 
 CONTROL_PREFIX = "/_sandbox"
 #: The roots whose paths the app's routes are registered under.
@@ -47,6 +54,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
     app.register_blueprint(pages_api.provider, url_prefix=settings.path_of("provider_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     # Every request finds its Sandbox through the app (never a captured one), so ``bind`` can
     # put another Sandbox behind a built app: the pytest plugin builds the app once.
@@ -71,6 +79,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
                     "method": request.method,
                     "path": request.path,
                     "status": response.status_code,
+                    **request_details(),
                 }
             )
         return response
