@@ -52,33 +52,33 @@ def test_token_introspection_and_revocation_are_form_encoded(path: str) -> None:
     assert list(content) == ["application/x-www-form-urlencoded"]
 
 
-def test_served_with_the_issuer_as_server(svc_client: FlaskClient, svc_sandbox: Sandbox) -> None:
-    document = svc_client.get(f"{AUTH}/openapi.json").json
+def test_served_with_the_issuer_as_server(svc_http: FlaskClient, svc_sandbox: Sandbox) -> None:
+    document = svc_http.get(f"{AUTH}/openapi.json").json
     assert document["servers"][0]["url"] == svc_sandbox.settings.issuer  # type: ignore[index]
-    same = svc_client.get("/_sandbox/contract?contract=identity").json
+    same = svc_http.get("/_sandbox/contract?contract=identity").json
     assert same == document
 
 
 def test_conformance_report_of_the_identity_contract(
-    svc_client: FlaskClient, svc_sandbox: Sandbox
+    svc_http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:
     svc_sandbox.settings.rate_limits = False
-    tokens_for(svc_client, svc_sandbox, wallet_app(svc_sandbox))
-    svc_client.post(f"{AUTH}/oauth2/token", data={"grant_type": "password"})
-    svc_client.post(
+    tokens_for(svc_http, svc_sandbox, wallet_app(svc_sandbox))
+    svc_http.post(f"{AUTH}/oauth2/token", data={"grant_type": "password"})
+    svc_http.post(
         f"{AUTH}/oauth2/token",
         data="grant_type=a&grant_type=b",
         content_type="application/x-www-form-urlencoded",
     )
-    report = svc_client.get("/_sandbox/conformance?contract=identity").json
+    report = svc_http.get("/_sandbox/conformance?contract=identity").json
     assert report["contract"]["title"] == "Payments service identity provider"  # type: ignore[index]
     token_op = next(o for o in report["operations"] if o["operationId"] == "token")  # type: ignore[index]
     assert token_op["statuses"] == {"200": 1, "400": 2}
     located = {v["location"] for v in report["violations"]}  # type: ignore[index]
     assert "body.grant_type" in located  # the repeated field broke the contract
     assert report["summary"]["responseViolations"] == 0  # type: ignore[index]
-    commerce = svc_client.get("/_sandbox/conformance").json
+    commerce = svc_http.get("/_sandbox/conformance").json
     assert commerce["summary"]["requests"] == 0  # type: ignore[index]
-    svc_client.delete("/_sandbox/conformance?contract=identity", json={})
-    cleared = svc_client.get("/_sandbox/conformance?contract=identity").json
+    svc_http.delete("/_sandbox/conformance?contract=identity", json={})
+    cleared = svc_http.get("/_sandbox/conformance?contract=identity").json
     assert cleared["summary"]["requests"] == 0  # type: ignore[index]

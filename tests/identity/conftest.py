@@ -11,9 +11,9 @@ from tests.identity.helpers import Client, public_app, wallet_app
 
 
 @pytest.fixture
-def http(svc_sandbox: Sandbox, svc_client: FlaskClient) -> FlaskClient:
+def http(svc_sandbox: Sandbox, svc_http: FlaskClient) -> FlaskClient:
     svc_sandbox.settings.rate_limits = False
-    return svc_client
+    return svc_http
 
 
 @pytest.fixture

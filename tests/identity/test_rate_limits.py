@@ -29,38 +29,38 @@ def request_for(http: FlaskClient, sandbox: Sandbox, endpoint: str) -> Any:
     [("token", 20), ("authorize", 30), ("introspect", 100), ("revoke", 30), ("userinfo", 60)],
 )
 def test_limit_per_minute_with_retry_after(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, endpoint: str, limit: int
+    svc_sandbox: Sandbox, svc_http: FlaskClient, endpoint: str, limit: int
 ) -> None:
     for _ in range(limit):
-        assert request_for(svc_client, svc_sandbox, endpoint).status_code != 429
+        assert request_for(svc_http, svc_sandbox, endpoint).status_code != 429
     svc_sandbox.advance(timedelta(seconds=30))
-    limited = request_for(svc_client, svc_sandbox, endpoint)
+    limited = request_for(svc_http, svc_sandbox, endpoint)
     assert limited.status_code == 429
     assert limited.headers["Retry-After"] == "30"
     if limited.mimetype == "application/json":
         assert limited.json["error"] == "rate_limited"
     svc_sandbox.advance(timedelta(seconds=30))
-    assert request_for(svc_client, svc_sandbox, endpoint).status_code != 429
+    assert request_for(svc_http, svc_sandbox, endpoint).status_code != 429
 
 
-def test_token_limit_counts_per_client(svc_sandbox: Sandbox, svc_client: FlaskClient) -> None:
+def test_token_limit_counts_per_client(svc_sandbox: Sandbox, svc_http: FlaskClient) -> None:
     for _ in range(20):
-        request_for(svc_client, svc_sandbox, "token")
-    assert request_for(svc_client, svc_sandbox, "token").status_code == 429
+        request_for(svc_http, svc_sandbox, "token")
+    assert request_for(svc_http, svc_sandbox, "token").status_code == 429
     other = public_app(svc_sandbox)
-    response = svc_client.post(
+    response = svc_http.post(
         f"{AUTH}/oauth2/token",
         data={"grant_type": "refresh_token", "refresh_token": "rt_x", "client_id": other.client_id},
     )
     assert response.status_code == 400 and response.json["error"] == "invalid_grant"
 
 
-def test_per_ip_setting(svc_sandbox: Sandbox, svc_client: FlaskClient) -> None:
+def test_per_ip_setting(svc_sandbox: Sandbox, svc_http: FlaskClient) -> None:
     svc_sandbox.settings.identity_rate_limit_key = "ip"
     for _ in range(20):
-        request_for(svc_client, svc_sandbox, "token")
+        request_for(svc_http, svc_sandbox, "token")
     other = public_app(svc_sandbox)
-    response = svc_client.post(
+    response = svc_http.post(
         f"{AUTH}/oauth2/token",
         data={"grant_type": "refresh_token", "refresh_token": "rt_x", "client_id": other.client_id},
     )
