@@ -218,10 +218,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def serve(settings: Settings) -> int:
     from svc_sandbox.app import create_app
+    from svc_sandbox.core.errors import SandboxError
     from svc_sandbox.sandbox import Sandbox
     from svc_sandbox.server import build_server
-
-    from svc_sandbox.core.errors import SandboxError
 
     try:
         sandbox = Sandbox(settings)

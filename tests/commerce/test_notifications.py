@@ -39,7 +39,9 @@ def paid_orders(client: FlaskClient, auth: dict[str, str]) -> list[dict[str, Any
     return items
 
 
-def one_order_completed(sandbox: Sandbox, client: FlaskClient, auth: dict[str, str], sid: str) -> None:
+def one_order_completed(
+    sandbox: Sandbox, client: FlaskClient, auth: dict[str, str], sid: str
+) -> None:
     """The invariant every fault keeps: one paid order, one order.completed, for the session."""
     assert [o["checkoutSessionId"] for o in paid_orders(client, auth)] == [sid]
     assert len(events(sandbox, "order.completed", sid)) == 1
@@ -79,9 +81,7 @@ def test_a_late_notice_resolves_by_itself_when_nobody_polls(
     svc_sandbox.advance(timedelta(seconds=59))
     assert events(svc_sandbox, "order.completed", sid) == []
     svc_sandbox.advance(timedelta(seconds=1))
-    assert [e.created for e in events(svc_sandbox, "order.completed", sid)] == [
-        svc_sandbox.now()
-    ]
+    assert [e.created for e in events(svc_sandbox, "order.completed", sid)] == [svc_sandbox.now()]
     assert timeline(svc_client, sid)[-2:] == [
         ("notification", "delayed"),
         ("notification", "delivered"),

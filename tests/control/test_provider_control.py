@@ -17,7 +17,6 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.cli import main
-from svc_sandbox.commerce.triggers import SPEC_TRIGGERS
 from svc_sandbox.core.clock import monotonic
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
@@ -46,9 +45,9 @@ def test_the_simulator_page_shows_the_same_list(
 ) -> None:
     svc_client.post("/_sandbox/triggers", json={"phone": "0911000111", "outcome": "approve"})
     product = published(svc_client, auth)
-    sid = checkout(
-        svc_client, auth, productId=product["_id"], gateway="telebirr", customer=BUYER
-    )["sessionId"]
+    sid = checkout(svc_client, auth, productId=product["_id"], gateway="telebirr", customer=BUYER)[
+        "sessionId"
+    ]
     page = svc_client.get(f"/simulate/{sid}").get_data(as_text=True)
     registry = svc_client.get("/_sandbox/triggers").json["items"]
     for entry in registry:
@@ -111,7 +110,9 @@ def test_removing_a_trigger_and_clearing_them_all(svc_client: FlaskClient) -> No
     svc_client.post("/_sandbox/triggers", json={"phone": "0911000222", "outcome": "wait"})
     assert svc_client.delete("/_sandbox/triggers/0911000111", json={}).status_code == 200
     assert svc_client.delete("/_sandbox/triggers/0911000111", json={}).status_code == 404
-    custom = [i for i in svc_client.get("/_sandbox/triggers").json["items"] if i["source"] == "custom"]
+    custom = [
+        i for i in svc_client.get("/_sandbox/triggers").json["items"] if i["source"] == "custom"
+    ]
     assert [i["phone"] for i in custom] == ["251911000222"]
     svc_client.delete("/_sandbox/triggers", json={})
     items = svc_client.get("/_sandbox/triggers").json["items"]
@@ -153,8 +154,10 @@ def test_a_triggers_file_is_loaded_at_start_and_kept_by_reset(tmp_path: Path) ->
     [
         ("- phone: '0900000002'\n  outcome: approve\n", "triggers[0].phone 0900000002 is the spec"),
         ("- phone: '0911000111'\n  outcome: maybe\n", "triggers[0].outcome must be one of"),
-        ("- {phone: '0911000111', outcome: approve}\n- {phone: '911000111', outcome: wait}\n",
-         "triggers[1].phone 251911000111 is listed twice"),
+        (
+            "- {phone: '0911000111', outcome: approve}\n- {phone: '911000111', outcome: wait}\n",
+            "triggers[1].phone 251911000111 is listed twice",
+        ),
         ("phone: 1\n", "must hold a list of triggers"),
         ("- [unclosed\n", "is not valid YAML or JSON"),
     ],
@@ -175,13 +178,45 @@ BAD_INPUT = [
     ("/_sandbox/triggers", {"phone": "251900000002", "outcome": "wait"}, "phone"),
     ("/_sandbox/triggers", {"phone": "12345", "outcome": "approve"}, "phone"),
     ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "maybe"}, "outcome"),
-    ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "approve", "failureCode": "payment_failed"}, "failureCode"),
-    ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "fail", "failureCode": "nope"}, "failureCode"),
-    ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "approve", "decisionDelaySeconds": -1}, "decisionDelaySeconds"),
-    ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "approve", "decisionDelaySeconds": "5"}, "decisionDelaySeconds"),
-    ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "approve", "notification": {"kind": "slow"}}, "notification.kind"),
-    ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "approve", "notification": {"kind": "late", "delaySeconds": -3}}, "notification.delaySeconds"),
-    ("/_sandbox/triggers", {"phone": "0911000111", "outcome": "approve", "colour": "red"}, "colour"),
+    (
+        "/_sandbox/triggers",
+        {"phone": "0911000111", "outcome": "approve", "failureCode": "payment_failed"},
+        "failureCode",
+    ),
+    (
+        "/_sandbox/triggers",
+        {"phone": "0911000111", "outcome": "fail", "failureCode": "nope"},
+        "failureCode",
+    ),
+    (
+        "/_sandbox/triggers",
+        {"phone": "0911000111", "outcome": "approve", "decisionDelaySeconds": -1},
+        "decisionDelaySeconds",
+    ),
+    (
+        "/_sandbox/triggers",
+        {"phone": "0911000111", "outcome": "approve", "decisionDelaySeconds": "5"},
+        "decisionDelaySeconds",
+    ),
+    (
+        "/_sandbox/triggers",
+        {"phone": "0911000111", "outcome": "approve", "notification": {"kind": "slow"}},
+        "notification.kind",
+    ),
+    (
+        "/_sandbox/triggers",
+        {
+            "phone": "0911000111",
+            "outcome": "approve",
+            "notification": {"kind": "late", "delaySeconds": -3},
+        },
+        "notification.delaySeconds",
+    ),
+    (
+        "/_sandbox/triggers",
+        {"phone": "0911000111", "outcome": "approve", "colour": "red"},
+        "colour",
+    ),
     ("/_sandbox/faults/notifications", {"kind": "slow"}, "kind"),
     ("/_sandbox/faults/notifications", {}, "kind"),
     ("/_sandbox/faults/notifications", {"kind": "late", "delaySeconds": -1}, "delaySeconds"),
@@ -215,7 +250,10 @@ def test_bad_input_is_a_400_naming_the_field_and_stores_nothing(
 
 def test_a_non_finite_delay_written_as_a_json_literal_is_refused(svc_client: FlaskClient) -> None:
     before = svc_client.get("/_sandbox/state").json
-    for raw in ('{"kind": "late", "delaySeconds": NaN}', '{"kind": "late", "delaySeconds": Infinity}'):
+    for raw in (
+        '{"kind": "late", "delaySeconds": NaN}',
+        '{"kind": "late", "delaySeconds": Infinity}',
+    ):
         response = svc_client.post(
             "/_sandbox/faults/notifications", data=raw, content_type="application/json"
         )
@@ -264,7 +302,9 @@ def test_latency_for_one_organization_only(
     assert svc_sandbox.now() == start
     svc_client.get("/api/products", headers=live_auth)
     assert svc_sandbox.now() - start == timedelta(seconds=10)
-    assert svc_client.delete(f"/_sandbox/faults/latency/{created['id']}", json={}).status_code == 200
+    assert (
+        svc_client.delete(f"/_sandbox/faults/latency/{created['id']}", json={}).status_code == 200
+    )
     svc_client.get("/api/products", headers=live_auth)
     assert svc_sandbox.now() - start == timedelta(seconds=10)
 
@@ -300,7 +340,12 @@ def test_a_poll_racing_the_late_notice_gives_one_order(svc_server: RunningServer
         svc_server,
         "POST",
         "/api/products",
-        {"title": "Race", "pricingModel": "fixed", "price": {"amount": 1000}, "status": "published"},
+        {
+            "title": "Race",
+            "pricingModel": "fixed",
+            "price": {"amount": 1000},
+            "status": "published",
+        },
         token,
     )["product"]
     _call(svc_server, "POST", "/_sandbox/faults/notifications", {"kind": "late", "delaySeconds": 5})
@@ -320,9 +365,13 @@ def test_a_poll_racing_the_late_notice_gives_one_order(svc_server: RunningServer
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=run, args=("POST", "/_sandbox/clock/advance", {"seconds": 1}))]
+    threads = [
+        threading.Thread(target=run, args=("POST", "/_sandbox/clock/advance", {"seconds": 1}))
+    ]
     for sid in sessions:
-        threads += [threading.Thread(target=run, args=("GET", f"/api/checkout/{sid}")) for _ in range(3)]
+        threads += [
+            threading.Thread(target=run, args=("GET", f"/api/checkout/{sid}")) for _ in range(3)
+        ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -132,7 +132,9 @@ class NotificationFaults(Service):
             if not isinstance(org_id, str):
                 raise ValidationFailed("orgId must be a string")
             self.orgs.get(org_id)
-        if session_id is not None and (not isinstance(session_id, str) or not _is_hex24(session_id)):
+        if session_id is not None and (
+            not isinstance(session_id, str) or not _is_hex24(session_id)
+        ):
             raise ValidationFailed("sessionId must be 24 lowercase hex characters")
         if count is not None and (
             isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT

@@ -189,7 +189,10 @@ class PaymentAttempt:
             "failure": None if self.failure is None else self.failure.to_public(),
             "provider": None
             if self.provider_decided_at is None
-            else {"outcome": self.provider_outcome, "decidedAt": isoformat(self.provider_decided_at)},
+            else {
+                "outcome": self.provider_outcome,
+                "decidedAt": isoformat(self.provider_decided_at),
+            },
         }
 
 

@@ -103,4 +103,6 @@ def session_timeline(session_id: str) -> Response:
     sb = sandbox()
     with sb.lock:
         sb.checkout.get(session_id)
-        return json_response({"sessionId": session_id, "items": sb.payments.timeline_of(session_id)})
+        return json_response(
+            {"sessionId": session_id, "items": sb.payments.timeline_of(session_id)}
+        )
