@@ -387,7 +387,7 @@ class PaymentService(Service):
 
     def _release_held(self, after: PaymentAttempt) -> None:
         """Held (out-of-order) notices of the session arrive after this one."""
-        for other in self._of_session(after.session_id):
+        for other in self.attempts_of(after.session_id):
             if other.notice_held and other is not after:
                 other.notice_held = False
                 self._deliver(other)
@@ -425,7 +425,7 @@ class PaymentService(Service):
     @locked
     def timeline_of(self, session_id: str) -> list[dict[str, Any]]:
         """The session's provider timeline, in order: every prompt, decision, notice, check."""
-        steps = [(step, a.id) for a in self._of_session(session_id) for step in a.steps]
+        steps = [(step, a.id) for a in self.attempts_of(session_id) for step in a.steps]
         return [step.to_public(attempt_id) for step, attempt_id in sorted(steps, key=_by_seq)]
 
     @locked
@@ -477,9 +477,6 @@ class PaymentService(Service):
 
     @locked
     def attempts_of(self, session_id: str) -> list[PaymentAttempt]:
-        return self._of_session(session_id)
-
-    def _of_session(self, session_id: str) -> list[PaymentAttempt]:
         return [a for a in self.attempts.values() if a.session_id == session_id]
 
     @locked
