@@ -110,6 +110,8 @@ def test_removing_a_trigger_and_clearing_them_all(svc_client: FlaskClient) -> No
     svc_client.post("/_sandbox/triggers", json={"phone": "0911000222", "outcome": "wait"})
     assert svc_client.delete("/_sandbox/triggers/0911000111", json={}).status_code == 200
     assert svc_client.delete("/_sandbox/triggers/0911000111", json={}).status_code == 404
+    wrong = svc_client.delete("/_sandbox/triggers/0911000222?environment=moon", json={})
+    assert wrong.status_code == 400 and "environment" in wrong.json["error"]
     custom = [
         i for i in svc_client.get("/_sandbox/triggers").json["items"] if i["source"] == "custom"
     ]

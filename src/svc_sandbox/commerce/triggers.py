@@ -225,6 +225,7 @@ class TriggerService(Service):
 
     @locked
     def remove(self, phone: str, environment: str = "sandbox") -> Trigger:
+        one_of(environment, ENVIRONMENTS, "environment")
         try:
             key = (environment, normalize_phone(phone))
         except ValueError:
