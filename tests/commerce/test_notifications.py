@@ -55,73 +55,73 @@ def org_of(sandbox: Sandbox) -> str:
 
 
 def test_without_a_fault_the_notice_arrives_with_the_decision(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    sid = push_checkout(svc_client, auth, PAYS)["sessionId"]
+    sid = push_checkout(svc_http, auth, PAYS)["sessionId"]
     assert len(events(svc_sandbox, "order.completed", sid)) == 1  # before anyone polls
-    assert timeline(svc_client, sid) == [
+    assert timeline(svc_http, sid) == [
         ("prompt", "sent"),
         ("decision", "recorded"),
         ("notification", "sent"),
     ]
-    assert status_of(svc_client, sid)["status"] == "completed"
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    assert status_of(svc_http, sid)["status"] == "completed"
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 # --- late ---------------------------------------------------------------------------------
 
 
 def test_a_late_notice_resolves_by_itself_when_nobody_polls(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    notice_fault(svc_client, kind="late", delaySeconds=60, orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, PAYS)["sessionId"]
+    notice_fault(svc_http, kind="late", delaySeconds=60, orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, PAYS)["sessionId"]
     assert events(svc_sandbox, "order.completed", sid) == []
-    assert paid_orders(svc_client, auth) == []
+    assert paid_orders(svc_http, auth) == []
     svc_sandbox.advance(timedelta(seconds=59))
     assert events(svc_sandbox, "order.completed", sid) == []
     svc_sandbox.advance(timedelta(seconds=1))
     assert [e.created for e in events(svc_sandbox, "order.completed", sid)] == [svc_sandbox.now()]
-    assert timeline(svc_client, sid)[-2:] == [
+    assert timeline(svc_http, sid)[-2:] == [
         ("notification", "delayed"),
         ("notification", "delivered"),
     ]
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 def test_a_poll_resolves_a_late_notice_and_the_notice_then_changes_nothing(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    notice_fault(svc_client, kind="late", delaySeconds=60, orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, PAYS)["sessionId"]
+    notice_fault(svc_http, kind="late", delaySeconds=60, orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, PAYS)["sessionId"]
     svc_sandbox.advance(timedelta(seconds=3))
-    polled = status_of(svc_client, sid)
+    polled = status_of(svc_http, sid)
     assert polled["status"] == "completed" and polled["orderId"] is not None
     svc_sandbox.advance(timedelta(seconds=60))  # the late notice arrives
-    assert status_of(svc_client, sid) == polled
-    assert timeline(svc_client, sid)[2:] == [
+    assert status_of(svc_http, sid) == polled
+    assert timeline(svc_http, sid)[2:] == [
         ("notification", "delayed"),
         ("check", "found"),
         ("notification", "ignored"),
     ]
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 def test_polls_check_the_provider_at_most_once_per_interval_per_session(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     interval = svc_sandbox.settings.provider_check_interval_seconds
-    notice_fault(svc_client, kind="lost", orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, WAITS)["sessionId"]
-    assert status_of(svc_client, sid)["status"] == "open"  # checks: nothing decided yet
-    svc_client.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
+    notice_fault(svc_http, kind="lost", orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, WAITS)["sessionId"]
+    assert status_of(svc_http, sid)["status"] == "open"  # checks: nothing decided yet
+    svc_http.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
     svc_sandbox.advance(timedelta(seconds=interval - 1))
-    assert status_of(svc_client, sid)["status"] == "open"  # throttled: the provider not asked
+    assert status_of(svc_http, sid)["status"] == "open"  # throttled: the provider not asked
     svc_sandbox.advance(timedelta(seconds=1))
-    assert status_of(svc_client, sid)["status"] == "completed"
-    checks = [s for s in timeline(svc_client, sid) if s[0] == "check"]
+    assert status_of(svc_http, sid)["status"] == "completed"
+    checks = [s for s in timeline(svc_http, sid) if s[0] == "check"]
     assert checks == [("check", "pending"), ("check", "found")]
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 def test_the_throttle_is_a_setting() -> None:
@@ -135,36 +135,36 @@ def test_the_throttle_is_a_setting() -> None:
 
 
 def test_a_lost_notice_is_found_only_by_a_poll(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    notice_fault(svc_client, kind="lost", orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, PAYS)["sessionId"]
+    notice_fault(svc_http, kind="lost", orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, PAYS)["sessionId"]
     svc_sandbox.advance(timedelta(minutes=10))
     assert events(svc_sandbox, "order.completed", sid) == []  # nothing ever arrives
-    assert status_of(svc_client, sid)["status"] == "completed"
-    assert ("notification", "lost") in timeline(svc_client, sid)
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    assert status_of(svc_http, sid)["status"] == "completed"
+    assert ("notification", "lost") in timeline(svc_http, sid)
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 def test_a_lost_success_is_found_at_expiry_instead_of_expiring_a_paid_session(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    notice_fault(svc_client, kind="lost", orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, PAYS)["sessionId"]
+    notice_fault(svc_http, kind="lost", orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, PAYS)["sessionId"]
     svc_sandbox.advance(timedelta(minutes=30))
     assert events(svc_sandbox, "checkout.session.expired", sid) == []
-    assert status_of(svc_client, sid)["status"] == "completed"
-    assert timeline(svc_client, sid)[-1] == ("check", "found")
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    assert status_of(svc_http, sid)["status"] == "completed"
+    assert timeline(svc_http, sid)[-1] == ("check", "found")
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 def test_a_lost_failure_on_a_push_ends_the_session_when_a_poll_finds_it(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    notice_fault(svc_client, kind="lost", orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, FAILS)["sessionId"]
+    notice_fault(svc_http, kind="lost", orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, FAILS)["sessionId"]
     assert events(svc_sandbox, "checkout.session.expired", sid) == []
-    status = status_of(svc_client, sid)
+    status = status_of(svc_http, sid)
     assert status["status"] == "expired" and status["failure"]["code"] == "payment_failed"
     assert len(events(svc_sandbox, "checkout.session.expired", sid)) == 1
 
@@ -173,20 +173,20 @@ def test_a_lost_failure_on_a_push_ends_the_session_when_a_poll_finds_it(
 
 
 def test_a_duplicated_notice_changes_nothing(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    notice_fault(svc_client, kind="duplicate", delaySeconds=10, orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, PAYS)["sessionId"]
-    before = status_of(svc_client, sid)
+    notice_fault(svc_http, kind="duplicate", delaySeconds=10, orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, PAYS)["sessionId"]
+    before = status_of(svc_http, sid)
     assert before["status"] == "completed"
     svc_sandbox.advance(timedelta(seconds=10))
-    assert status_of(svc_client, sid) == before
-    assert timeline(svc_client, sid)[2:] == [
+    assert status_of(svc_http, sid) == before
+    assert timeline(svc_http, sid)[2:] == [
         ("notification", "sent"),
         ("notification", "duplicated"),
         ("notification", "ignored"),
     ]
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 # --- out of order -------------------------------------------------------------------------
@@ -205,16 +205,16 @@ def _pay(client: FlaskClient, sid: str, phone: str) -> dict[str, Any]:
 
 
 def test_a_failure_notice_arriving_after_the_retry_succeeded_is_ignored(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    sid = _link(svc_client, auth)
-    notice_fault(svc_client, kind="out_of_order", sessionId=sid, count=1)
-    first = _pay(svc_client, sid, "0900000002")
+    sid = _link(svc_http, auth)
+    notice_fault(svc_http, kind="out_of_order", sessionId=sid, count=1)
+    first = _pay(svc_http, sid, "0900000002")
     assert first["attempt"]["inFlight"] is True  # the failure notice is held back
-    retried = _pay(svc_client, sid, "0900000001")  # the attempt asks the provider first
+    retried = _pay(svc_http, sid, "0900000001")  # the attempt asks the provider first
     assert retried["status"] == "completed"
     assert retried["attempt"]["lastFailure"]["code"] == "payment_failed"
-    steps = timeline(svc_client, sid)
+    steps = timeline(svc_http, sid)
     assert steps[steps.index(("notification", "held")) :] == [
         ("notification", "held"),
         ("check", "found"),
@@ -223,32 +223,32 @@ def test_a_failure_notice_arriving_after_the_retry_succeeded_is_ignored(
         ("notification", "sent"),
         ("notification", "ignored"),  # the first attempt's failure, after the success
     ]
-    assert status_of(svc_client, sid)["status"] == "completed"
-    one_order_completed(svc_sandbox, svc_client, auth, sid)
+    assert status_of(svc_http, sid)["status"] == "completed"
+    one_order_completed(svc_sandbox, svc_http, auth, sid)
 
 
 # --- scope: a session's rule, an organization's, a count -----------------------------------
 
 
 def test_a_session_rule_applies_to_that_session_only_and_a_count_runs_out(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    waiting = push_checkout(svc_client, auth, WAITS)["sessionId"]
-    notice_fault(svc_client, kind="lost", sessionId=waiting, count=1)
-    other = push_checkout(svc_client, auth, PAYS)["sessionId"]
-    assert ("notification", "sent") in timeline(svc_client, other)
-    svc_client.post(f"/_sandbox/checkout/sessions/{waiting}/approve", json={})
-    assert ("notification", "lost") in timeline(svc_client, waiting)
-    assert svc_client.get("/_sandbox/faults/notifications").json == {"items": []}
+    waiting = push_checkout(svc_http, auth, WAITS)["sessionId"]
+    notice_fault(svc_http, kind="lost", sessionId=waiting, count=1)
+    other = push_checkout(svc_http, auth, PAYS)["sessionId"]
+    assert ("notification", "sent") in timeline(svc_http, other)
+    svc_http.post(f"/_sandbox/checkout/sessions/{waiting}/approve", json={})
+    assert ("notification", "lost") in timeline(svc_http, waiting)
+    assert svc_http.get("/_sandbox/faults/notifications").json == {"items": []}
 
 
 def test_a_decided_prompt_cannot_be_decided_again_while_its_notice_is_out(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    notice_fault(svc_client, kind="lost", orgId=org_of(svc_sandbox))
-    sid = push_checkout(svc_client, auth, WAITS)["sessionId"]
-    svc_client.post(f"/_sandbox/checkout/sessions/{sid}/fail", json={"code": "payment_canceled"})
-    response = svc_client.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
+    notice_fault(svc_http, kind="lost", orgId=org_of(svc_sandbox))
+    sid = push_checkout(svc_http, auth, WAITS)["sessionId"]
+    svc_http.post(f"/_sandbox/checkout/sessions/{sid}/fail", json={"code": "payment_canceled"})
+    response = svc_http.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
     assert response.status_code == 409
     assert "already decided" in response.json["error"]
-    assert status_of(svc_client, sid)["failure"]["code"] == "payment_canceled"
+    assert status_of(svc_http, sid)["failure"]["code"] == "payment_canceled"

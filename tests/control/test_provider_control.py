@@ -27,9 +27,9 @@ from tests.helpers import token_of
 
 
 def test_the_registry_lists_the_spec_phones_and_what_other_phones_do(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
 ) -> None:
-    items = svc_client.get("/_sandbox/triggers").json["items"]
+    items = svc_http.get("/_sandbox/triggers").json["items"]
     spec = {i["phone"]: i for i in items if i["source"] == "spec" and i["phone"] != "*"}
     assert spec["251900000001"]["outcome"] == "approve"
     assert spec["251900000002"]["failureCode"] == "payment_failed"
@@ -41,15 +41,15 @@ def test_the_registry_lists_the_spec_phones_and_what_other_phones_do(
 
 
 def test_the_simulator_page_shows_the_same_list(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    svc_client.post("/_sandbox/triggers", json={"phone": "0911000111", "outcome": "approve"})
-    product = published(svc_client, auth)
-    sid = checkout(svc_client, auth, productId=product["_id"], gateway="telebirr", customer=BUYER)[
+    svc_http.post("/_sandbox/triggers", json={"phone": "0911000111", "outcome": "approve"})
+    product = published(svc_http, auth)
+    sid = checkout(svc_http, auth, productId=product["_id"], gateway="telebirr", customer=BUYER)[
         "sessionId"
     ]
-    page = svc_client.get(f"/simulate/{sid}").get_data(as_text=True)
-    registry = svc_client.get("/_sandbox/triggers").json["items"]
+    page = svc_http.get(f"/simulate/{sid}").get_data(as_text=True)
+    registry = svc_http.get("/_sandbox/triggers").json["items"]
     for entry in registry:
         if entry["environment"] == "sandbox":
             assert f'data-phone="{entry["phone"]}"' in page
@@ -66,7 +66,7 @@ def _push(client: FlaskClient, auth: dict[str, str], phone: str) -> str:
 
 
 def test_a_custom_trigger_decides_after_its_delay_with_its_code(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     trigger = {
         "phone": "0911000111",
@@ -74,50 +74,50 @@ def test_a_custom_trigger_decides_after_its_delay_with_its_code(
         "failureCode": "payment_rejected",
         "decisionDelaySeconds": 5,
     }
-    assert svc_client.post("/_sandbox/triggers", json=trigger).status_code == 201
-    sid = _push(svc_client, auth, "251911000111")
-    assert status_of(svc_client, sid)["status"] == "open"
+    assert svc_http.post("/_sandbox/triggers", json=trigger).status_code == 201
+    sid = _push(svc_http, auth, "251911000111")
+    assert status_of(svc_http, sid)["status"] == "open"
     svc_sandbox.advance(timedelta(seconds=5))
-    status = status_of(svc_client, sid)
+    status = status_of(svc_http, sid)
     assert status["status"] == "expired" and status["failure"]["code"] == "payment_rejected"
 
 
 def test_a_custom_trigger_carries_a_notification_fault(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     trigger = {"phone": "911000222", "outcome": "approve", "notification": {"kind": "lost"}}
-    svc_client.post("/_sandbox/triggers", json=trigger)
-    sid = _push(svc_client, auth, "0911000222")
+    svc_http.post("/_sandbox/triggers", json=trigger)
+    sid = _push(svc_http, auth, "0911000222")
     assert events(svc_sandbox, "order.completed", sid) == []
-    assert status_of(svc_client, sid)["status"] == "completed"  # the poll found it
+    assert status_of(svc_http, sid)["status"] == "completed"  # the poll found it
     assert len(events(svc_sandbox, "order.completed", sid)) == 1
 
 
 def test_custom_triggers_are_sandbox_only_unless_said(
-    svc_client: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    svc_client.patch("/_sandbox/payments/provider", json={"productionPushOutcome": "none"})
-    svc_client.post("/_sandbox/triggers", json={"phone": "0911000333", "outcome": "approve"})
-    assert status_of(svc_client, _push(svc_client, live_auth, "0911000333"))["status"] == "open"
+    svc_http.patch("/_sandbox/payments/provider", json={"productionPushOutcome": "none"})
+    svc_http.post("/_sandbox/triggers", json={"phone": "0911000333", "outcome": "approve"})
+    assert status_of(svc_http, _push(svc_http, live_auth, "0911000333"))["status"] == "open"
     production = {"phone": "0911000333", "outcome": "approve", "environment": "production"}
-    svc_client.post("/_sandbox/triggers", json=production)
-    paid = _push(svc_client, live_auth, "0911000333")
-    assert status_of(svc_client, paid)["status"] == "completed"
+    svc_http.post("/_sandbox/triggers", json=production)
+    paid = _push(svc_http, live_auth, "0911000333")
+    assert status_of(svc_http, paid)["status"] == "completed"
 
 
-def test_removing_a_trigger_and_clearing_them_all(svc_client: FlaskClient) -> None:
-    svc_client.post("/_sandbox/triggers", json={"phone": "0911000111", "outcome": "approve"})
-    svc_client.post("/_sandbox/triggers", json={"phone": "0911000222", "outcome": "wait"})
-    assert svc_client.delete("/_sandbox/triggers/0911000111", json={}).status_code == 200
-    assert svc_client.delete("/_sandbox/triggers/0911000111", json={}).status_code == 404
-    wrong = svc_client.delete("/_sandbox/triggers/0911000222?environment=moon", json={})
+def test_removing_a_trigger_and_clearing_them_all(svc_http: FlaskClient) -> None:
+    svc_http.post("/_sandbox/triggers", json={"phone": "0911000111", "outcome": "approve"})
+    svc_http.post("/_sandbox/triggers", json={"phone": "0911000222", "outcome": "wait"})
+    assert svc_http.delete("/_sandbox/triggers/0911000111", json={}).status_code == 200
+    assert svc_http.delete("/_sandbox/triggers/0911000111", json={}).status_code == 404
+    wrong = svc_http.delete("/_sandbox/triggers/0911000222?environment=moon", json={})
     assert wrong.status_code == 400 and "environment" in wrong.json["error"]
     custom = [
-        i for i in svc_client.get("/_sandbox/triggers").json["items"] if i["source"] == "custom"
+        i for i in svc_http.get("/_sandbox/triggers").json["items"] if i["source"] == "custom"
     ]
     assert [i["phone"] for i in custom] == ["251911000222"]
-    svc_client.delete("/_sandbox/triggers", json={})
-    items = svc_client.get("/_sandbox/triggers").json["items"]
+    svc_http.delete("/_sandbox/triggers", json={})
+    items = svc_http.get("/_sandbox/triggers").json["items"]
     assert [i for i in items if i["source"] == "custom"] == []
 
 
@@ -239,75 +239,73 @@ BAD_INPUT = [
 
 @pytest.mark.parametrize(("route", "body", "field"), BAD_INPUT)
 def test_bad_input_is_a_400_naming_the_field_and_stores_nothing(
-    svc_client: FlaskClient, route: str, body: dict[str, Any], field: str
+    svc_http: FlaskClient, route: str, body: dict[str, Any], field: str
 ) -> None:
-    before = svc_client.get("/_sandbox/state").json
-    response = svc_client.post(
+    before = svc_http.get("/_sandbox/state").json
+    response = svc_http.post(
         route, data=json.dumps(body).replace("Infinity", "1e999"), content_type="application/json"
     )
     assert response.status_code == 400, response.json
     assert field in response.json["error"]
-    assert svc_client.get("/_sandbox/state").json == before
+    assert svc_http.get("/_sandbox/state").json == before
 
 
-def test_a_non_finite_delay_written_as_a_json_literal_is_refused(svc_client: FlaskClient) -> None:
-    before = svc_client.get("/_sandbox/state").json
+def test_a_non_finite_delay_written_as_a_json_literal_is_refused(svc_http: FlaskClient) -> None:
+    before = svc_http.get("/_sandbox/state").json
     for raw in (
         '{"kind": "late", "delaySeconds": NaN}',
         '{"kind": "late", "delaySeconds": Infinity}',
     ):
-        response = svc_client.post(
+        response = svc_http.post(
             "/_sandbox/faults/notifications", data=raw, content_type="application/json"
         )
         assert response.status_code == 400
         assert "delaySeconds" in response.json["error"]
-    assert svc_client.get("/_sandbox/state").json == before
+    assert svc_http.get("/_sandbox/state").json == before
 
 
-def test_faults_and_triggers_round_trip_through_the_state(svc_client: FlaskClient) -> None:
-    svc_client.post("/_sandbox/triggers", json={"phone": "0911000111", "outcome": "approve"})
-    svc_client.post("/_sandbox/faults/notifications", json={"kind": "duplicate", "count": 2})
-    svc_client.post("/_sandbox/faults/latency", json={"path": "/api/*", "delaySeconds": 1})
-    exported = svc_client.get("/_sandbox/state").json
-    svc_client.post("/_sandbox/reset", json={})
-    assert svc_client.get("/_sandbox/faults/notifications").json == {"items": []}
-    assert svc_client.put("/_sandbox/state", json=exported).status_code == 200
-    assert svc_client.get("/_sandbox/state").json == exported
+def test_faults_and_triggers_round_trip_through_the_state(svc_http: FlaskClient) -> None:
+    svc_http.post("/_sandbox/triggers", json={"phone": "0911000111", "outcome": "approve"})
+    svc_http.post("/_sandbox/faults/notifications", json={"kind": "duplicate", "count": 2})
+    svc_http.post("/_sandbox/faults/latency", json={"path": "/api/*", "delaySeconds": 1})
+    exported = svc_http.get("/_sandbox/state").json
+    svc_http.post("/_sandbox/reset", json={})
+    assert svc_http.get("/_sandbox/faults/notifications").json == {"items": []}
+    assert svc_http.put("/_sandbox/state", json=exported).status_code == 200
+    assert svc_http.get("/_sandbox/state").json == exported
 
 
 # --- latency --------------------------------------------------------------------------------
 
 
 def test_latency_on_a_frozen_clock_advances_the_sandbox_clock(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     start = svc_sandbox.now()
     rule = {"method": "get", "path": "/api/products", "delaySeconds": 90, "count": 2}
-    assert svc_client.post("/_sandbox/faults/latency", json=rule).status_code == 201
-    svc_client.get("/api/products", headers=auth)
-    svc_client.post("/api/products", headers=auth, json={"title": "x", "pricingModel": "free"})
+    assert svc_http.post("/_sandbox/faults/latency", json=rule).status_code == 201
+    svc_http.get("/api/products", headers=auth)
+    svc_http.post("/api/products", headers=auth, json={"title": "x", "pricingModel": "free"})
     assert svc_sandbox.now() - start == timedelta(seconds=90)  # POST does not match
-    svc_client.get("/api/products", headers=auth)
-    svc_client.get("/api/products", headers=auth)  # the count ran out
+    svc_http.get("/api/products", headers=auth)
+    svc_http.get("/api/products", headers=auth)  # the count ran out
     assert svc_sandbox.now() - start == timedelta(seconds=180)
-    assert svc_client.get("/_sandbox/faults/latency").json == {"items": []}
+    assert svc_http.get("/_sandbox/faults/latency").json == {"items": []}
 
 
 def test_latency_for_one_organization_only(
-    svc_client: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     live_org = next(o.id for o in svc_sandbox.orgs.all() if o.environment.value == "production")
     rule = {"path": "/api/*", "delaySeconds": 10, "orgId": live_org}
-    created = svc_client.post("/_sandbox/faults/latency", json=rule).json
+    created = svc_http.post("/_sandbox/faults/latency", json=rule).json
     start = svc_sandbox.now()
-    svc_client.get("/api/products", headers=auth)
+    svc_http.get("/api/products", headers=auth)
     assert svc_sandbox.now() == start
-    svc_client.get("/api/products", headers=live_auth)
+    svc_http.get("/api/products", headers=live_auth)
     assert svc_sandbox.now() - start == timedelta(seconds=10)
-    assert (
-        svc_client.delete(f"/_sandbox/faults/latency/{created['id']}", json={}).status_code == 200
-    )
-    svc_client.get("/api/products", headers=live_auth)
+    assert svc_http.delete(f"/_sandbox/faults/latency/{created['id']}", json={}).status_code == 200
+    svc_http.get("/api/products", headers=live_auth)
     assert svc_sandbox.now() - start == timedelta(seconds=10)
 
 
