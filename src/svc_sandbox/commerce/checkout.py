@@ -359,10 +359,7 @@ class CheckoutService(Service):
     def pay(self, pay_token: str, body: PayBody) -> CheckoutSession:
         """POST /pay/{payToken}: one attempt on a payment link (see docs/spec-gaps.md)."""
         session = self.by_pay_token(pay_token)
-        self.settle(session.id)
-        self._require_open(session)
-        self.payments.check(session.id, "attempt")  # a notice still on its way is learned now
-        self._require_open(session)
+        self._ready_for_attempt(session)
         in_flight = self.payments.in_flight_of(session.id)
         if in_flight is not None:
             wait = (in_flight.decide_at or self.clock.now()) - self.clock.now()
@@ -382,6 +379,14 @@ class CheckoutService(Service):
         session.gateway, session.phone = body.gateway, body.phone
         self._attempt(session, Channel.LINK, body.gateway, body.phone)
         return session
+
+    def _ready_for_attempt(self, session: CheckoutSession) -> None:
+        """Before a buyer's new attempt: the session brought up to date, the provider asked
+        about the prompt out (a notice still on its way is learned now), and still open."""
+        self.settle(session.id)
+        self._require_open(session)
+        self.payments.check(session.id, "attempt")
+        self._require_open(session)
 
     def _start_control_attempt(self, session_id: str) -> PaymentAttempt:
         """The control plane or simulator decides a session with no prompt out: a prompt is
@@ -422,10 +427,7 @@ class CheckoutService(Service):
         """The buyer confirms on the provider page: one prompt, decided by the provider's
         configured outcome at once (a failure ends the session, as a push's does)."""
         session = self.hosted_session(session_id)
-        self.settle(session.id)
-        self._require_open(session)
-        self.payments.check(session.id, "attempt")
-        self._require_open(session)
+        self._ready_for_attempt(session)
         if self.payments.in_flight_of(session.id) is not None:
             raise Conflict("This payment is already waiting for the provider's decision")
         session.phone = phone

@@ -2,8 +2,10 @@
 
 An *attempt* is one payment prompt on one buyer phone. The provider decides it:
 
-* sandbox trigger phones decide at once (251900000001 pays, 251900000002 fails with
-  ``payment_failed``; 0900000001 / 0900000002 are the same numbers in another format);
+* trigger phones (``commerce/triggers.py``) decide as registered: the spec's decide at once
+  in the sandbox (251900000001 pays, 251900000002 fails with ``payment_failed``; 0900000001 /
+  0900000002 are the same numbers in another format), custom ones with their outcome, delay
+  and notification fault;
 * any other sandbox phone waits for the simulator page or the control plane;
 * a production prompt is decided by the configured default outcome after the configured
   delay, unless the control plane decides it first;
