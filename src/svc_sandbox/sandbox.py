@@ -15,13 +15,22 @@ from svc_sandbox.commerce.checkout import CheckoutService
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import CustomerService
 from svc_sandbox.commerce.limits import CheckoutLimits
+from svc_sandbox.commerce.notices import NotificationFaults
 from svc_sandbox.commerce.orders import OrderService
 from svc_sandbox.commerce.payments import PaymentService
 from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
+from svc_sandbox.commerce.triggers import TriggerService, read_trigger_file
 from svc_sandbox.contract.conformance import ConformanceRecorder
 from svc_sandbox.contract.validation import commerce_contract, identity_contract
-from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
+from svc_sandbox.core.clock import (
+    Clock,
+    ClockMode,
+    isoformat,
+    parse_instant,
+    wall_now,
+    wall_sleep,
+)
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
@@ -35,6 +44,7 @@ from svc_sandbox.identity.seed import identity_info, seed_identity
 from svc_sandbox.identity.sessions import BrowserSessionService
 from svc_sandbox.identity.tokens import TokenService
 from svc_sandbox.identity.users import UserService
+from svc_sandbox.latency import LatencyFaults
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.settings import Settings
 from svc_sandbox.webhooks.delivery import DeliveryService
@@ -93,7 +103,10 @@ class Sandbox:
         self.events = EventLog(ctx)
         self.customers = CustomerService(ctx)
         self.checkout_config = CheckoutConfigService(ctx, self.orgs, self.products)
-        self.payments = PaymentService(ctx)
+        self.triggers = TriggerService(ctx)
+        self.notice_faults = NotificationFaults(ctx, self.orgs)
+        self.payments = PaymentService(ctx, self.triggers, self.notice_faults)
+        self.latency = LatencyFaults(ctx, self.orgs)
         self.checkout = CheckoutService(
             ctx,
             orgs=self.orgs,
@@ -126,6 +139,9 @@ class Sandbox:
             "webhookDeliveries": self.deliveries,
             "customers": self.customers,
             "checkoutConfig": self.checkout_config,
+            "triggers": self.triggers,
+            "notificationFaults": self.notice_faults,
+            "latencyFaults": self.latency,
             "payments": self.payments,
             "checkout": self.checkout,
             "checkoutLimits": self.limits,
@@ -149,7 +165,11 @@ class Sandbox:
         return parse_instant(self.settings.clock_start)
 
     def _seed_defaults(self) -> None:
-        """The seeded organizations every fresh or reset sandbox starts with."""
+        """The seeded organizations (and ``--triggers``) every fresh or reset sandbox starts
+        with."""
+        if self.settings.triggers_file:
+            for trigger in read_trigger_file(self.settings.triggers_file):
+                self.triggers.add(trigger)
         for name, environment in (
             ("Sandbox Org", Environment.SANDBOX),
             ("Production Org", Environment.PRODUCTION),
@@ -176,6 +196,14 @@ class Sandbox:
         with self.lock:
             target = self.clock.now() + delta
         return self._move_to(target)
+
+    def delay(self, delta: timedelta) -> None:
+        """A request's injected latency: a frozen clock advances by it (running what falls
+        due); a real or scaled clock waits it out in wall time (divided by the factor)."""
+        if self.clock.mode is ClockMode.FROZEN:
+            self.advance(delta)
+        else:
+            wall_sleep(delta.total_seconds() / self.clock.factor)
 
     def set_time(self, instant: datetime) -> list[RanEntry]:
         """Sets the clock; moving forward runs the work due on the way."""

@@ -77,6 +77,11 @@ class Settings(BaseModel):
         "none",
     ] = "approve"
     production_push_delay_seconds: float = Field(default=10.0, ge=0)
+    #: A status poll checks the payment provider at most once per this many seconds per
+    #: session (spec §3 "throttled per session"; see spec-gaps, notification model).
+    provider_check_interval_seconds: float = Field(default=5.0, ge=0, le=3600, allow_inf_nan=False)
+    #: A YAML or JSON file of custom trigger phones, loaded at start and kept by reset.
+    triggers_file: str | None = None
     threads: int = Field(default=8, ge=1, le=256)
     #: Open connections waitress serves at once; more wait in the listen backlog. Idle
     #: keep-alive connections count, so the waitress default of 100 stalls busy clients.
