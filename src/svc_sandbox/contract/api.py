@@ -1,5 +1,6 @@
-"""The contract's HTTP edge: validates every commerce request (conformance recording) and,
-in strict mode, every response; serves the contract at {base_url}/openapi.json.
+"""The contract's HTTP edge: validates every commerce and wallet request (conformance
+recording) and, in strict mode, every response; serves the contracts at {base_url}/openapi.json
+and {wallet_base_url}/openapi.json.
 
 app.py calls ``install`` once and ``check_response`` from its after-request hook, after the
 request id is stamped, so that the response is checked exactly as the client gets it.
@@ -12,16 +13,19 @@ import logging
 
 from flask import Blueprint, Flask, Response, g, request
 
-from svc_sandbox.contract.conformance import Exchange
-from svc_sandbox.contract.document import served_contract
+from svc_sandbox.contract.conformance import ConformanceRecorder, Exchange
+from svc_sandbox.contract.document import COMMERCE, WALLET, served_contract
 from svc_sandbox.contract.validation import Operation, Violation
 from svc_sandbox.web import json_response, sandbox, sandbox_of
 
 log = logging.getLogger("svc_sandbox.contract")
 
 blueprint = Blueprint("contract", __name__)
+wallet_blueprint = Blueprint("wallet_contract", __name__)
 
 CONTRACT_ROUTE = "/openapi.json"
+#: Each contract and the settings root it is served under.
+ROOTS = ((COMMERCE, "base_url"), (WALLET, "wallet_base_url"))
 
 
 @blueprint.get(CONTRACT_ROUTE)
@@ -29,32 +33,55 @@ def openapi_document() -> Response:
     return json_response(served_contract(sandbox().settings.root("base_url")))
 
 
+@wallet_blueprint.get(CONTRACT_ROUTE)
+def wallet_openapi_document() -> Response:
+    return json_response(served_contract(sandbox().settings.root("wallet_base_url"), WALLET))
+
+
+def relative_path(path: str, root_path: str) -> str | None:
+    """``path`` relative to a root (the root itself is ``/``), None when outside it."""
+    if path == root_path:
+        return "/"
+    if path.startswith(root_path + "/"):
+        return path[len(root_path) :]
+    return None
+
+
 def install(app: Flask) -> None:
-    """Mounts /openapi.json under {base_url} and validates each commerce request."""
-    base_path = sandbox_of(app).settings.path_of("base_url")
-    app.register_blueprint(blueprint, url_prefix=base_path)
+    """Mounts /openapi.json under each root and validates each request to a contract root."""
+    settings = sandbox_of(app).settings
+    roots = [(name, settings.path_of(root)) for name, root in ROOTS]
+    app.register_blueprint(blueprint, url_prefix=roots[0][1])
+    app.register_blueprint(wallet_blueprint, url_prefix=roots[1][1])
 
     @app.before_request
     def validate_request() -> None:
-        if not request.path.startswith(base_path + "/"):
-            return
-        relative = request.path[len(base_path) :]
-        if relative == CONTRACT_ROUTE:
-            return
-        contract = sandbox().conformance.contract
-        match = contract.find(request.method, relative)
-        g.contract_operation = None if match is None else match[0]
-        if match is None:
-            return
-        operation, path_params = match
-        g.contract_violations = contract.validate_request(
-            operation,
-            path_params,
-            request.args.to_dict(flat=False),
-            dict(request.headers),
-            request.content_type,
-            request.get_data(cache=True),
-        )
+        for name, root_path in roots:
+            relative = relative_path(request.path, root_path)
+            if relative is not None and relative != CONTRACT_ROUTE:
+                recorder = sandbox().recorders[name]
+                if relative == "/" and recorder.contract.find(request.method, "/") is None:
+                    return  # the bare root of a contract without a "/" operation
+                validate(recorder, relative)
+                return
+
+
+def validate(recorder: ConformanceRecorder, relative: str) -> None:
+    contract = recorder.contract
+    g.contract_recorder = recorder
+    match = contract.find(request.method, relative)
+    g.contract_operation = None if match is None else match[0]
+    if match is None:
+        return
+    operation, path_params = match
+    g.contract_violations = contract.validate_request(
+        operation,
+        path_params,
+        request.args.to_dict(flat=False),
+        dict(request.headers),
+        request.content_type,
+        request.get_data(cache=True),
+    )
 
 
 def check_response(response: Response, request_id: str) -> Response:
@@ -64,10 +91,11 @@ def check_response(response: Response, request_id: str) -> Response:
         return response
     operation: Operation | None = g.contract_operation
     violations: list[Violation] = list(g.get("contract_violations", []))
+    recorder: ConformanceRecorder = g.contract_recorder
     sb = sandbox()
     exchange = Exchange(request_id, request.method, request.path, response.status_code)
     if operation is not None and sb.settings.strict:
-        broken = sb.conformance.contract.validate_response(
+        broken = recorder.contract.validate_response(
             operation,
             response.status_code,
             dict(response.headers),
@@ -76,9 +104,9 @@ def check_response(response: Response, request_id: str) -> Response:
         )
         if broken:
             violations += broken
-            sb.conformance.record(exchange, operation, violations)
+            recorder.record(exchange, operation, violations)
             return strict_failure(response, operation, broken, request_id)
-    sb.conformance.record(exchange, operation, violations)
+    recorder.record(exchange, operation, violations)
     return response
 
 

@@ -21,7 +21,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from svc_sandbox.contract.document import COMMERCE, shared_contract
+from svc_sandbox.contract.document import COMMERCE, WALLET, shared_contract
 
 DOCUMENT_URI = "urn:svc-sandbox:contract"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -397,9 +397,17 @@ _CONTRACTS: dict[str, Contract] = {}
 _CONTRACTS_LOCK = threading.Lock()
 
 
-def commerce_contract() -> Contract:
-    """The shipped commerce contract, built once per process."""
+def shipped_contract(name: str) -> Contract:
+    """A shipped contract (``COMMERCE``, ``WALLET``), built once per process."""
     with _CONTRACTS_LOCK:
-        if COMMERCE not in _CONTRACTS:
-            _CONTRACTS[COMMERCE] = Contract(shared_contract(COMMERCE))
-        return _CONTRACTS[COMMERCE]
+        if name not in _CONTRACTS:
+            _CONTRACTS[name] = Contract(shared_contract(name))
+        return _CONTRACTS[name]
+
+
+def commerce_contract() -> Contract:
+    return shipped_contract(COMMERCE)
+
+
+def wallet_contract() -> Contract:
+    return shipped_contract(WALLET)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from svc_sandbox.contract.document import served_contract
+from svc_sandbox.contract.conformance import ConformanceRecorder
+from svc_sandbox.contract.document import COMMERCE, WALLET, served_contract
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.web import error_response, json_response, sandbox
 
@@ -19,10 +20,27 @@ def render_error(error: SandboxError) -> Response:
     return error_response(error, {"error": error.message, "code": error.code})
 
 
+#: ``?contract=`` names: the document and the settings root it is served under.
+CONTRACTS = {"commerce": (COMMERCE, "base_url"), "wallet": (WALLET, "wallet_base_url")}
+
+
+def chosen_contract() -> tuple[str, str]:
+    """The contract ``?contract=`` names (``commerce`` by default, or ``wallet``)."""
+    name = request.args.get("contract", "commerce")
+    if name not in CONTRACTS:
+        raise ValidationFailed("contract must be commerce or wallet")
+    return CONTRACTS[name]
+
+
+def chosen_recorder() -> ConformanceRecorder:
+    return sandbox().recorders[chosen_contract()[0]]
+
+
 @blueprint.get("/contract")
 def contract_document() -> Response:
-    """The commerce contract (JSON; ``?format=yaml`` for YAML)."""
-    document = served_contract(sandbox().settings.root("base_url"))
+    """A contract (``?contract=commerce|wallet``; JSON, ``?format=yaml`` for YAML)."""
+    name, root = chosen_contract()
+    document = served_contract(sandbox().settings.root(root), name)
     wanted = request.args.get("format", "json")
     if wanted == "json":
         return json_response(document)
@@ -36,10 +54,14 @@ def contract_document() -> Response:
 
 @blueprint.get("/conformance")
 def conformance_report() -> Response:
-    return json_response(sandbox().conformance.report())
+    """The report of one contract (``?contract=commerce|wallet``, default commerce)."""
+    return json_response(chosen_recorder().report())
 
 
 @blueprint.delete("/conformance")
 def clear_conformance() -> Response:
-    sandbox().conformance.clear()
-    return json_response(sandbox().conformance.report())
+    """Clears every contract's report; answers the one ``?contract=`` names."""
+    chosen = chosen_recorder()
+    for recorder in sandbox().recorders.values():
+        recorder.clear()
+    return json_response(chosen.report())
