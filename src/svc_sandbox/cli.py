@@ -91,6 +91,17 @@ def _serve_parser(sub: Any) -> None:
         "--no-wallet-refuse-disconnected", dest="wallet_refuse_disconnected", action="store_false"
     )
     serve.add_argument("--wallet-seed-minor", type=int, help="santim of each seeded wallet")
+    serve.add_argument("--claims-namespace", help="URI prefix of custom claims ({auth_url}/claims)")
+    serve.add_argument(
+        "--identity-rate-limit-key",
+        choices=["client", "ip"],
+        help="identity limits of spec 8 count per client (default) or per IP",
+    )
+    serve.add_argument(
+        "--app-kyc",
+        choices=["require", "skip"],
+        help="registering an OAuth app requires approved organization KYC (default require)",
+    )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
