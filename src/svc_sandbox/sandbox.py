@@ -38,6 +38,7 @@ from svc_sandbox.identity.tokens import TokenService
 from svc_sandbox.identity.users import UserService
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.settings import Settings
+from svc_sandbox.wallet.ledger import WalletService
 from svc_sandbox.webhooks.delivery import DeliveryService
 from svc_sandbox.webhooks.dispatcher import Dispatcher
 from svc_sandbox.webhooks.endpoints import EndpointService
@@ -119,6 +120,7 @@ class Sandbox:
         self.oauth = AuthorizationService(ctx, self.users, self.oauth_apps, self.access_tokens)
         self.browser_sessions = BrowserSessionService(ctx, self.users)
         self.identity_limits = IdentityLimits(ctx)
+        self.wallets = WalletService(ctx, self.users)
         self._services: dict[str, Stateful] = {
             "orgs": self.orgs,
             "products": self.products,
@@ -139,6 +141,7 @@ class Sandbox:
             "authorizations": self.oauth,
             "browserSessions": self.browser_sessions,
             "identityLimits": self.identity_limits,
+            "wallets": self.wallets,
         }
         self._seed_defaults()
         self._initial = self.export()
@@ -165,6 +168,9 @@ class Sandbox:
                 # One secret for both default endpoints: the one GET /_sandbox shows.
                 self.webhook_endpoints.default_secret = endpoint.secret
         seed_identity(self)
+        if self.settings.wallet_seed_minor:
+            for user in self.users.all():
+                self.wallets.fund(user.id, self.settings.wallet_seed_minor, note="seeded")
 
     # --- time -------------------------------------------------------------------------
 

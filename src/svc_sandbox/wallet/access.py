@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.core.errors import Unauthorized
-from svc_sandbox.wallet.errors import insufficient_scope, invalid_token, key_required
+from svc_sandbox.identity.errors import InsufficientScope, InvalidToken
+from svc_sandbox.identity.scopes import WALLET_SEND
+from svc_sandbox.wallet.errors import key_required
 
 if TYPE_CHECKING:
     from svc_sandbox.sandbox import Sandbox
-
-WALLET_READ = "wallet:read"
-WALLET_SEND = "wallet:send"
 
 
 @dataclass(frozen=True)
@@ -37,11 +36,11 @@ class WalletCaller:
 
 def bearer_token(header: str | None) -> str:
     if header is None:
-        raise invalid_token("Missing access token: send 'Authorization: Bearer <access token>'")
+        raise InvalidToken("Missing access token: send 'Authorization: Bearer <access token>'")
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        raise invalid_token("Malformed Authorization header: expected 'Bearer <access token>'")
+        raise InvalidToken("Malformed Authorization header: expected 'Bearer <access token>'")
     return token
 
 
@@ -51,19 +50,19 @@ def authenticate(
     grant = sandbox.access_tokens.verify_resource_token(bearer_token(authorization))
     app = sandbox.oauth_apps.find(grant.client_id)
     if app is None or app.deleted:
-        raise invalid_token("The app this token was issued to has been deleted")
-    if sandbox.settings.wallet_refuse_disconnected and not sandbox.consents.connected(
-        grant.sub, grant.client_id
+        raise InvalidToken("The app this token was issued to has been deleted")
+    if sandbox.settings.wallet_refuse_disconnected and grant.client_id not in (
+        sandbox.oauth.consents_of(grant.sub)
     ):
-        raise invalid_token("The user disconnected the app this token was issued to")
+        raise InvalidToken("The user disconnected the app this token was issued to")
     user = sandbox.users.find(grant.sub)
     if user is None:
-        raise invalid_token("The user of this token no longer exists")
+        raise InvalidToken("The user of this token no longer exists")
     org_id = _key_org(sandbox, key, app.org_id)
     if scope not in grant.scopes:
-        raise insufficient_scope(scope, f"This call needs the {scope} scope")
+        raise InsufficientScope(f"This call needs the {scope} scope", scope)
     if scope == WALLET_SEND and app.client_type != "confidential":
-        raise insufficient_scope(scope, f"{scope} is for confidential clients only")
+        raise InsufficientScope(f"{scope} is for confidential clients only", scope)
     return WalletCaller(user, grant.client_id, org_id, grant.scopes)
 
 

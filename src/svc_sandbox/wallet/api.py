@@ -38,6 +38,10 @@ def caller(scope: str) -> WalletCaller:
 def send_body() -> Any:
     """The JSON document of a send (web.json_body's rules); a 400 is ``invalid_request``."""
     try:
+        request.get_data(cache=True).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise bad_request("invalid_request", f"body is not UTF-8: {exc.reason} at {exc.start}")
+    try:
         return json_body()
     except ValidationFailed as refused:
         raise bad_request("invalid_request", refused.message) from None
