@@ -40,7 +40,7 @@ def send_body() -> Any:
     try:
         request.get_data(cache=True).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise bad_request("invalid_request", f"body is not UTF-8: {exc.reason} at {exc.start}")
+        raise bad_request("invalid_request", f"body is not UTF-8 (byte {exc.start})") from None
     try:
         return json_body()
     except ValidationFailed as refused:
