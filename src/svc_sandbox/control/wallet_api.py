@@ -25,7 +25,7 @@ def wallet_view(user_id: str) -> dict[str, Any]:
 
 @blueprint.get("/wallets")
 def list_wallets() -> Response:
-    return json_response({"data": [wallet_view(u.id) for u in sandbox().users.all()]})
+    return json_response({"items": [wallet_view(u.id) for u in sandbox().users.all()]})
 
 
 @blueprint.get("/wallets/<user>")
@@ -53,11 +53,11 @@ def set_balance(user: str) -> Response:
 def list_transfers(user: str) -> Response:
     wallets = sandbox().wallets
     found = wallets.transfers_of(wallets.user(user).id)
-    return json_response({"data": [t.to_control() for t in found]})
+    return json_response({"items": [t.to_control() for t in found]})
 
 
 @blueprint.get("/wallets/<user>/ledger")
 def list_entries(user: str) -> Response:
     wallets = sandbox().wallets
     found = wallets.ledger(wallets.user(user).id)
-    return json_response({"data": [e.to_public() for e in found]})
+    return json_response({"items": [e.to_public() for e in found]})
