@@ -4,6 +4,8 @@ user's approval given through the control plane's scripted authorize step."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,3 +108,38 @@ def balance(http: FlaskClient, handle: str) -> int:
     found = http.get(f"/_sandbox/wallets/{handle}").json
     assert found is not None
     return int(found["availableMinor"])
+
+
+IN_PROCESS_VERIFIER = "in-process-verifier-" + "v" * 30
+
+
+def token_in_process(http: FlaskClient, sandbox: Sandbox, handle: str) -> str:
+    """The code flow through the Flask client, without authlib (for in-process runs: the
+    contract test and determinism, where every run has the same origin and issuer)."""
+    app = seeded_app(sandbox)
+    digest = hashlib.sha256(IN_PROCESS_VERIFIER.encode()).digest()
+    params = {
+        "response_type": "code",
+        "client_id": app.client_id,
+        "redirect_uri": app.redirect_uri,
+        "scope": "openid wallet:read wallet:send",
+        "state": "state-1",
+        "code_challenge": base64.urlsafe_b64encode(digest).rstrip(b"=").decode(),
+        "code_challenge_method": "S256",
+    }
+    body = {"userId": user_id(sandbox, handle), "params": params, "decision": "approve"}
+    code = http.post("/_sandbox/identity/authorize", json=body).json["code"]  # type: ignore[index]
+    answer = http.post(
+        "/auth/oauth2/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": app.redirect_uri,
+            "code_verifier": IN_PROCESS_VERIFIER,
+            "client_id": app.client_id,
+            "client_secret": app.secret,
+            "resource": sandbox.settings.root("resource_url"),
+        },
+    )
+    assert answer.status_code == 200, answer.json
+    return str(answer.json["access_token"])  # type: ignore[index]

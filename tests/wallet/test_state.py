@@ -3,48 +3,13 @@ determinism guarantee (same seed + same requests => same ids and bodies)."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from typing import Any
 
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
-from tests.wallet.helpers import WALLET, headers, owner_key, seeded_app, send_body, user_id
-
-VERIFIER = "determinism-verifier-" + "v" * 30
-
-
-def token_in_process(http: FlaskClient, sandbox: Sandbox, handle: str) -> str:
-    """The code flow through the Flask client (same origin in every run: same issuer)."""
-    app = seeded_app(sandbox)
-    digest = hashlib.sha256(VERIFIER.encode()).digest()
-    params = {
-        "response_type": "code",
-        "client_id": app.client_id,
-        "redirect_uri": app.redirect_uri,
-        "scope": "openid wallet:read wallet:send",
-        "state": "state-1",
-        "code_challenge": base64.urlsafe_b64encode(digest).rstrip(b"=").decode(),
-        "code_challenge_method": "S256",
-    }
-    body = {"userId": user_id(sandbox, handle), "params": params, "decision": "approve"}
-    code = http.post("/_sandbox/identity/authorize", json=body).json["code"]  # type: ignore[index]
-    answer = http.post(
-        "/auth/oauth2/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": app.redirect_uri,
-            "code_verifier": VERIFIER,
-            "client_id": app.client_id,
-            "client_secret": app.secret,
-            "resource": sandbox.settings.root("resource_url"),
-        },
-    )
-    assert answer.status_code == 200, answer.json
-    return str(answer.json["access_token"])  # type: ignore[index]
+from tests.wallet.helpers import WALLET, headers, owner_key, send_body, token_in_process
 
 
 def activity(http: FlaskClient, sandbox: Sandbox) -> list[Any]:
