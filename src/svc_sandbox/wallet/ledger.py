@@ -9,7 +9,8 @@ pass the daily cap or move money twice under one idempotency key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -128,6 +129,26 @@ class Balance:
         return {"currency": CURRENCY, "availableMinor": self.available, "totalMinor": self.total}
 
 
+@dataclass
+class CapWindow:
+    """One (sender, app)'s transfers inside the cap window, oldest first, and their sum: the
+    cap's check is one addition; the wait is only worked out when the cap is passed."""
+
+    sent: list[tuple[datetime, int]] = field(default_factory=list)
+    total: int = 0
+
+    def add(self, at: datetime, amount: int) -> None:
+        bisect.insort(self.sent, (at, amount))
+        self.total += amount
+
+    def trim(self, now: datetime) -> None:
+        """Drops what left the window (sent at or before ``now - CAP_WINDOW``)."""
+        cut = bisect.bisect_right(self.sent, now - CAP_WINDOW, key=lambda entry: entry[0])
+        if cut:
+            self.total -= sum(amount for _, amount in self.sent[:cut])
+            del self.sent[:cut]
+
+
 @dataclass(frozen=True)
 class Sent:
     """The answer to a send: a new transfer, or the original one of a repeated key."""
@@ -146,7 +167,7 @@ class WalletService(Service):
         self.keys: dict[tuple[str, str, str], str] = {}
         self._balances: dict[str, Balance] = {}
         #: (sender, client_id) -> its transfers of the last CAP_WINDOW (derived; the cap's index).
-        self._recent: dict[tuple[str, str], list[Transfer]] = {}
+        self._recent: dict[tuple[str, str], CapWindow] = {}
         self._seq = 0
 
     # --- reading ----------------------------------------------------------------------------
@@ -259,15 +280,11 @@ class WalletService(Service):
 
     def _check_daily_cap(self, sender_id: str, client_id: str, amount: int) -> None:
         now = self.clock.now()
-        recent = [
-            t
-            for t in self._recent.get((sender_id, client_id), [])
-            if t.created_at > now - CAP_WINDOW
-        ]
-        self._recent[(sender_id, client_id)] = recent
-        wait = rolling_cap_wait(
-            ((t.created_at, t.amount) for t in recent), amount, DAILY_CAP, CAP_WINDOW, now
-        )
+        window = self._recent.setdefault((sender_id, client_id), CapWindow())
+        window.trim(now)
+        if window.total + amount <= DAILY_CAP:
+            return
+        wait = rolling_cap_wait(window.sent, amount, DAILY_CAP, CAP_WINDOW, now)
         if wait is not None:
             raise WalletError(
                 429,
@@ -323,7 +340,8 @@ class WalletService(Service):
     def _index(self, transfer: Transfer) -> None:
         self.transfers[transfer.id] = transfer
         self.keys[(transfer.sender_id, transfer.client_id, transfer.idempotency_key)] = transfer.id
-        self._recent.setdefault((transfer.sender_id, transfer.client_id), []).append(transfer)
+        window = self._recent.setdefault((transfer.sender_id, transfer.client_id), CapWindow())
+        window.add(transfer.created_at, transfer.amount)
 
     # --- state ------------------------------------------------------------------------------
 
