@@ -8,11 +8,13 @@ import base64
 import hashlib
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
 from flask.testing import FlaskClient
+from requests.structures import CaseInsensitiveDict
 
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import token_of
@@ -41,17 +43,47 @@ def user_id(sandbox: Sandbox, handle: str) -> str:
     return user.id
 
 
+class FlaskAdapter(requests.adapters.BaseAdapter):
+    """A requests transport that hands each request to a Flask test client: the OAuth client
+    (authlib, over requests) talks to the sandbox in process, without a socket."""
+
+    def __init__(self, client: FlaskClient) -> None:
+        super().__init__()
+        self.client = client
+
+    def send(self, request: requests.PreparedRequest, **_: Any) -> requests.Response:  # type: ignore[override]
+        url = urlsplit(request.url or "")
+        answer = self.client.open(
+            url.path,
+            method=request.method or "GET",
+            query_string=url.query,
+            headers=dict(request.headers),
+            data=request.body,
+        )
+        response = requests.Response()
+        response.status_code = answer.status_code
+        response.headers = CaseInsensitiveDict(dict(answer.headers))
+        response._content = answer.data
+        response.encoding = "utf-8"
+        response.url = request.url or ""
+        response.request = request
+        return response
+
+    def close(self) -> None:
+        pass
+
+
 def access_token(
-    origin: str,
+    transport: FlaskClient | str,
     sandbox: Sandbox,
     handle: str = "abebe",
     scope: str = SEND,
     app: App | None = None,
     resource: bool = True,
 ) -> str:
-    """The code flow over HTTP against the served sandbox at ``origin``: the access token."""
+    """The code flow as an integrator's app runs it, with authlib's OAuth2 client (PKCE S256):
+    in process through a Flask client, or over HTTP when ``transport`` is a served origin."""
     app = app or seeded_app(sandbox)
-    meta = requests.get(origin + "/auth/.well-known/openid-configuration", timeout=10).json()
     client = OAuth2Session(
         app.client_id,
         app.secret,
@@ -60,12 +92,20 @@ def access_token(
         code_challenge_method="S256",
         token_endpoint_auth_method="client_secret_basic" if app.secret else "none",
     )
+    origin = sandbox.settings.origin
+    if isinstance(transport, str):
+        origin = transport
+    else:
+        client.mount("http://", FlaskAdapter(transport))
+    discovery = origin + "/auth/.well-known/openid-configuration"
+    meta = client.get(discovery, timeout=10, withhold_token=True).json()
     verifier = generate_token(64)
     url, _ = client.create_authorization_url(meta["authorization_endpoint"], code_verifier=verifier)
-    decision = requests.post(
+    decision = client.post(
         origin + "/_sandbox/identity/authorize",
         json={"userId": user_id(sandbox, handle), "url": url, "decision": "approve"},
         timeout=10,
+        withhold_token=True,
     )
     assert decision.status_code == 200, decision.text
     extra = {"resource": sandbox.settings.root("resource_url")} if resource else {}

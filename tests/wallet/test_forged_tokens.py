@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
 from cryptography.hazmat.primitives import serialization
@@ -23,10 +22,9 @@ from flask.testing import FlaskClient
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
 
-from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from tests.wallet.conftest import Connect
-from tests.wallet.helpers import WALLET, headers, seeded_app, user_id
+from tests.wallet.helpers import WALLET, FlaskAdapter, headers, seeded_app, user_id
 
 ATTACKER = RSAKey.generate_key(2048)
 
@@ -165,11 +163,9 @@ def test_the_count_of_forgeries() -> None:
 
 
 def test_an_id_token_or_a_refresh_token_is_not_an_access_token(
-    http: FlaskClient, svc_sandbox: Sandbox, server: RunningServer, key: str
+    http: FlaskClient, svc_sandbox: Sandbox, key: str
 ) -> None:
-
     app = seeded_app(svc_sandbox)
-    meta = requests.get(server.url + "/auth/.well-known/openid-configuration", timeout=10).json()
     client = OAuth2Session(
         app.client_id,
         app.secret,
@@ -177,13 +173,14 @@ def test_an_id_token_or_a_refresh_token_is_not_an_access_token(
         redirect_uri=app.redirect_uri,
         code_challenge_method="S256",
     )
+    client.mount("http://", FlaskAdapter(http))
+    origin = svc_sandbox.settings.origin
+    discovery = origin + "/auth/.well-known/openid-configuration"
+    meta = client.get(discovery, withhold_token=True).json()
     verifier = generate_token(64)
     url, _ = client.create_authorization_url(meta["authorization_endpoint"], code_verifier=verifier)
-    redirect = requests.post(
-        server.url + "/_sandbox/identity/authorize",
-        json={"userId": user_id(svc_sandbox, "abebe"), "url": url, "decision": "approve"},
-        timeout=10,
-    ).json()["redirectUrl"]
+    decision = {"userId": user_id(svc_sandbox, "abebe"), "url": url, "decision": "approve"}
+    redirect = http.post("/_sandbox/identity/authorize", json=decision).json["redirectUrl"]  # type: ignore[index]
     tokens = client.fetch_token(
         meta["token_endpoint"],
         authorization_response=redirect,

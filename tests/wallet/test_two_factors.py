@@ -7,12 +7,23 @@ import re
 from datetime import timedelta
 
 import pytest
+import requests
 from flask.testing import FlaskClient
 
+from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import token_of
 from tests.wallet.conftest import Connect
-from tests.wallet.helpers import READ, WALLET, headers, seeded_app, send_body, user_id
+from tests.wallet.helpers import (
+    READ,
+    WALLET,
+    access_token,
+    headers,
+    owner_key,
+    seeded_app,
+    send_body,
+    user_id,
+)
 
 BEARER_INVALID = re.compile(r'^Bearer realm="[^"]+", error="invalid_token", error_description="')
 
@@ -27,6 +38,23 @@ def assert_key_required(response: object) -> None:
     assert response.status_code == 401  # type: ignore[attr-defined]
     assert response.json["error"] == "jamidev_key_required"  # type: ignore[attr-defined]
     assert response.headers["WWW-Authenticate"] == 'X-Svc-Key realm="wallet"'  # type: ignore[attr-defined]
+
+
+def test_the_whole_flow_over_http(server: RunningServer) -> None:
+    """authlib against the served identity provider, then both wallet calls over sockets."""
+    sandbox = server.sandbox
+    token = access_token(server.url, sandbox, "abebe")
+    auth = headers(token, owner_key(sandbox))
+    read = requests.get(server.url + WALLET, headers=auth, timeout=10)
+    assert read.status_code == 200
+    assert read.json()["availableMinor"] == 1000000
+    sent = requests.post(server.url + WALLET + "/send", json=send_body(), headers=auth, timeout=10)
+    assert sent.status_code == 201
+    assert sent.headers["Content-Type"] == "application/json"
+    assert sent.headers["X-Request-Id"].startswith("req_")
+    refused = requests.get(server.url + WALLET, headers=headers(token, None), timeout=10)
+    assert refused.status_code == 401
+    assert refused.json()["error"] == "jamidev_key_required"
 
 
 def test_both_factors_read_the_balance(http: FlaskClient, abebe: dict[str, str]) -> None:
