@@ -104,10 +104,15 @@ def check_response(response: Response, request_id: str) -> Response:
         )
         if broken:
             violations += broken
-            recorder.record(exchange, operation, violations)
+            recorder.record(exchange, operation, violations, g.get("contract_notices"))
             return strict_failure(response, operation, broken, request_id)
-    recorder.record(exchange, operation, violations)
+    recorder.record(exchange, operation, violations, g.get("contract_notices"))
     return response
+
+
+def notice(location: str, message: str) -> None:
+    """Notes in the conformance report something this request did that had no effect."""
+    g.setdefault("contract_notices", []).append({"location": location, "message": message})
 
 
 def strict_failure(
