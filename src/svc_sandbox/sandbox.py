@@ -20,8 +20,12 @@ from svc_sandbox.commerce.payments import PaymentService
 from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.contract.conformance import ConformanceRecorder
-from svc_sandbox.contract.document import COMMERCE, WALLET
-from svc_sandbox.contract.validation import commerce_contract, wallet_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET
+from svc_sandbox.contract.validation import (
+    commerce_contract,
+    identity_contract,
+    wallet_contract,
+)
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
@@ -81,9 +85,15 @@ class Sandbox:
         self.journal = RequestJournal()
         #: What clients exercised of the commerce contract and where they broke it.
         self.conformance = ConformanceRecorder(commerce_contract())
-        #: The same for the wallet contract; ``recorders`` names both by contract.
+        #: The same for the identity provider's and the wallet's contracts; ``recorders``
+        #: names the three by contract document.
+        self.identity_conformance = ConformanceRecorder(identity_contract())
         self.wallet_conformance = ConformanceRecorder(wallet_contract())
-        self.recorders = {COMMERCE: self.conformance, WALLET: self.wallet_conformance}
+        self.recorders = {
+            COMMERCE: self.conformance,
+            IDENTITY: self.identity_conformance,
+            WALLET: self.wallet_conformance,
+        }
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[AfterWork] = []
 

@@ -1,6 +1,6 @@
-"""The contract's HTTP edge: validates every commerce and wallet request (conformance
-recording) and, in strict mode, every response; serves the contracts at {base_url}/openapi.json
-and {wallet_base_url}/openapi.json.
+"""The contract's HTTP edge: validates every commerce, identity and wallet request
+(conformance recording) and, in strict mode, every response; serves each contract at its
+root: {base_url}/openapi.json, {auth_url}/openapi.json and {wallet_base_url}/openapi.json.
 
 app.py calls ``install`` once and ``check_response`` from its after-request hook, after the
 request id is stamped, so that the response is checked exactly as the client gets it.
@@ -14,28 +14,26 @@ import logging
 from flask import Blueprint, Flask, Response, g, request
 
 from svc_sandbox.contract.conformance import ConformanceRecorder, Exchange
-from svc_sandbox.contract.document import COMMERCE, WALLET, served_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, served_contract
 from svc_sandbox.contract.validation import Operation, Violation
 from svc_sandbox.web import json_response, sandbox, sandbox_of
 
 log = logging.getLogger("svc_sandbox.contract")
 
-blueprint = Blueprint("contract", __name__)
-wallet_blueprint = Blueprint("wallet_contract", __name__)
-
 CONTRACT_ROUTE = "/openapi.json"
 #: Each contract and the settings root it is served under.
-ROOTS = ((COMMERCE, "base_url"), (WALLET, "wallet_base_url"))
+ROOTS = ((COMMERCE, "base_url"), (IDENTITY, "auth_url"), (WALLET, "wallet_base_url"))
 
 
-@blueprint.get(CONTRACT_ROUTE)
-def openapi_document() -> Response:
-    return json_response(served_contract(sandbox().settings.root("base_url")))
+def document_blueprint(name: str, root: str) -> Blueprint:
+    """GET <root>/openapi.json: the contract ``name`` with its server set to this root."""
+    served = Blueprint(f"contract_{root}", __name__)
 
+    @served.get(CONTRACT_ROUTE)
+    def openapi_document() -> Response:
+        return json_response(served_contract(sandbox().settings.root(root), name))
 
-@wallet_blueprint.get(CONTRACT_ROUTE)
-def wallet_openapi_document() -> Response:
-    return json_response(served_contract(sandbox().settings.root("wallet_base_url"), WALLET))
+    return served
 
 
 def relative_path(path: str, root_path: str) -> str | None:
@@ -51,8 +49,8 @@ def install(app: Flask) -> None:
     """Mounts /openapi.json under each root and validates each request to a contract root."""
     settings = sandbox_of(app).settings
     roots = [(name, settings.path_of(root)) for name, root in ROOTS]
-    app.register_blueprint(blueprint, url_prefix=roots[0][1])
-    app.register_blueprint(wallet_blueprint, url_prefix=roots[1][1])
+    for name, root in ROOTS:
+        app.register_blueprint(document_blueprint(name, root), url_prefix=settings.path_of(root))
 
     @app.before_request
     def validate_request() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from svc_sandbox.contract.conformance import ConformanceRecorder
-from svc_sandbox.contract.document import COMMERCE, WALLET, served_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, served_contract
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.web import error_response, json_response, sandbox
 
@@ -21,14 +21,18 @@ def render_error(error: SandboxError) -> Response:
 
 
 #: ``?contract=`` names: the document and the settings root it is served under.
-CONTRACTS = {"commerce": (COMMERCE, "base_url"), "wallet": (WALLET, "wallet_base_url")}
+CONTRACTS = {
+    "commerce": (COMMERCE, "base_url"),
+    "identity": (IDENTITY, "auth_url"),
+    "wallet": (WALLET, "wallet_base_url"),
+}
 
 
 def chosen_contract() -> tuple[str, str]:
-    """The contract ``?contract=`` names (``commerce`` by default, or ``wallet``)."""
+    """The contract ``?contract=`` names: ``commerce`` (default), ``identity`` or ``wallet``."""
     name = request.args.get("contract", "commerce")
     if name not in CONTRACTS:
-        raise ValidationFailed("contract must be commerce or wallet")
+        raise ValidationFailed("contract must be commerce, identity or wallet")
     return CONTRACTS[name]
 
 
@@ -38,7 +42,7 @@ def chosen_recorder() -> ConformanceRecorder:
 
 @blueprint.get("/contract")
 def contract_document() -> Response:
-    """A contract (``?contract=commerce|wallet``; JSON, ``?format=yaml`` for YAML)."""
+    """A contract (``?contract=commerce|identity|wallet``; JSON, ``?format=yaml`` for YAML)."""
     name, root = chosen_contract()
     document = served_contract(sandbox().settings.root(root), name)
     wanted = request.args.get("format", "json")
@@ -54,14 +58,13 @@ def contract_document() -> Response:
 
 @blueprint.get("/conformance")
 def conformance_report() -> Response:
-    """The report of one contract (``?contract=commerce|wallet``, default commerce)."""
+    """The report of one contract (``?contract=``, default commerce)."""
     return json_response(chosen_recorder().report())
 
 
 @blueprint.delete("/conformance")
 def clear_conformance() -> Response:
-    """Clears every contract's report; answers the one ``?contract=`` names."""
+    """Clears the report of the contract ``?contract=`` names, and answers it."""
     chosen = chosen_recorder()
-    for recorder in sandbox().recorders.values():
-        recorder.clear()
+    chosen.clear()
     return json_response(chosen.report())
