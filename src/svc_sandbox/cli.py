@@ -153,7 +153,10 @@ def _contract_parsers(sub: Any) -> None:
         "--url", default="http://127.0.0.1:8700", help="origin of the running emulator"
     )
     report.add_argument(
-        "--contract", choices=["commerce", "wallet"], default="commerce", help="which contract"
+        "--contract",
+        choices=["commerce", "identity", "wallet"],
+        default="commerce",
+        help="which contract",
     )
     report.add_argument("--format", choices=FORMATS, default="text")
     report.add_argument("--output", help="write the report to this file")
