@@ -16,6 +16,7 @@ from svc_sandbox.control import identity_api as control_identity_api
 from svc_sandbox.control import payouts_api as control_payouts_api
 from svc_sandbox.control import provider_api as control_provider_api
 from svc_sandbox.control import scenarios_api as control_scenarios_api
+from svc_sandbox.control import wallet_api as control_wallet_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
@@ -23,6 +24,7 @@ from svc_sandbox.identity import api as identity_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
+from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
     MAX_BODY_BYTES,
     error_response,
@@ -33,7 +35,15 @@ from svc_sandbox.web import (
 
 CONTROL_PREFIX = "/_sandbox"
 #: The roots whose paths the app's routes are registered under.
-ROUTED_ROOTS = ("base_url", "pay_url", "simulate_url", "product_page_url", "provider_url")
+ROUTED_ROOTS = (
+    "base_url",
+    "auth_url",
+    "wallet_base_url",
+    "pay_url",
+    "simulate_url",
+    "product_page_url",
+    "provider_url",
+)
 
 
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
@@ -57,6 +67,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
     app.register_blueprint(pages_api.provider, url_prefix=settings.path_of("provider_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(wallet_api.blueprint, url_prefix=settings.path_of("wallet_base_url"))
+    app.register_blueprint(control_wallet_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
     app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_provider_api.blueprint, url_prefix=CONTROL_PREFIX)

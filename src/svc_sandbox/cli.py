@@ -118,6 +118,28 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--payout-pending-seconds", type=float, help="pending -> processing")
     serve.add_argument("--payout-processing-seconds", type=float, help="processing -> completed")
     serve.add_argument("--idempotency-retention-hours", type=float, help="default 24")
+    serve.add_argument(
+        "--wallet-key-reuse",
+        choices=["replay", "reject"],
+        help="a wallet idempotencyKey repeated with another body: replay (default) or reject",
+    )
+    serve.add_argument(
+        "--wallet-key-org",
+        choices=["owner", "any"],
+        help="whose API token X-Svc-Key accepts: the app owner's (default) or any",
+    )
+    wallet_disconnect = serve.add_mutually_exclusive_group()
+    wallet_disconnect.add_argument(
+        "--wallet-refuse-disconnected",
+        dest="wallet_refuse_disconnected",
+        action="store_true",
+        default=None,
+        help="refuse wallet access tokens of apps the user disconnected (default: accept)",
+    )
+    wallet_disconnect.add_argument(
+        "--no-wallet-refuse-disconnected", dest="wallet_refuse_disconnected", action="store_false"
+    )
+    serve.add_argument("--wallet-seed-minor", type=int, help="santim of each seeded wallet")
     serve.add_argument("--claims-namespace", help="URI prefix of custom claims ({auth_url}/claims)")
     serve.add_argument(
         "--identity-rate-limit-key",
@@ -160,6 +182,12 @@ def _contract_parsers(sub: Any) -> None:
     )
     report.add_argument(
         "--url", default="http://127.0.0.1:8700", help="origin of the running emulator"
+    )
+    report.add_argument(
+        "--contract",
+        choices=["commerce", "identity", "wallet"],
+        default="commerce",
+        help="which contract",
     )
     report.add_argument("--format", choices=FORMATS, default="text")
     report.add_argument("--output", help="write the report to this file")
@@ -225,7 +253,7 @@ def reachable(url: str) -> bool:
 
 
 def conformance_command(args: argparse.Namespace) -> int:
-    url = args.url.rstrip("/") + "/_sandbox/conformance"
+    url = args.url.rstrip("/") + "/_sandbox/conformance?contract=" + args.contract
     try:
         with urllib.request.urlopen(url, timeout=30) as answer:
             report = json.loads(answer.read())

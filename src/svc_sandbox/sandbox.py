@@ -22,7 +22,12 @@ from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.commerce.triggers import TriggerService, read_trigger_file
 from svc_sandbox.contract.conformance import ConformanceRecorder
-from svc_sandbox.contract.validation import commerce_contract, identity_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET
+from svc_sandbox.contract.validation import (
+    commerce_contract,
+    identity_contract,
+    wallet_contract,
+)
 from svc_sandbox.core.clock import (
     Clock,
     ClockMode,
@@ -47,6 +52,7 @@ from svc_sandbox.identity.users import UserService
 from svc_sandbox.latency import LatencyFaults
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.settings import Settings
+from svc_sandbox.wallet.ledger import WalletService
 from svc_sandbox.webhooks.delivery import DeliveryService
 from svc_sandbox.webhooks.dispatcher import Dispatcher
 from svc_sandbox.webhooks.endpoints import EndpointService
@@ -89,8 +95,15 @@ class Sandbox:
         self.journal = RequestJournal()
         #: What clients exercised of the commerce contract and where they broke it.
         self.conformance = ConformanceRecorder(commerce_contract())
-        #: The same for the identity provider's contract.
+        #: The same for the identity provider's and the wallet's contracts; ``recorders``
+        #: names the three by contract document.
         self.identity_conformance = ConformanceRecorder(identity_contract())
+        self.wallet_conformance = ConformanceRecorder(wallet_contract())
+        self.recorders = {
+            COMMERCE: self.conformance,
+            IDENTITY: self.identity_conformance,
+            WALLET: self.wallet_conformance,
+        }
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[AfterWork] = []
 
@@ -130,6 +143,7 @@ class Sandbox:
         self.oauth = AuthorizationService(ctx, self.users, self.oauth_apps, self.access_tokens)
         self.browser_sessions = BrowserSessionService(ctx, self.users)
         self.identity_limits = IdentityLimits(ctx)
+        self.wallets = WalletService(ctx, self.users)
         self._services: dict[str, Stateful] = {
             "orgs": self.orgs,
             "products": self.products,
@@ -153,6 +167,7 @@ class Sandbox:
             "authorizations": self.oauth,
             "browserSessions": self.browser_sessions,
             "identityLimits": self.identity_limits,
+            "wallets": self.wallets,
         }
         self._seed_defaults()
         self._initial = self.export()
@@ -183,6 +198,9 @@ class Sandbox:
                 # One secret for both default endpoints: the one GET /_sandbox shows.
                 self.webhook_endpoints.default_secret = endpoint.secret
         seed_identity(self)
+        if self.settings.wallet_seed_minor:
+            for user in self.users.all():
+                self.wallets.fund(user.id, self.settings.wallet_seed_minor, note="seeded")
 
     # --- time -------------------------------------------------------------------------
 
@@ -325,8 +343,8 @@ class Sandbox:
             if self.clock.mode is ClockMode.REAL:
                 self.clock.set(keep)
         self.journal.clear()
-        self.conformance.clear()
-        self.identity_conformance.clear()
+        for recorder in self.recorders.values():
+            recorder.clear()
 
     def next_request_id(self) -> str:
         with self.lock:

@@ -114,6 +114,17 @@ class Settings(BaseModel):
     payout_processing_seconds: float = Field(default=300.0, ge=0)
     #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered.
     idempotency_retention_hours: float = Field(default=24.0, gt=0)
+    #: Wallet: a repeated idempotencyKey with another body ``replay``s the original transfer
+    #: (spec §4 read literally) or is refused with 422 ``idempotency_key_reused`` (``reject``).
+    wallet_key_reuse: Literal["replay", "reject"] = "replay"
+    #: Wallet: whose API token X-Svc-Key accepts, the ``owner`` organization of the token's
+    #: app or ``any`` organization's (see docs/spec-gaps.md, wallet).
+    wallet_key_org: Literal["owner", "any"] = "owner"
+    #: Wallet: refuse access tokens of an app the user disconnected (spec §5.6 keeps them
+    #: valid until expiry; issue 12 asks for 401).
+    wallet_refuse_disconnected: bool = False
+    #: Wallet: santim each seeded user's wallet starts with (after reset too).
+    wallet_seed_minor: int = Field(default=1_000_000, ge=0, le=10**13)
     #: A webhook endpoint set for each default organization at start (and after reset).
     webhook_url: str | None = None
     #: Its signing secret, also used by endpoints created without one; generated when unset.

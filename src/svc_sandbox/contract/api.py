@@ -1,6 +1,6 @@
-"""The contract's HTTP edge: validates every commerce and identity request (conformance
-recording) and, in strict mode, every response; serves the contracts at
-{base_url}/openapi.json and {auth_url}/openapi.json.
+"""The contract's HTTP edge: validates every commerce, identity and wallet request
+(conformance recording) and, in strict mode, every response; serves each contract at its
+root: {base_url}/openapi.json, {auth_url}/openapi.json and {wallet_base_url}/openapi.json.
 
 app.py calls ``install`` once and ``check_response`` from its after-request hook, after the
 request id is stamped, so that the response is checked exactly as the client gets it.
@@ -14,70 +14,72 @@ import logging
 from flask import Blueprint, Flask, Response, g, request
 
 from svc_sandbox.contract.conformance import ConformanceRecorder, Exchange
-from svc_sandbox.contract.document import IDENTITY, served_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, served_contract
 from svc_sandbox.contract.validation import Operation, Violation
 from svc_sandbox.web import json_response, sandbox, sandbox_of
 
 log = logging.getLogger("svc_sandbox.contract")
 
-blueprint = Blueprint("contract", __name__)
-identity_blueprint = Blueprint("identity_contract", __name__)
-
 CONTRACT_ROUTE = "/openapi.json"
+#: Each contract and the settings root it is served under.
+ROOTS = ((COMMERCE, "base_url"), (IDENTITY, "auth_url"), (WALLET, "wallet_base_url"))
 
 
-@blueprint.get(CONTRACT_ROUTE)
-def openapi_document() -> Response:
-    return json_response(served_contract(sandbox().settings.root("base_url")))
+def document_blueprint(name: str, root: str) -> Blueprint:
+    """GET <root>/openapi.json: the contract ``name`` with its server set to this root."""
+    served = Blueprint(f"contract_{root}", __name__)
+
+    @served.get(CONTRACT_ROUTE)
+    def openapi_document() -> Response:
+        return json_response(served_contract(sandbox().settings.root(root), name))
+
+    return served
 
 
-@identity_blueprint.get(CONTRACT_ROUTE)
-def identity_openapi_document() -> Response:
-    return json_response(served_contract(sandbox().settings.issuer, IDENTITY))
-
-
-def recorder_for(path: str) -> tuple[ConformanceRecorder, str] | None:
-    """The conformance recorder of the family serving ``path`` and the path within its root."""
-    sb = sandbox()
-    for root, recorder in (
-        ("base_url", sb.conformance),
-        ("auth_url", sb.identity_conformance),
-    ):
-        prefix = sb.settings.path_of(root)
-        if path.startswith(prefix + "/"):
-            return recorder, path[len(prefix) :]
+def relative_path(path: str, root_path: str) -> str | None:
+    """``path`` relative to a root (the root itself is ``/``), None when outside it."""
+    if path == root_path:
+        return "/"
+    if path.startswith(root_path + "/"):
+        return path[len(root_path) :]
     return None
 
 
 def install(app: Flask) -> None:
-    """Mounts /openapi.json under {base_url} and {auth_url}; validates each request of both."""
+    """Mounts /openapi.json under each root and validates each request to a contract root."""
     settings = sandbox_of(app).settings
-    app.register_blueprint(blueprint, url_prefix=settings.path_of("base_url"))
-    app.register_blueprint(identity_blueprint, url_prefix=settings.path_of("auth_url"))
+    roots = [(name, settings.path_of(root)) for name, root in ROOTS]
+    for name, root in ROOTS:
+        app.register_blueprint(document_blueprint(name, root), url_prefix=settings.path_of(root))
 
     @app.before_request
     def validate_request() -> None:
-        found = recorder_for(request.path)
-        if found is None:
-            return
-        recorder, relative = found
-        if relative == CONTRACT_ROUTE:
-            return
-        g.contract_recorder = recorder
-        contract = recorder.contract
-        match = contract.find(request.method, relative)
-        g.contract_operation = None if match is None else match[0]
-        if match is None:
-            return
-        operation, path_params = match
-        g.contract_violations = contract.validate_request(
-            operation,
-            path_params,
-            request.args.to_dict(flat=False),
-            dict(request.headers),
-            request.content_type,
-            request.get_data(cache=True),
-        )
+        for name, root_path in roots:
+            relative = relative_path(request.path, root_path)
+            if relative is not None and relative != CONTRACT_ROUTE:
+                recorder = sandbox().recorders[name]
+                if relative == "/" and recorder.contract.find(request.method, "/") is None:
+                    return  # the bare root of a contract without a "/" operation
+                validate(recorder, relative)
+                return
+
+
+def validate(recorder: ConformanceRecorder, relative: str) -> None:
+    contract = recorder.contract
+    g.contract_recorder = recorder
+    match = contract.find(request.method, relative)
+    g.contract_operation = None if match is None else match[0]
+    if match is None:
+        return
+    operation, path_params = match
+    g.contract_violations = contract.validate_request(
+        operation,
+        path_params,
+        request.args.to_dict(flat=False),
+        dict(request.headers),
+        request.content_type,
+        request.get_data(cache=True),
+    )
 
 
 def check_response(response: Response, request_id: str) -> Response:
@@ -87,8 +89,8 @@ def check_response(response: Response, request_id: str) -> Response:
         return response
     operation: Operation | None = g.contract_operation
     violations: list[Violation] = list(g.get("contract_violations", []))
-    sb = sandbox()
     recorder: ConformanceRecorder = g.contract_recorder
+    sb = sandbox()
     exchange = Exchange(request_id, request.method, request.path, response.status_code)
     if operation is not None and sb.settings.strict:
         broken = recorder.contract.validate_response(

@@ -11,6 +11,7 @@ import yaml
 
 COMMERCE = "commerce.openapi.yaml"
 IDENTITY = "identity.openapi.yaml"
+WALLET = "wallet.openapi.yaml"
 
 
 def contract_text(name: str = COMMERCE) -> str:
@@ -35,7 +36,9 @@ def shared_contract(name: str = COMMERCE) -> dict[str, Any]:
 
 
 def served_contract(base_url: str, name: str = COMMERCE) -> dict[str, Any]:
-    """The document as an emulator serves it: its one server is the emulator's {base_url}."""
+    """The document as an emulator serves it: its one server is the emulator's root
+    ({base_url} for commerce, {wallet_base_url} for the wallet)."""
     document = load_contract(name)
-    document["servers"] = [{"url": base_url, "description": "{base_url} of this emulator"}]
+    root = "{wallet_base_url}" if name == WALLET else "{base_url}"
+    document["servers"] = [{"url": base_url, "description": f"{root} of this emulator"}]
     return document

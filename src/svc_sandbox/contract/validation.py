@@ -22,7 +22,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from svc_sandbox.contract.document import COMMERCE, IDENTITY, shared_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
 
 DOCUMENT_URI = "urn:svc-sandbox:contract"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -423,7 +423,7 @@ _CONTRACTS_LOCK = threading.Lock()
 
 
 def shipped_contract(name: str) -> Contract:
-    """A shipped contract, built once per process."""
+    """A shipped contract (``COMMERCE``, ``IDENTITY``, ``WALLET``), built once per process."""
     with _CONTRACTS_LOCK:
         if name not in _CONTRACTS:
             _CONTRACTS[name] = Contract(shared_contract(name))
@@ -436,3 +436,7 @@ def commerce_contract() -> Contract:
 
 def identity_contract() -> Contract:
     return shipped_contract(IDENTITY)
+
+
+def wallet_contract() -> Contract:
+    return shipped_contract(WALLET)
