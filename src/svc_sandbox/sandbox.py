@@ -21,7 +21,15 @@ from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.contract.conformance import ConformanceRecorder
 from svc_sandbox.contract.validation import commerce_contract
-from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
+from svc_sandbox.core.clock import (
+    MAX_ADVANCE,
+    Clock,
+    ClockMode,
+    isoformat,
+    out_of_range,
+    parse_instant,
+    wall_now,
+)
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
@@ -148,12 +156,22 @@ class Sandbox:
         """Moves the clock forward, running due work in due-time order, each at its due time."""
         if delta < timedelta(0):
             raise ValidationFailed("duration must not be negative")
+        if delta > MAX_ADVANCE:
+            raise ValidationFailed(f"duration must be at most {MAX_ADVANCE.days} days")
         with self.lock:
-            target = self.clock.now() + delta
+            target = self._bounded(self.clock.now() + delta, "the clock after this advance")
         return self._move_to(target)
+
+    @staticmethod
+    def _bounded(instant: datetime, what: str) -> datetime:
+        problem = out_of_range(instant)
+        if problem:
+            raise ValidationFailed(f"{what} {problem}")
+        return instant
 
     def set_time(self, instant: datetime) -> list[RanEntry]:
         """Sets the clock; moving forward runs the work due on the way."""
+        self._bounded(instant, "now")
         with self.lock:
             if instant <= self.clock.now():
                 self.clock.set(instant)

@@ -47,6 +47,9 @@ PUSH_OUTCOMES = (APPROVE, *FAILURE_CODES, "none")
 PAYS_AT_ONCE = "251900000001"
 FAILS_AT_ONCE = "251900000002"
 PROMPT_TIMEOUT = timedelta(seconds=150)
+#: The longest a production push may wait for its default outcome (one day; a session lasts
+#: 30 minutes, so anything longer behaves as "none").
+MAX_PUSH_DELAY_SECONDS = 86400
 DECIDE = "payments.decide"
 
 
@@ -305,12 +308,18 @@ class PaymentService(Service):
     def configure(
         self, push_outcome: str | None = None, push_delay_seconds: float | None = None
     ) -> ProviderConfig:
+        # Every check before any change: a refused PATCH changes nothing.
         if push_outcome is not None:
             one_of(push_outcome, PUSH_OUTCOMES, "productionPushOutcome")
+        if push_delay_seconds is not None and not (
+            0 <= push_delay_seconds <= MAX_PUSH_DELAY_SECONDS
+        ):  # also refuses NaN and infinities
+            raise ValidationFailed(
+                f"productionPushDelaySeconds must be between 0 and {MAX_PUSH_DELAY_SECONDS}"
+            )
+        if push_outcome is not None:
             self.config.push_outcome = push_outcome
         if push_delay_seconds is not None:
-            if push_delay_seconds < 0:
-                raise ValidationFailed("productionPushDelaySeconds must not be negative")
             self.config.push_delay_seconds = push_delay_seconds
         return self.config
 

@@ -9,7 +9,6 @@ violation names the place in the document that it broke (``schemaPath``, a JSON 
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -22,6 +21,8 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from svc_sandbox.contract.document import COMMERCE, shared_contract
+from svc_sandbox.core import json_input
+from svc_sandbox.core.errors import ValidationFailed
 
 DOCUMENT_URI = "urn:svc-sandbox:contract"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -291,9 +292,11 @@ class Contract:
             message = f"Content-Type {media or '(none)'} is not one of {', '.join(content)}"
             return [Violation(kind, "header.Content-Type", message, owner + "/content")]
         try:
-            document = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            return [Violation(kind, "body", f"body is not valid JSON: {exc}", owner + "/content")]
+            # The edge's parse: a body too deep for the parser (or the schema walk) is a
+            # violation, never a RecursionError in this before-request hook.
+            document = json_input.decode(body)
+        except ValidationFailed as exc:
+            return [Violation(kind, "body", exc.message, owner + "/content")]
         return self.check(pointer_join(owner, "content", media, "schema"), document, kind, "body")
 
     # --- webhooks ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from svc_sandbox.control.schemas import (
     SetClockBody,
     TokenCreateBody,
 )
-from svc_sandbox.core.clock import parse_instant
+from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.scheduler import RanEntry
@@ -75,8 +75,10 @@ def advance_clock() -> Response:
     body = parse_body(AdvanceBody)
     if (body.duration is None) == (body.seconds is None):
         raise ValidationFailed("send exactly one of duration or seconds")
-    raw = body.seconds if body.seconds is not None else body.duration
-    return json_response(clock_report(sandbox().advance(parse_duration(raw))))
+    field, raw = (
+        ("seconds", body.seconds) if body.seconds is not None else ("duration", body.duration)
+    )
+    return json_response(clock_report(sandbox().advance(parse_duration(raw, field))))
 
 
 @blueprint.post("/clock/set")
@@ -86,6 +88,9 @@ def set_clock() -> Response:
         instant = parse_instant(body.now)
     except ValueError:
         raise ValidationFailed("now must be an ISO 8601 date-time") from None
+    problem = out_of_range(instant)
+    if problem:
+        raise ValidationFailed(f"now {problem}")
     return json_response(clock_report(sandbox().set_time(instant)))
 
 
