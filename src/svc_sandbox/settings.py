@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from svc_sandbox.core.clock import ClockMode, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS, parse_duration
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import http_url_problem
 
 ENV_PREFIX = "SVC_SANDBOX_"
 
@@ -118,9 +119,9 @@ class Settings(BaseModel):
     def _absolute_http_url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError("must be an absolute http(s) URL")
+        problem = http_url_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value.rstrip("/")
 
     @field_validator("clock_start")

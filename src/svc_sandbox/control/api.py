@@ -20,7 +20,7 @@ from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.scheduler import RanEntry
-from svc_sandbox.core.validation import parse
+from svc_sandbox.core.validation import ascii_digits, parse
 from svc_sandbox.orgs.organizations import Organization
 from svc_sandbox.web import error_response, json_body, json_response, parse_body, sandbox
 
@@ -163,7 +163,7 @@ def revoke_token(token: str) -> Response:
 @blueprint.get("/requests")
 def request_journal() -> Response:
     limit = request.args.get("limit", "100")
-    if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+    if not ascii_digits(limit, 4) or not 1 <= int(limit) <= 1000:
         raise ValidationFailed("limit must be an integer between 1 and 1000")
     journal = sandbox().journal
     return json_response({"items": journal.recent(int(limit))})

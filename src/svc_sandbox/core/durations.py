@@ -12,7 +12,7 @@ from svc_sandbox.core.errors import ValidationFailed
 #: The longest duration accepted (a clock advance, a retry wait): 100 years.
 MAX_SECONDS = MAX_ADVANCE.total_seconds()
 
-_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 

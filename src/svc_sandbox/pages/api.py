@@ -13,7 +13,7 @@ from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.commerce.api import client_ip
 from svc_sandbox.commerce.schemas import CheckoutBody, PayBody
-from svc_sandbox.core.errors import NotFound, SandboxError
+from svc_sandbox.core.errors import NotFound, SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.pages.views import product_view, santim, session_view
 from svc_sandbox.web import error_response, json_body, json_response, sandbox
@@ -100,6 +100,8 @@ def simulator_fail(session_id: str) -> Response:
     sb = sandbox()
     sb.checkout.get(session_id)
     fields = json_body() if wants_json() else form_fields()
+    if not isinstance(fields, dict):
+        raise ValidationFailed("body must be a JSON object")
     sb.payments.fail(session_id, str(fields.get("code", "payment_failed")))
     return back_to_simulator(session_id)
 

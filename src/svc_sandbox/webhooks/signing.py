@@ -14,12 +14,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from svc_sandbox.core.validation import ascii_digits
 from svc_sandbox.webhooks.events import encode, envelope, sample_data
 
 SIGNATURE_HEADER = "X-Svc-Signature"
 SCHEME = "v1"
 #: Replay tolerance of the client library (spec §8): 300 seconds either side of ``now``.
 DEFAULT_TOLERANCE = 300
+#: Unix seconds fit in 12 digits until year 33658; a longer t= is malformed, not a number to
+#: parse (``int()`` of 4,300+ digits raises ValueError).
+MAX_TIMESTAMP_DIGITS = 12
 
 
 class SignatureError(ValueError):
@@ -91,8 +95,11 @@ def parse_header(header: str) -> tuple[int, list[str]]:
         if not sep:
             raise SignatureError("malformed_header", f"header part {part.strip()!r} is not k=v")
         if key == "t":
-            if timestamp is not None or not value.isdigit():
-                raise SignatureError("malformed_header", "header must carry one numeric t=")
+            if timestamp is not None or not ascii_digits(value, MAX_TIMESTAMP_DIGITS):
+                raise SignatureError(
+                    "malformed_header",
+                    f"header must carry one t= of at most {MAX_TIMESTAMP_DIGITS} digits",
+                )
             timestamp = int(value)
         elif key == SCHEME:
             signatures.append(value.strip().lower())
