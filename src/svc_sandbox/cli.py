@@ -69,6 +69,15 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--payout-pending-seconds", type=float, help="pending -> processing")
     serve.add_argument("--payout-processing-seconds", type=float, help="processing -> completed")
     serve.add_argument("--idempotency-retention-hours", type=float, help="default 24")
+    serve.add_argument(
+        "--state", dest="state_file", metavar="FILE", help="import this state export at start"
+    )
+    serve.add_argument(
+        "--export-on-exit", metavar="FILE", help="write the state export here when stopping"
+    )
+    serve.add_argument(
+        "--max-state-bytes", type=int, help="body limit of PUT /_sandbox/state (512 MiB)"
+    )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
@@ -190,9 +199,16 @@ def serve(settings: Settings) -> int:
     from waitress.server import create_server
 
     from svc_sandbox.app import create_app
+    from svc_sandbox.core.errors import SandboxError
     from svc_sandbox.sandbox import Sandbox
 
     sandbox = Sandbox(settings)
+    if settings.state_file:
+        try:
+            sandbox.import_file(settings.state_file)
+        except (OSError, SandboxError) as exc:
+            print(f"svc-sandbox: cannot import {settings.state_file}: {exc}", file=sys.stderr)
+            return 2
     app = create_app(sandbox)
     server = create_server(app, host=settings.host, port=settings.port, threads=settings.threads)
     if settings.port == 0:
@@ -211,6 +227,9 @@ def serve(settings: Settings) -> int:
     finally:
         sandbox.stop()
         server.close()
+        if settings.export_on_exit:
+            sandbox.export_file(settings.export_on_exit)
+            print(f"state exported to {settings.export_on_exit}", flush=True)
         print("svc-sandbox stopped", flush=True)
     return 0
 

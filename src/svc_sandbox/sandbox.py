@@ -6,11 +6,13 @@ are thin fronts over these methods.
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from svc_sandbox import __version__
+from svc_sandbox import __version__, state_format
 from svc_sandbox.commerce.checkout import CheckoutService
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import CustomerService
@@ -21,6 +23,7 @@ from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.contract.conformance import ConformanceRecorder
 from svc_sandbox.contract.validation import commerce_contract
+from svc_sandbox.core import json_input
 from svc_sandbox.core.clock import (
     MAX_ADVANCE,
     Clock,
@@ -34,6 +37,7 @@ from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.journal import RequestJournal
+from svc_sandbox.core.records import to_json
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.settings import Settings
@@ -42,12 +46,17 @@ from svc_sandbox.webhooks.dispatcher import Dispatcher
 from svc_sandbox.webhooks.endpoints import EndpointService
 from svc_sandbox.webhooks.events import EventLog
 
-EXPORT_FORMAT = 1
-
 
 class Stateful(Protocol):
-    def export(self) -> dict[str, Any]: ...
-    def restore(self, data: dict[str, Any]) -> None: ...
+    def export(self) -> dict[str, Any]:
+        """A snapshot of the service's state: records copied (core.records.snapshot), made
+        JSON by ``to_json`` outside the lock."""
+        ...
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Loads a validated part of a document; assigns new containers, never edits the
+        old ones (the Sandbox's rollback relies on it)."""
+        ...
 
 
 class AfterWork(Protocol):
@@ -246,10 +255,12 @@ class Sandbox:
 
     # --- state --------------------------------------------------------------------------
 
-    def export(self) -> dict[str, Any]:
+    def snapshot(self) -> dict[str, Any]:
+        """A consistent copy of the whole state, taken under the lock: records are copied,
+        not encoded, so the lock is held briefly; ``export`` encodes it outside the lock."""
         with self.lock:
             return {
-                "format": EXPORT_FORMAT,
+                "format": state_format.FORMAT,
                 "version": __version__,
                 "clock": {
                     "now": isoformat(self.clock.now()),
@@ -260,22 +271,68 @@ class Sandbox:
                 "services": {name: s.export() for name, s in self._services.items()},
             }
 
-    def restore(self, data: dict[str, Any]) -> None:
-        """Replaces the whole state with an export; a malformed document changes nothing."""
-        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-            raise ValidationFailed(f"format must be {EXPORT_FORMAT} (an export of this sandbox)")
+    def export(self) -> dict[str, Any]:
+        """The whole state as a JSON document (the format of state_format.py)."""
+        document: dict[str, Any] = to_json(self.snapshot())
+        return document
+
+    def restore(self, data: Any) -> None:
+        """Replaces the whole state with an export. The document is validated as a whole
+        first (400 naming the path); nothing changes unless all of it is valid."""
+        state_format.validate(data, self.scheduler.payload_types())
+        try:
+            self._swap_in(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValidationFailed(f"state document could not be applied: {exc!r}") from None
+
+    def state_schema(self) -> dict[str, Any]:
+        """The export format as JSON Schema (what ``restore`` validates against)."""
+        return state_format.schema(self.scheduler.payload_types())
+
+    def import_file(self, path: str) -> None:
+        """``serve --state FILE``: restores an export read from a file (same checks)."""
+        with open(path, "rb") as source:
+            self.restore(json_input.decode(source.read(), "state file"))
+
+    def export_file(self, path: str) -> None:
+        """``serve --export-on-exit FILE``: writes the export whole or not at all."""
+        encoded = json.dumps(self.export(), separators=(",", ":")).encode()
+        partial = path + ".partial"
+        with open(partial, "wb") as target:
+            target.write(encoded)
+        os.replace(partial, path)
+
+    def _swap_in(self, data: dict[str, Any]) -> None:
+        """Applies a valid document; if anything raises, the old state is put back.
+
+        Every ``restore`` assigns new containers rather than changing the old ones, so
+        holding each service's attributes (references, not copies) is the whole rollback:
+        O(number of services) whatever the state size."""
         with self.lock:
-            before = self.export()
+            held = self._hold()
             try:
                 self._restore(data)
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                self._restore(before)
-                raise ValidationFailed(f"state document is malformed: {exc!r}") from None
+            except BaseException:
+                self._put_back(held)
+                raise
+
+    def _hold(self) -> list[tuple[Any, dict[str, Any]]]:
+        owners: list[Any] = [self.scheduler, *self._services.values()]
+        held = [(owner, dict(vars(owner))) for owner in owners]
+        held.append((self.ids, self.ids.export()))
+        held.append((self.clock, {"instant": self.clock.now()}))
+        return held
+
+    def _put_back(self, held: list[tuple[Any, dict[str, Any]]]) -> None:
+        for owner, attributes in held:
+            if owner is self.ids:
+                self.ids.restore(attributes)
+            elif owner is self.clock:
+                self.clock.set(attributes["instant"])
+            else:
+                vars(owner).update(attributes)
 
     def _restore(self, data: dict[str, Any]) -> None:
-        missing = set(self._services) - set(data["services"])
-        if missing:
-            raise KeyError(f"services.{sorted(missing)[0]}")
         self.ids.restore(data["ids"])
         self.scheduler.restore(data["scheduler"])
         for name, service in self._services.items():
@@ -283,10 +340,13 @@ class Sandbox:
         self.clock.set(parse_instant(data["clock"]["exact"]))
 
     def reset(self) -> None:
-        """Back to the seeded state. A frozen or scaled clock goes back to its start too."""
+        """Back to the seeded state. A frozen or scaled clock goes back to its start too.
+
+        Rebuilds from the small seeded snapshot (trusted: not validated again) and never
+        exports the current state first, so it costs the same at any state size."""
         with self.lock:
             keep = self.clock.now()
-            self.restore(self._initial)
+            self._swap_in(self._initial)
             if self.clock.mode is ClockMode.REAL:
                 self.clock.set(keep)
         self.journal.clear()

@@ -95,6 +95,12 @@ class Settings(BaseModel):
     payout_processing_seconds: float = Field(default=300.0, ge=0, le=MAX_SECONDS)
     #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered.
     idempotency_retention_hours: float = Field(default=24.0, gt=0, le=MAX_SECONDS / 3600)
+    #: Largest body PUT /_sandbox/state takes (other routes: 1 MiB); 500 paid sessions ~ 1 MB.
+    max_state_bytes: int = Field(default=512 * 1024 * 1024, ge=1024, le=16 * 1024**3)
+    #: A state export to import at start (``serve --state FILE``).
+    state_file: str | None = None
+    #: Where ``serve`` writes the state export when it stops (``--export-on-exit FILE``).
+    export_on_exit: str | None = None
     #: A webhook endpoint set for each default organization at start (and after reset).
     webhook_url: str | None = None
     #: Its signing secret, also used by endpoints created without one; generated when unset.

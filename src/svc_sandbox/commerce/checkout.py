@@ -14,6 +14,8 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
+from typing_extensions import TypedDict
+
 from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import Customer, CustomerService
@@ -26,7 +28,7 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.orgs.organizations import Organization, OrganizationService, Principal
 from svc_sandbox.webhooks.events import EventLog
 
@@ -58,6 +60,12 @@ SESSION_LIFECYCLE = Lifecycle(
         Transition("open", "expired", "30 minutes elapse unpaid, or a direct push fails"),
     ],
 )
+
+
+class ExpirePayload(TypedDict):
+    """What a checkout.expire scheduler entry carries."""
+
+    sessionId: str
 
 
 @dataclass
@@ -138,7 +146,7 @@ class CheckoutService(Service):
         self.sessions: dict[str, CheckoutSession] = {}
         #: The internal "Custom payment" product id of each organization (§2 Order.productId).
         self.placeholders: dict[str, str] = {}
-        self.scheduler.register(EXPIRE, self._expire_due)
+        self.scheduler.register(EXPIRE, self._expire_due, ExpirePayload)
         payments.subscribe(self._on_decided)
         payments.bind_sessions(self.settle, self._start_control_attempt)
 
@@ -554,7 +562,7 @@ class CheckoutService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "sessions": [to_json(s) for s in self.sessions.values()],
+            "sessions": [snapshot(s) for s in self.sessions.values()],
             "placeholders": dict(self.placeholders),
         }
 

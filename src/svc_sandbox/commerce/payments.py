@@ -20,12 +20,14 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ProviderRefused, ValidationFailed, found
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import one_of
 
 #: §7 session failure codes with the buyer-safe message the emulator shows for each.
@@ -76,6 +78,12 @@ ATTEMPT_LIFECYCLE = Lifecycle(
         Transition("in_flight", "failed", "provider fails, prompt times out, session expires"),
     ],
 )
+
+
+class DecidePayload(TypedDict):
+    """What a payments.decide scheduler entry carries."""
+
+    attemptId: str
 
 
 @dataclass
@@ -162,7 +170,7 @@ class PaymentService(Service):
         self._listeners: list[Listener] = []
         self._start_for_session: SessionStarter | None = None
         self._settle_session: SessionSettler | None = None
-        self.scheduler.register(DECIDE, self._run_decision)
+        self.scheduler.register(DECIDE, self._run_decision, DecidePayload)
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -344,8 +352,8 @@ class PaymentService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "config": to_json(self.config),
-            "attempts": [to_json(a) for a in self.attempts.values()],
+            "config": snapshot(self.config),
+            "attempts": [snapshot(a) for a in self.attempts.values()],
         }
 
     def restore(self, data: dict[str, Any]) -> None:

@@ -51,8 +51,17 @@ def export_state() -> Response:
 
 @blueprint.put("/state")
 def import_state() -> Response:
+    # The state route's own body limit (a setting), read before the body is: exports grow
+    # past the 1 MiB every other route takes.
+    request.max_content_length = sandbox().settings.max_state_bytes
     sandbox().restore(json_body())
     return json_response(sandbox().info())
+
+
+@blueprint.get("/state/schema")
+def state_schema() -> Response:
+    """The export format as JSON Schema (what PUT /_sandbox/state validates against)."""
+    return json_response(sandbox().state_schema())
 
 
 # --- clock --------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import types
 from datetime import datetime
@@ -29,6 +30,32 @@ def to_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [to_json(v) for v in value]
     return value
+
+
+def snapshot(value: T) -> T:
+    """A copy of ``value`` that later changes to the original cannot reach: dataclasses and
+    containers are copied, immutable leaves (str, int, datetime, Decimal, enums) shared.
+
+    Much cheaper than ``to_json``, so an export copies under the lock and encodes outside it."""
+    if isinstance(value, dict):
+        return {k: snapshot(v) for k, v in value.items()}  # type: ignore[return-value]
+    if isinstance(value, list):
+        return [snapshot(v) for v in value]  # type: ignore[return-value]
+    names = _FIELDS.get(type(value))
+    if names is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return value
+        names = _FIELDS[type(value)] = tuple(f.name for f in dataclasses.fields(value))
+    copied = copy.copy(value)
+    for name in names:
+        item = getattr(value, name)
+        if isinstance(item, dict | list) or dataclasses.is_dataclass(item):
+            object.__setattr__(copied, name, snapshot(item))
+    return copied
+
+
+#: The field names of each dataclass snapshot has copied (dataclasses.fields is slow).
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def from_json(cls: type[T], data: Any) -> T:

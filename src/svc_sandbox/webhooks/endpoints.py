@@ -14,7 +14,7 @@ from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import ValidationFailed, found
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import http_url_problem
 from svc_sandbox.webhooks.events import check_event_type
 
@@ -173,7 +173,7 @@ class EndpointService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "endpoints": [to_json(e) for e in self.endpoints.values()],
+            "endpoints": [snapshot(e) for e in self.endpoints.values()],
             "defaultSecret": self.default_secret,
         }
 
