@@ -111,7 +111,9 @@ class _Plan:
     environment: str
     mode: Mode
     amount: int
-    product_id: str
+    #: None for a custom amount: the organization's placeholder, made only once the
+    #: checkout is certain to open (a refused request must not consume an id).
+    product_id: str | None
     product_title: str
     description: str | None
     customer: CustomerBody | None
@@ -218,7 +220,7 @@ class CheckoutService(Service):
             environment=environment,
             mode=mode,
             amount=amount,
-            product_id=product.id if product else self._placeholder(org.id),
+            product_id=product.id if product else None,
             product_title=product.title if product else CUSTOM_PAYMENT_TITLE,
             description=description,
             customer=body.customer,
@@ -276,7 +278,9 @@ class CheckoutService(Service):
         return self.placeholders[org_id]
 
     def _open(self, plan: _Plan) -> CheckoutSession:
+        """Opens a checked plan. Nothing here refuses: every check ran in ``_plan``."""
         now = self.clock.now()
+        product_id = plan.product_id or self._placeholder(plan.org.id)
         customer: Customer | None = None
         if plan.customer is not None and plan.customer.email is not None:
             customer = self.customers.upsert(
@@ -297,7 +301,7 @@ class CheckoutService(Service):
             amount=plan.amount,
             created_at=now,
             expires_at=now + SESSION_LIFETIME,
-            product_id=plan.product_id,
+            product_id=product_id,
             product_title=plan.product_title,
             description=plan.description,
             customer_id=customer.id if customer else None,

@@ -205,6 +205,8 @@ class PaymentService(Service):
         """Sends a prompt; the provider may decide at once (faults, trigger phones).
         ``plan=False`` is a prompt the caller decides itself right away (control plane)."""
         now = self.clock.now()
+        # The plan is worked out before anything is stored: if it fails, nothing is left.
+        plans = self._plans(now, environment, channel) if plan else []
         attempt = PaymentAttempt(
             id=self.ids.object_id(),
             session_id=session_id,
@@ -226,16 +228,22 @@ class PaymentService(Service):
             return self._decide(attempt, None)
         if environment == "sandbox" and phone == FAILS_AT_ONCE:
             return self._decide(attempt, Failure.of("payment_failed"))
+        if plans:
+            attempt.decide_at, attempt.decide_outcome = min(plans, key=lambda p: p[0])
+            self.scheduler.schedule(attempt.decide_at, DECIDE, {"attemptId": attempt.id})
+        return attempt
+
+    def _plans(
+        self, now: datetime, environment: str, channel: Channel
+    ) -> list[tuple[datetime, str]]:
+        """When and how the provider would decide a new prompt by itself (none: it waits)."""
         plans: list[tuple[datetime, str]] = []
         if environment == "production" and self.config.push_outcome != "none":
             delay = timedelta(seconds=self.config.push_delay_seconds)
             plans.append((now + delay, self.config.push_outcome))
         if channel is Channel.LINK:
             plans.append((now + PROMPT_TIMEOUT, "payment_timed_out"))
-        if plans:
-            attempt.decide_at, attempt.decide_outcome = min(plans, key=lambda p: p[0])
-            self.scheduler.schedule(attempt.decide_at, DECIDE, {"attemptId": attempt.id})
-        return attempt
+        return plans
 
     def _run_decision(self, payload: dict[str, Any]) -> None:
         attempt = self.attempts.get(payload["attemptId"])
