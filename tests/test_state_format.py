@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.pytest_plugin import RunningServer
 from tests.commerce.checkout_helpers import BUYER, published, push_checkout
-from tests.helpers import assert_unharmed
+from tests.helpers import assert_unharmed, token_of
+from tests.webhooks.conftest import call
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -187,3 +190,39 @@ def test_a_checkout_after_an_import_continues_where_the_export_stopped(
     again = svc_client.post("/api/checkout", json={"productId": product["_id"], "customer": BUYER})
     assert first.status_code == again.status_code == 200
     assert first.json["sessionId"] != again.json["sessionId"]  # type: ignore[index]
+
+
+def test_exports_taken_during_parallel_checkouts_are_each_consistent(
+    svc_server: RunningServer,
+) -> None:
+    """The export copies the state under the lock and encodes it outside: an export taken
+    while threads check out over a real server never shows a session without its order."""
+    sandbox = svc_server.sandbox
+    auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
+    product = call(
+        svc_server,
+        "POST",
+        "/api/products",
+        {"title": "Free", "pricingModel": "free", "status": "published"},
+        **auth,
+    )["product"]
+    body = {"productId": product["_id"], "customer": BUYER}
+
+    def buy() -> None:
+        for _ in range(15):
+            call(svc_server, "POST", "/api/checkout", body, **auth)
+
+    buyers = [threading.Thread(target=buy) for _ in range(4)]
+    for thread in buyers:
+        thread.start()
+    exports = []
+    while any(thread.is_alive() for thread in buyers):
+        exports.append(call(svc_server, "GET", "/_sandbox/state"))
+    for thread in buyers:
+        thread.join()
+    exports.append(call(svc_server, "GET", "/_sandbox/state"))
+    for document in exports:
+        orders = {o["id"] for o in services(document)["orders"]["orders"]}
+        sessions = services(document)["checkout"]["sessions"]
+        assert {s["order_id"] for s in sessions} == orders
+    assert len(services(exports[-1])["checkout"]["sessions"]) == 60
