@@ -356,10 +356,10 @@ class Sandbox:
                 vars(owner).update(attributes)
 
     def _restore(self, data: dict[str, Any]) -> None:
-        self.ids.restore(data["ids"])
         self.scheduler.restore(data["scheduler"])
         for name, service in self._services.items():
             service.restore(data["services"][name])
+        self.ids.restore(data["ids"])
         self.clock.set(parse_instant(data["clock"]["exact"]))
 
     def reset(self) -> None:
