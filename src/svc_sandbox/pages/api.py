@@ -18,6 +18,7 @@ from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.commerce.api import client_ip
 from svc_sandbox.commerce.schemas import CheckoutBody, HostedConfirmBody, PayBody
+from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import NotFound, SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.exposure import FormTokens
@@ -58,8 +59,11 @@ for blueprint in (pay, simulate, product_pages, provider):
 
 def form_fields() -> dict[str, str]:
     """A submitted form without its empty inputs (an empty input means "not given") and
-    without its CSRF token (checked before)."""
-    return {k: v for k, v in request.form.items() if v.strip() != "" and k != FormTokens.FIELD}
+    without its CSRF token (checked before). Its strings pass the same check as a JSON body's
+    (no NUL: a form can send ``%00``)."""
+    fields = {k: v for k, v in request.form.items() if v.strip() != "" and k != FormTokens.FIELD}
+    json_input.check(fields, "form")
+    return fields
 
 
 # --- payment link -------------------------------------------------------------------------
