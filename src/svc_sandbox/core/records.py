@@ -18,10 +18,27 @@ from svc_sandbox.core.clock import parse_instant
 T = TypeVar("T")
 
 
+#: Types ``to_json`` hands back as they are (checked by exact type first: the common case).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+#: The field names of each dataclass ``to_json`` met (dataclasses.fields is slow to ask).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def to_json(value: Any) -> Any:
     """A JSON-able copy of ``value`` (dataclasses, datetimes, decimals, enums, containers)."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        return {str(k): to_json(v) for k, v in value.items()}
+    if kind is list:
+        return [to_json(v) for v in value]
+    names = _FIELDS.get(kind)
+    if names is not None:
+        return {name: to_json(getattr(value, name)) for name in names}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+        return {name: to_json(getattr(value, name)) for name in names}
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, Decimal):
