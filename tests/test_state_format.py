@@ -98,52 +98,48 @@ BREAKING: list[tuple[str, Edit, str]] = [
 
 
 @pytest.fixture
-def busy(svc_client: FlaskClient, auth: dict[str, str]) -> dict[str, Any]:
+def busy(svc_http: FlaskClient, auth: dict[str, str]) -> dict[str, Any]:
     """A state with a product, an open session (a scheduler entry) and its order."""
-    push_checkout(svc_client, auth)
-    document: dict[str, Any] = svc_client.get("/_sandbox/state").json  # type: ignore[assignment]
+    push_checkout(svc_http, auth)
+    document: dict[str, Any] = svc_http.get("/_sandbox/state").json  # type: ignore[assignment]
     return document
 
 
 @pytest.mark.parametrize(("case", "edit", "message"), BREAKING, ids=[b[0] for b in BREAKING])
 def test_a_document_that_would_break_later_is_a_400_naming_the_path_and_changes_nothing(
-    svc_client: FlaskClient, busy: dict[str, Any], case: str, edit: Edit, message: str
+    svc_http: FlaskClient, busy: dict[str, Any], case: str, edit: Edit, message: str
 ) -> None:
-    before = svc_client.get("/_sandbox/state").data
+    before = svc_http.get("/_sandbox/state").data
     document = copy.deepcopy(busy)
     edit(document)
-    response = svc_client.put("/_sandbox/state", json=document)
+    response = svc_http.put("/_sandbox/state", json=document)
     assert response.status_code == 400, case
     assert message in response.json["error"], response.json  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)
 
 
-def test_an_export_imports_back_byte_for_byte(
-    svc_client: FlaskClient, busy: dict[str, Any]
-) -> None:
-    exported = svc_client.get("/_sandbox/state").data
-    svc_client.post("/_sandbox/reset", json={})
+def test_an_export_imports_back_byte_for_byte(svc_http: FlaskClient, busy: dict[str, Any]) -> None:
+    exported = svc_http.get("/_sandbox/state").data
+    svc_http.post("/_sandbox/reset", json={})
     assert (
-        svc_client.put(
-            "/_sandbox/state", data=exported, content_type="application/json"
-        ).status_code
+        svc_http.put("/_sandbox/state", data=exported, content_type="application/json").status_code
         == 200
     )
-    assert svc_client.get("/_sandbox/state").data == exported
+    assert svc_http.get("/_sandbox/state").data == exported
 
 
-def test_the_schema_of_the_format_is_served(svc_client: FlaskClient) -> None:
-    schema = svc_client.get("/_sandbox/state/schema").json
+def test_the_schema_of_the_format_is_served(svc_http: FlaskClient) -> None:
+    schema = svc_http.get("/_sandbox/state/schema").json
     assert schema["properties"]["format"]["const"] == 1  # type: ignore[index]
     assert set(schema["properties"]["services"]["$ref"].split("/")[-1:]) == {"ServicesState"}  # type: ignore[index]
 
 
 def test_the_state_route_takes_more_than_the_1_mib_cap(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
     """Other routes answer 413 above 1 MiB; an export of that size imports."""
-    product = published(svc_client, auth, description="d" * 5000)
-    exported = json.loads(svc_client.get("/_sandbox/state").data)
+    product = published(svc_http, auth, description="d" * 5000)
+    exported = json.loads(svc_http.get("/_sandbox/state").data)
     record = services(exported)["products"]["products"][0]
     for index in range(300):
         services(exported)["products"]["products"].append(
@@ -152,42 +148,42 @@ def test_the_state_route_takes_more_than_the_1_mib_cap(
     body = json.dumps(exported).encode()
     assert len(body) > 1024 * 1024
     assert (
-        svc_client.post(
+        svc_http.post(
             "/api/products", data=body, content_type="application/json", headers=auth
         ).status_code
         == 413
     )
     assert (
-        svc_client.put("/_sandbox/state", data=body, content_type="application/json").status_code
+        svc_http.put("/_sandbox/state", data=body, content_type="application/json").status_code
         == 200
     )
-    assert svc_client.get(f"/api/products/{product['_id']}", headers=auth).status_code == 200
-    svc_client.application.extensions["svc_sandbox"].settings.max_state_bytes = 1024 * 1024
+    assert svc_http.get(f"/api/products/{product['_id']}", headers=auth).status_code == 200
+    svc_http.application.extensions["svc_sandbox"].settings.max_state_bytes = 1024 * 1024
     assert (
-        svc_client.put("/_sandbox/state", data=body, content_type="application/json").status_code
+        svc_http.put("/_sandbox/state", data=body, content_type="application/json").status_code
         == 413
     )
 
 
 def test_reset_restores_the_seeded_state_after_an_import(
-    svc_client: FlaskClient, busy: dict[str, Any]
+    svc_http: FlaskClient, busy: dict[str, Any]
 ) -> None:
-    svc_client.post("/_sandbox/reset", json={})
-    fresh = svc_client.get("/_sandbox/state").data
-    assert svc_client.put("/_sandbox/state", json=busy).status_code == 200
-    svc_client.post("/_sandbox/reset", json={})
-    assert svc_client.get("/_sandbox/state").data == fresh
+    svc_http.post("/_sandbox/reset", json={})
+    fresh = svc_http.get("/_sandbox/state").data
+    assert svc_http.put("/_sandbox/state", json=busy).status_code == 200
+    svc_http.post("/_sandbox/reset", json={})
+    assert svc_http.get("/_sandbox/state").data == fresh
 
 
 def test_a_checkout_after_an_import_continues_where_the_export_stopped(
-    svc_client: FlaskClient, auth: dict[str, str], busy: dict[str, Any]
+    svc_http: FlaskClient, auth: dict[str, str], busy: dict[str, Any]
 ) -> None:
-    product = published(svc_client, auth)
-    first = svc_client.post("/api/checkout", json={"productId": product["_id"], "customer": BUYER})
-    exported = svc_client.get("/_sandbox/state").json
-    svc_client.post("/_sandbox/reset", json={})
-    svc_client.put("/_sandbox/state", json=exported)
-    again = svc_client.post("/api/checkout", json={"productId": product["_id"], "customer": BUYER})
+    product = published(svc_http, auth)
+    first = svc_http.post("/api/checkout", json={"productId": product["_id"], "customer": BUYER})
+    exported = svc_http.get("/_sandbox/state").json
+    svc_http.post("/_sandbox/reset", json={})
+    svc_http.put("/_sandbox/state", json=exported)
+    again = svc_http.post("/api/checkout", json={"productId": product["_id"], "customer": BUYER})
     assert first.status_code == again.status_code == 200
     assert first.json["sessionId"] != again.json["sessionId"]  # type: ignore[index]
 
@@ -229,16 +225,16 @@ def test_exports_taken_during_parallel_checkouts_are_each_consistent(
 
 
 def test_a_document_that_fails_while_applied_leaves_every_part_as_it_was(
-    svc_client: FlaskClient, busy: dict[str, Any]
+    svc_http: FlaskClient, busy: dict[str, Any]
 ) -> None:
     """The format cannot say everything: the id source refuses a Mersenne Twister position
     past 624, and it is applied after every service. The services already replaced are put
     back, so the state stays byte for byte."""
-    before = svc_client.get("/_sandbox/state").data
+    before = svc_http.get("/_sandbox/state").data
     document = copy.deepcopy(busy)
     services(document)["products"]["products"][0]["title"] = "Changed"
     document["ids"]["state"][1][-1] = 1000
-    response = svc_client.put("/_sandbox/state", json=document)
+    response = svc_http.put("/_sandbox/state", json=document)
     assert response.status_code == 400
     assert "could not be applied" in response.json["error"]  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)

@@ -22,30 +22,30 @@ from tests.helpers import assert_unharmed
     ],
 )
 def test_only_ascii_digits_make_a_phone(
-    svc_client: FlaskClient, auth: dict[str, str], phone: str
+    svc_http: FlaskClient, auth: dict[str, str], phone: str
 ) -> None:
-    product = published(svc_client, auth)
-    before = svc_client.get("/_sandbox/state").data
-    response = svc_client.post(
+    product = published(svc_http, auth)
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post(
         "/api/checkout",
         json={"productId": product["_id"], "customer": {**BUYER, "phone": phone}},
         headers=auth,
     )
     assert response.status_code == 400
     assert response.json["error"].startswith("customer.phone")  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)
 
 
 def test_setting_the_clock_back_never_locks_a_client_out_longer_than_the_window(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     body = {"productId": product["_id"], "customer": BUYER}
     for _ in range(40):
-        assert svc_client.post("/api/checkout", json=body).status_code == 200
+        assert svc_http.post("/api/checkout", json=body).status_code == 200
     svc_sandbox.set_time(svc_sandbox.now() - timedelta(days=1))
-    refused = svc_client.post("/api/checkout", json=body)
+    refused = svc_http.post("/api/checkout", json=body)
     assert refused.status_code == 429
     assert int(refused.headers["Retry-After"]) <= 300
     svc_sandbox.advance(timedelta(seconds=300))
-    assert svc_client.post("/api/checkout", json=body).status_code == 200
+    assert svc_http.post("/api/checkout", json=body).status_code == 200

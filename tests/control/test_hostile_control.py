@@ -31,19 +31,17 @@ from tests.helpers import assert_unharmed, token_of
     ],
 )
 def test_clock_advance_beyond_100_years_is_a_400_naming_the_field(
-    svc_client: FlaskClient, body: str, field: str
+    svc_http: FlaskClient, body: str, field: str
 ) -> None:
-    before = svc_client.get("/_sandbox/state").data
-    response = svc_client.post(
-        "/_sandbox/clock/advance", data=body, content_type="application/json"
-    )
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post("/_sandbox/clock/advance", data=body, content_type="application/json")
     assert response.status_code == 400
     assert response.json["error"].startswith(field)  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)
 
 
-def test_a_century_is_allowed(svc_client: FlaskClient) -> None:
-    response = svc_client.post("/_sandbox/clock/advance", json={"duration": "36525d"})
+def test_a_century_is_allowed(svc_http: FlaskClient) -> None:
+    response = svc_http.post("/_sandbox/clock/advance", json={"duration": "36525d"})
     assert response.status_code == 200
     assert response.json["clock"]["now"] == "2126-01-02T00:00:00.000Z"  # type: ignore[index]  # 25 leap days
 
@@ -51,12 +49,12 @@ def test_a_century_is_allowed(svc_client: FlaskClient) -> None:
 @pytest.mark.parametrize(
     "instant", ["9999-12-31T23:59:58Z", "9000-01-01T00:00:01Z", "1969-12-31T23:59:59Z"]
 )
-def test_clock_set_outside_1970_to_9000_is_a_400(svc_client: FlaskClient, instant: str) -> None:
-    before = svc_client.get("/_sandbox/state").data
-    response = svc_client.post("/_sandbox/clock/set", json={"now": instant})
+def test_clock_set_outside_1970_to_9000_is_a_400(svc_http: FlaskClient, instant: str) -> None:
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post("/_sandbox/clock/set", json={"now": instant})
     assert response.status_code == 400
     assert response.json["error"].startswith("now must be between")  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)
 
 
 def test_a_fast_clock_stops_at_the_end_of_time_and_every_route_still_answers() -> None:
@@ -88,33 +86,33 @@ def test_a_fast_clock_stops_at_the_end_of_time_and_every_route_still_answers() -
     ],
 )
 def test_provider_numbers_are_finite_and_bounded_and_a_refusal_changes_nothing(
-    svc_client: FlaskClient, live_auth: dict[str, str], body: str
+    svc_http: FlaskClient, live_auth: dict[str, str], body: str
 ) -> None:
-    before = svc_client.get("/_sandbox/state").data
-    response = svc_client.patch(
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.patch(
         "/_sandbox/payments/provider", data=body, content_type="application/json"
     )
     assert response.status_code == 400
     assert "productionPushDelaySeconds" in response.json["error"]  # type: ignore[index]
-    assert svc_client.get("/_sandbox/state").data == before
+    assert svc_http.get("/_sandbox/state").data == before
     # The next production checkout works and takes the default outcome in its time.
-    created = push_checkout(svc_client, live_auth)
-    svc_client.post("/_sandbox/clock/advance", json={"seconds": 10})
-    status = svc_client.get(f"/api/checkout/{created['sessionId']}", headers=live_auth)
+    created = push_checkout(svc_http, live_auth)
+    svc_http.post("/_sandbox/clock/advance", json={"seconds": 10})
+    status = svc_http.get(f"/api/checkout/{created['sessionId']}", headers=live_auth)
     assert status.json["status"] == "completed"  # type: ignore[index]
 
 
 @pytest.mark.parametrize("body", ["[]", "null", "1", '"approve"'])
 def test_simulator_fail_with_a_body_that_is_not_an_object_is_a_400(
-    svc_client: FlaskClient, auth: dict[str, str], body: str
+    svc_http: FlaskClient, auth: dict[str, str], body: str
 ) -> None:
-    created = push_checkout(svc_client, auth)
+    created = push_checkout(svc_http, auth)
     url = path(created["checkoutUrl"]) + "/fail"
-    before = svc_client.get("/_sandbox/state").data
-    response = svc_client.post(url, data=body, content_type="application/json")
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post(url, data=body, content_type="application/json")
     assert response.status_code == 400
     assert "JSON object" in response.json["error"]  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)
 
 
 @pytest.mark.parametrize(
@@ -131,38 +129,38 @@ def test_simulator_fail_with_a_body_that_is_not_an_object_is_a_400(
 )
 @pytest.mark.parametrize("method", ["POST", "PATCH"])
 def test_webhook_endpoint_urls_are_parsed_and_checked(
-    svc_client: FlaskClient, url: str, says: str, method: str
+    svc_http: FlaskClient, url: str, says: str, method: str
 ) -> None:
-    endpoint = svc_client.post(
+    endpoint = svc_http.post(
         "/_sandbox/webhooks/endpoints", json={"url": "http://127.0.0.1:9/hook"}
     ).json
-    before = svc_client.get("/_sandbox/state").data
+    before = svc_http.get("/_sandbox/state").data
     target: dict[str, Any] = {
         "POST": ("/_sandbox/webhooks/endpoints", {"url": url}),
         "PATCH": (f"/_sandbox/webhooks/endpoints/{endpoint['id']}", {"url": url}),  # type: ignore[index]
     }
     route, body = target[method]
-    response = svc_client.open(route, method=method, json=body)
+    response = svc_http.open(route, method=method, json=body)
     assert response.status_code == 400
     assert response.json["error"].startswith("url ")  # type: ignore[index]
     assert says in response.json["error"]  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)
 
 
 @pytest.mark.parametrize("url", ["http://[::1", "http://shop.test:99999/done"])
 def test_success_and_redirect_urls_are_parsed_too(
-    svc_client: FlaskClient, auth: dict[str, str], url: str
+    svc_http: FlaskClient, auth: dict[str, str], url: str
 ) -> None:
-    product = published(svc_client, auth)
-    org = svc_client.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
-    before = svc_client.get("/_sandbox/state").data
-    checkout = svc_client.post(
+    product = published(svc_http, auth)
+    org = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    before = svc_http.get("/_sandbox/state").data
+    checkout = svc_http.post(
         "/api/checkout",
         json={"productId": product["_id"], "customer": BUYER, "successUrl": url},
     )
     assert checkout.status_code == 400
     assert "successUrl" in checkout.json["error"]  # type: ignore[index]
-    redirect = svc_client.patch(f"/_sandbox/orgs/{org}", json={"redirectUrls": [url]})
+    redirect = svc_http.patch(f"/_sandbox/orgs/{org}", json={"redirectUrls": [url]})
     assert redirect.status_code == 400
     assert "redirectUrls[0]" in redirect.json["error"]  # type: ignore[index]
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)

@@ -45,25 +45,25 @@ ROUTES = [
 @pytest.mark.parametrize(("method", "path"), ROUTES)
 @pytest.mark.parametrize(("body", "message"), BAD_BODIES)
 def test_a_body_no_route_may_take_is_a_400_naming_the_problem(
-    svc_client: FlaskClient, auth: dict[str, str], method: str, path: str, body: str, message: str
+    svc_http: FlaskClient, auth: dict[str, str], method: str, path: str, body: str, message: str
 ) -> None:
     if path == "{checkoutUrl}":
-        link = svc_client.post(
+        link = svc_http.post(
             "/api/checkout", json={"amount": 1000, "description": "x"}, headers=auth
         )
         path = urlsplit(link.json["checkoutUrl"]).path  # type: ignore[index]
-    before = svc_client.get("/_sandbox/state").data
-    response = svc_client.open(
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.open(
         path, method=method, data=body, content_type="application/json", headers=auth
     )
     assert response.status_code == 400, response.data
     assert message in json.dumps(response.json, ensure_ascii=False)
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)
 
 
-def test_64_levels_are_still_a_body(svc_client: FlaskClient) -> None:
+def test_64_levels_are_still_a_body(svc_http: FlaskClient) -> None:
     """The limit itself is allowed: the answer is about the body's shape, not its depth."""
-    response = svc_client.post(
+    response = svc_http.post(
         "/_sandbox/clock/advance", data=nested(MAX_DEPTH), content_type="application/json"
     )
     assert response.status_code == 400
@@ -71,28 +71,28 @@ def test_64_levels_are_still_a_body(svc_client: FlaskClient) -> None:
 
 
 def test_deep_event_data_is_refused_so_export_reset_and_import_keep_working(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
 ) -> None:
     data: object = "leaf"
     for _ in range(500):
         data = {"d": data}
-    response = svc_client.post(
+    response = svc_http.post(
         "/_sandbox/events/trigger", json={"type": "order.completed", "data": data}
     )
     assert response.status_code == 400
-    exported = svc_client.get("/_sandbox/state")
+    exported = svc_http.get("/_sandbox/state")
     assert exported.status_code == 200
-    assert svc_client.put("/_sandbox/state", json=exported.json).status_code == 200
-    assert_unharmed(svc_client, exported.data)
+    assert svc_http.put("/_sandbox/state", json=exported.json).status_code == 200
+    assert_unharmed(svc_http, exported.data)
 
 
-def test_a_lone_surrogate_never_reaches_a_webhook(svc_client: FlaskClient) -> None:
-    svc_client.post("/_sandbox/webhooks/endpoints", json={"url": "http://127.0.0.1:9/hook"})
-    before = svc_client.get("/_sandbox/state").data
-    response = svc_client.post(
+def test_a_lone_surrogate_never_reaches_a_webhook(svc_http: FlaskClient) -> None:
+    svc_http.post("/_sandbox/webhooks/endpoints", json={"url": "http://127.0.0.1:9/hook"})
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post(
         "/_sandbox/events/trigger",
         data='{"type": "order.completed", "data": {"description": "x\\udfffy"}}',
         content_type="application/json",
     )
     assert response.status_code == 400
-    assert_unharmed(svc_client, before)
+    assert_unharmed(svc_http, before)

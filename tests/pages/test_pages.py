@@ -306,15 +306,15 @@ def test_the_product_page_asks_the_checkout_fields(
 
 
 def test_a_form_with_a_nul_is_refused_and_changes_nothing(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    _, url = _link(svc_client, auth)
-    before = svc_client.get("/_sandbox/state").data
+    _, url = _link(svc_http, auth)
+    before = svc_http.get("/_sandbox/state").data
     refused = submit(
-        svc_client,
+        svc_http,
         url,
         {"gateway": "telebirr", "phone": "0911223344", "name": "a\x00b", "email": "a@b.co"},
     )
     assert refused.status_code == 400
     assert "name must not contain NUL characters" in refused.get_data(as_text=True)
-    assert svc_client.get("/_sandbox/state").data == before
+    assert svc_http.get("/_sandbox/state").data == before
