@@ -24,3 +24,12 @@ def create_product(client: FlaskClient, auth: dict[str, str], **fields: Any) -> 
     assert response.status_code == 201, response.json
     result: dict[str, Any] = response.json  # type: ignore[assignment]
     return result
+
+
+def assert_unharmed(client: FlaskClient, before: bytes) -> None:
+    """After a refused request: the server still answers, the state export is byte for byte
+    what it was, and reset still works."""
+    assert client.get("/_sandbox").status_code == 200
+    assert client.get("/_sandbox/state").data == before
+    assert client.post("/_sandbox/reset", json={}).status_code == 200
+    assert client.get("/_sandbox/state").status_code == 200

@@ -151,6 +151,15 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
         choices=["require", "skip"],
         help="registering an OAuth app requires approved organization KYC (default require)",
     )
+    serve.add_argument(
+        "--state", dest="state_file", metavar="FILE", help="import this state export at start"
+    )
+    serve.add_argument(
+        "--export-on-exit", metavar="FILE", help="write the state export here when stopping"
+    )
+    serve.add_argument(
+        "--max-state-bytes", type=int, help="body limit of PUT /_sandbox/state (512 MiB)"
+    )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
@@ -287,6 +296,12 @@ def serve(settings: Settings) -> int:
     except SandboxError as exc:  # a --triggers file that does not hold up
         print(f"svc-sandbox: invalid settings: {exc.message}", file=sys.stderr)
         return 2
+    if settings.state_file:
+        try:
+            sandbox.import_file(settings.state_file)
+        except (OSError, SandboxError) as exc:
+            print(f"svc-sandbox: cannot import {settings.state_file}: {exc}", file=sys.stderr)
+            return 2
     app = create_app(sandbox)
     server = build_server(app, settings)
     print(banner(sandbox.info(), usable_origins(settings)), flush=True)
@@ -310,6 +325,9 @@ def serve(settings: Settings) -> int:
     finally:
         sandbox.stop()
         server.close()
+        if settings.export_on_exit:
+            sandbox.export_file(settings.export_on_exit)
+            print(f"state exported to {settings.export_on_exit}", flush=True)
         print("svc-sandbox stopped", flush=True)
     return 0
 

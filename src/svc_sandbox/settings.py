@@ -10,9 +10,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from svc_sandbox.core.clock import ClockMode
-from svc_sandbox.core.durations import parse_duration
+from svc_sandbox.core.clock import ClockMode, out_of_range, parse_instant
+from svc_sandbox.core.durations import MAX_SECONDS, parse_duration
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import http_url_problem
 
 ENV_PREFIX = "SVC_SANDBOX_"
 
@@ -41,7 +42,8 @@ ROOT_DEFAULTS: dict[str, str] = {
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # No setting may be NaN or infinite (a delay of inf seconds overflows the first schedule).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     host: str = "127.0.0.1"
     port: int = Field(default=8700, ge=0, le=65535)
@@ -57,11 +59,11 @@ class Settings(BaseModel):
 
     seed: int = 1
     clock_mode: ClockMode = ClockMode.REAL
-    clock_factor: float = Field(default=1.0, gt=0)
+    clock_factor: float = Field(default=1.0, gt=0, le=1_000_000)
     #: Start instant of a frozen or scaled clock (ISO 8601); real mode starts at the wall time.
     clock_start: str = "2026-01-01T00:00:00Z"
     #: How often (seconds of wall time) a real or scaled clock runs the scheduler's due work.
-    tick_seconds: float = Field(default=0.5, gt=0)
+    tick_seconds: float = Field(default=0.5, gt=0, le=3600)
 
     rate_limits: bool = True
     #: What a production direct push does by itself: "approve", a failure code of §7, or
@@ -76,7 +78,7 @@ class Settings(BaseModel):
         "session_expired",
         "none",
     ] = "approve"
-    production_push_delay_seconds: float = Field(default=10.0, ge=0)
+    production_push_delay_seconds: float = Field(default=10.0, ge=0, le=86400)
     #: A status poll checks the payment provider at most once per this many seconds per
     #: session (spec §3 "throttled per session"; see spec-gaps, notification model).
     provider_check_interval_seconds: float = Field(default=5.0, ge=0, le=3600, allow_inf_nan=False)
@@ -109,11 +111,17 @@ class Settings(BaseModel):
     #: How a half santim rounds: ``half_up`` (away from zero) or ``half_even`` (banker's).
     withdrawal_rounding: Literal["half_up", "half_even"] = "half_up"
     #: Seconds a withdrawal waits in ``pending`` (or ``approved``) before ``processing``.
-    payout_pending_seconds: float = Field(default=60.0, ge=0)
+    payout_pending_seconds: float = Field(default=60.0, ge=0, le=MAX_SECONDS)
     #: Seconds a withdrawal spends in ``processing`` before ``completed``.
-    payout_processing_seconds: float = Field(default=300.0, ge=0)
+    payout_processing_seconds: float = Field(default=300.0, ge=0, le=MAX_SECONDS)
     #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered.
-    idempotency_retention_hours: float = Field(default=24.0, gt=0)
+    idempotency_retention_hours: float = Field(default=24.0, gt=0, le=MAX_SECONDS / 3600)
+    #: Largest body PUT /_sandbox/state takes (other routes: 1 MiB); 500 paid sessions ~ 1 MB.
+    max_state_bytes: int = Field(default=512 * 1024 * 1024, ge=1024, le=16 * 1024**3)
+    #: A state export to import at start (``serve --state FILE``).
+    state_file: str | None = None
+    #: Where ``serve`` writes the state export when it stops (``--export-on-exit FILE``).
+    export_on_exit: str | None = None
     #: Wallet: a repeated idempotencyKey with another body ``replay``s the original transfer
     #: (spec §4 read literally) or is refused with 422 ``idempotency_key_reused`` (``reject``).
     wallet_key_reuse: Literal["replay", "reject"] = "replay"
@@ -160,10 +168,18 @@ class Settings(BaseModel):
     def _absolute_http_url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError("must be an absolute http(s) URL")
+        problem = http_url_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value.rstrip("/")
+
+    @field_validator("clock_start")
+    @classmethod
+    def _instant_in_range(cls, value: str) -> str:
+        problem = out_of_range(parse_instant(value))  # ValueError: not ISO 8601
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("webhook_retries")
     @classmethod

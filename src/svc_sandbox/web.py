@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from flask import Flask, Response, current_app, request
 from pydantic import BaseModel
 
+from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.sandbox import Sandbox
@@ -31,7 +32,8 @@ def sandbox_of(app: Flask) -> Sandbox:
 
 
 def json_body(optional: bool = False) -> Any:
-    """The request's JSON document; 415 for another content type, 400 for broken JSON."""
+    """The request's JSON document; 415 for another content type, 400 for broken JSON or for
+    what no body may hold (too deep, non-finite numbers, lone surrogates, NUL: core/json_input)."""
     raw = request.get_data(cache=True)
     if not raw.strip():
         if optional:
@@ -41,10 +43,7 @@ def json_body(optional: bool = False) -> Any:
         raise SandboxError(
             "Content-Type must be application/json", status=415, code="unsupported_media_type"
         )
-    try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValidationFailed(f"body is not valid JSON: {exc}") from None
+    return json_input.decode(raw)
 
 
 def parse_body(model: type[M]) -> M:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +106,62 @@ def test_serve_prints_roots_and_credentials_answers_and_stops_on_ctrl_c(
     out, _ = process.communicate(timeout=30)
     assert process.returncode == 0
     assert "svc-sandbox stopped" in out
+
+
+def _serve(*flags: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "svc_sandbox.cli", "serve", "--port", "0", *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith("Ready") or "cannot import" in line:
+            break
+    match = re.search(r"control_url\s+(http://127\.0\.0\.1:\d+)/_sandbox", "".join(lines))
+    return process, match.group(1) if match else "".join(lines)
+
+
+def test_state_file_in_and_export_on_exit_out(tmp_path: Path) -> None:
+    """``--state FILE`` imports at start; ``--export-on-exit FILE`` writes the state on stop,
+    and that file starts the next server where the first one stopped."""
+    first_out = f"{tmp_path}/first.json"
+    process, origin = _serve("--clock", "frozen", "--export-on-exit", first_out)
+    request = urllib.request.Request(
+        f"{origin}/_sandbox/orgs",
+        data=json.dumps({"name": "Kept Org"}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        kept = json.load(response)["id"]
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert f"state exported to {first_out}" in out
+    with open(first_out, encoding="utf-8") as written:
+        exported = json.load(written)
+
+    process, origin = _serve("--clock", "frozen", "--state", first_out)
+    try:
+        with urllib.request.urlopen(f"{origin}/_sandbox/state", timeout=10) as response:
+            assert json.load(response) == exported
+        with urllib.request.urlopen(f"{origin}/_sandbox/orgs/{kept}", timeout=10) as response:
+            assert json.load(response)["name"] == "Kept Org"
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+
+
+def test_an_invalid_state_file_stops_the_start_with_the_path(
+    tmp_path: Path,
+) -> None:
+    broken = f"{tmp_path}/broken.json"
+    with open(broken, "w", encoding="utf-8") as out:
+        json.dump({"format": 1, "clock": "soon"}, out)
+    process, _ = _serve("--state", broken)
+    process.communicate(timeout=30)
+    assert process.returncode == 2

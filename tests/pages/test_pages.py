@@ -303,3 +303,18 @@ def test_the_product_page_asks_the_checkout_fields(
     ok = submit(svc_http, url, {"email": "a@b.co", f"field_{field}": "A7"})
     session_id = path(ok.headers["Location"])[len("/simulate/") :]
     assert svc_sandbox.checkout.get(session_id).collected_fields == {field: "A7"}
+
+
+def test_a_form_with_a_nul_is_refused_and_changes_nothing(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    _, url = _link(svc_http, auth)
+    before = svc_http.get("/_sandbox/state").data
+    refused = submit(
+        svc_http,
+        url,
+        {"gateway": "telebirr", "phone": "0911223344", "name": "a\x00b", "email": "a@b.co"},
+    )
+    assert refused.status_code == 400
+    assert "name must not contain NUL characters" in refused.get_data(as_text=True)
+    assert svc_http.get("/_sandbox/state").data == before

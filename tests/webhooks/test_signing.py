@@ -133,3 +133,9 @@ def test_test_payload_is_the_same_for_the_same_arguments() -> None:
     again = build_test_payload("checkout.session.expired", SECRET, timestamp=T)
     assert (first.body, first.signature) == (again.body, again.signature)
     assert first.event["data"]["failure"]["code"] == "session_expired"
+
+
+@pytest.mark.parametrize("t", ["9" * 4300, "1" * 13, "\u00b2", "\u0661\u0662"])
+def test_a_t_that_is_not_a_short_ascii_number_is_a_malformed_header(t: str) -> None:
+    result = verify(f"t={t},v1=abc", b"{}", "secret", now=0)
+    assert (result.valid, result.reason) == (False, "malformed_header")

@@ -71,6 +71,8 @@ SIGNATURE_HEADER = "X-Svc-Signature"
 SCHEME = "v1"
 #: Replay tolerance of the client library (spec §8): 300 seconds either side of ``now``.
 DEFAULT_TOLERANCE = 300
+#: Unix seconds fit in 12 digits until year 33658; a longer t= is malformed.
+MAX_TIMESTAMP_DIGITS = 12
 
 
 class SignatureError(ValueError):
@@ -142,8 +144,14 @@ def parse_header(header: str) -> tuple[int, list[str]]:
         if not sep:
             raise SignatureError("malformed_header", f"header part {part.strip()!r} is not k=v")
         if key == "t":
-            if timestamp is not None or not value.isdigit():
-                raise SignatureError("malformed_header", "header must carry one numeric t=")
+            # ASCII digits, few enough to parse: isdigit() alone takes "²" and Arabic-Indic
+            # digits, and int() of 4,300+ digits raises ValueError.
+            digits = value.isascii() and value.isdigit() and len(value) <= MAX_TIMESTAMP_DIGITS
+            if timestamp is not None or not digits:
+                raise SignatureError(
+                    "malformed_header",
+                    f"header must carry one t= of at most {MAX_TIMESTAMP_DIGITS} digits",
+                )
             timestamp = int(value)
         elif key == SCHEME:
             signatures.append(value.strip().lower())

@@ -14,6 +14,8 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
+from typing_extensions import TypedDict
+
 from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import Customer, CustomerService
@@ -26,7 +28,7 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.orgs.organizations import Organization, OrganizationService, Principal
 from svc_sandbox.webhooks.events import EventLog
 
@@ -70,6 +72,12 @@ SESSION_LIFECYCLE = Lifecycle(
         Transition("open", "expired", "30 minutes elapse unpaid, or a direct push fails"),
     ],
 )
+
+
+class ExpirePayload(TypedDict):
+    """What a checkout.expire scheduler entry carries."""
+
+    sessionId: str
 
 
 @dataclass
@@ -154,7 +162,7 @@ class CheckoutService(Service):
         self.sessions: dict[str, CheckoutSession] = {}
         #: The internal "Custom payment" product id of each organization (§2 Order.productId).
         self.placeholders: dict[str, str] = {}
-        self.scheduler.register(EXPIRE, self._expire_due)
+        self.scheduler.register(EXPIRE, self._expire_due, ExpirePayload)
         payments.subscribe(self._on_decided)
         payments.bind_sessions(self.settle, self._start_control_attempt)
 
@@ -279,6 +287,7 @@ class CheckoutService(Service):
         return self.placeholders[org_id]
 
     def _open(self, plan: _Plan) -> CheckoutSession:
+        """Opens a checked plan. Nothing here refuses: every check ran in ``_plan``."""
         product_id = plan.product_id or self._placeholder(plan.org.id)
         now = self.clock.now()
         customer: Customer | None = None
@@ -634,7 +643,7 @@ class CheckoutService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "sessions": [to_json(s) for s in self.sessions.values()],
+            "sessions": [snapshot(s) for s in self.sessions.values()],
             "placeholders": dict(self.placeholders),
         }
 

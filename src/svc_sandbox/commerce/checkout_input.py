@@ -31,7 +31,8 @@ METADATA_NOT_OBJECT = "metadata must be an object of string values"
 METADATA_TOO_MANY = "metadata can have at most 20 keys"
 
 #: The three phone formats of §2 Customer; all normalize to 2519XXXXXXXX.
-_PHONE = re.compile(r"^(?:2519|09|9)(\d{8})$")
+#: ASCII digits only: ``\d`` would also take Arabic-Indic and other Unicode digits.
+_PHONE = re.compile(r"(?:2519|09|9)([0-9]{8})")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PHONE_FORMATS = "2519XXXXXXXX, 09XXXXXXXX or 9XXXXXXXX"
 
@@ -118,7 +119,7 @@ EMAIL_MESSAGE = "must be a valid email address"
 
 def normalize_phone(value: str) -> str:
     """One of the three formats of §2, as 2519XXXXXXXX (ValueError otherwise)."""
-    match = _PHONE.match(value.strip())
+    match = _PHONE.fullmatch(value.strip())
     if match is None:
         raise ValueError(PHONE_MESSAGE)
     return "2519" + match.group(1)

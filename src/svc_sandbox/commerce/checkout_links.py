@@ -14,7 +14,7 @@ from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import ValidationFailed, found
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import one_of
 from svc_sandbox.orgs.organizations import OrganizationService
 
@@ -229,8 +229,8 @@ class CheckoutConfigService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "links": [to_json(link) for link in self.links.values()],
-            "fields": [to_json(f) for f in self.fields.values()],
+            "links": [snapshot(link) for link in self.links.values()],
+            "fields": [snapshot(f) for f in self.fields.values()],
         }
 
     def restore(self, data: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 
 
 @dataclass
@@ -84,7 +84,7 @@ class CustomerService(Service):
         ]
 
     def export(self) -> dict[str, Any]:
-        return {"customers": [to_json(c) for c in self.customers.values()]}
+        return {"customers": [snapshot(c) for c in self.customers.values()]}
 
     def restore(self, data: dict[str, Any]) -> None:
         self.customers = {c["id"]: from_json(Customer, c) for c in data["customers"]}

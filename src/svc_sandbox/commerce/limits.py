@@ -22,6 +22,11 @@ PAY_LIMITED = "Too many payment attempts: retry after Retry-After seconds"
 class CheckoutLimits(Service):
     def __init__(self, ctx: ServiceContext) -> None:
         super().__init__(ctx)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        # New limiters rather than cleared ones: a restore only reassigns attributes, so the
+        # Sandbox can put the old ones back if the restore fails.
         self.per_token = TokenBucket(capacity=200, rate=20)
         self.per_ip = SlidingWindow(limit=40, window_seconds=300)
         self.pay_per_ip = SlidingWindow(limit=30, window_seconds=300)
@@ -44,5 +49,4 @@ class CheckoutLimits(Service):
         return {}
 
     def restore(self, data: dict[str, Any]) -> None:
-        for limiter in (self.per_token, self.per_ip, self.pay_per_ip):
-            limiter.clear()
+        self._fresh()

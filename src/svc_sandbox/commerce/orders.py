@@ -15,7 +15,7 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import found
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import optional_one_of
 
 ORDER_STATUSES = ("pending", "paid", "failed")
@@ -130,7 +130,7 @@ class OrderService(Service):
         )
 
     def export(self) -> dict[str, Any]:
-        return {"seq": self._seq, "orders": [to_json(o) for o in self.orders.values()]}
+        return {"seq": self._seq, "orders": [snapshot(o) for o in self.orders.values()]}
 
     def restore(self, data: dict[str, Any]) -> None:
         self._seq = data["seq"]

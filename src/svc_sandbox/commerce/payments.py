@@ -29,6 +29,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import TypedDict
+
 from svc_sandbox.commerce.notices import (
     DUPLICATE,
     LATE,
@@ -42,11 +44,11 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ProviderRefused, ValidationFailed, found
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import one_of
 
 if TYPE_CHECKING:
-    from svc_sandbox.commerce.triggers import TriggerService
+    from svc_sandbox.commerce.triggers import Trigger, TriggerService
 
 #: §7 session failure codes with the buyer-safe message the emulator shows for each.
 FAILURE_MESSAGES: dict[str, str] = {
@@ -67,8 +69,17 @@ PUSH_OUTCOMES = (APPROVE, *FAILURE_CODES, "none")
 PAYS_AT_ONCE = "251900000001"
 FAILS_AT_ONCE = "251900000002"
 PROMPT_TIMEOUT = timedelta(seconds=150)
+#: The longest a production push may wait for its default outcome (one day; a session lasts
+#: 30 minutes, so anything longer behaves as "none").
+MAX_PUSH_DELAY_SECONDS = 86400
 DECIDE = "payments.decide"
 NOTIFY = "payments.notify"
+
+
+class DecidePayload(TypedDict):
+    """What a payments.decide (or payments.notify) scheduler entry carries."""
+
+    attemptId: str
 
 
 class Channel(StrEnum):
@@ -240,8 +251,8 @@ class PaymentService(Service):
         self._settle_session: SessionSettler | None = None
         #: Orders the steps of every timeline (derived on import from the steps).
         self._step_seq = 0
-        self.scheduler.register(DECIDE, self._run_decision)
-        self.scheduler.register(NOTIFY, self._notice_arrives)
+        self.scheduler.register(DECIDE, self._run_decision, DecidePayload)
+        self.scheduler.register(NOTIFY, self._notice_arrives, DecidePayload)
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -276,6 +287,9 @@ class PaymentService(Service):
         """Sends a prompt; the provider may decide at once (faults, trigger phones).
         ``plan=False`` is a prompt the caller decides itself right away (control plane)."""
         now = self.clock.now()
+        # The plan is worked out before anything is stored: if it fails, nothing is left.
+        trigger = self.triggers.find(environment, phone) if plan else None
+        plans = self._plans(now, environment, channel, trigger) if plan else []
         attempt = PaymentAttempt(
             id=self.ids.object_id(),
             session_id=session_id,
@@ -294,30 +308,41 @@ class PaymentService(Service):
         if self.config.initiate_failures:
             reason = self.config.initiate_failures.pop(0)
             return self._decide(attempt, Failure.of("initiate_failed", reason))
-        trigger = self.triggers.find(environment, phone)
-        plans: list[tuple[datetime, str]] = []
         if trigger is not None:
             attempt.notice_fault = trigger.notification
             if trigger.outcome != "wait" and trigger.decision_delay_seconds == 0:
                 return self._decide(attempt, outcome_failure(trigger.plan_outcome))
-            if trigger.outcome != "wait":
-                delay = timedelta(seconds=trigger.decision_delay_seconds)
-                plans.append((now + delay, trigger.plan_outcome))
         elif channel is Channel.HOSTED:
             # The buyer confirmed on the provider's own page: the provider's configured
             # outcome applies at once ("none" leaves the prompt to the control plane).
             if self.config.push_outcome == "none":
                 return attempt
             return self._decide(attempt, outcome_failure(self.config.push_outcome))
-        elif environment == "production" and self.config.push_outcome != "none":
-            delay = timedelta(seconds=self.config.push_delay_seconds)
-            plans.append((now + delay, self.config.push_outcome))
-        if channel is Channel.LINK:
-            plans.append((now + PROMPT_TIMEOUT, "payment_timed_out"))
         if plans:
             attempt.decide_at, attempt.decide_outcome = min(plans, key=lambda p: p[0])
             self.scheduler.schedule(attempt.decide_at, DECIDE, {"attemptId": attempt.id})
         return attempt
+
+    def _plans(
+        self, now: datetime, environment: str, channel: Channel, trigger: Trigger | None
+    ) -> list[tuple[datetime, str]]:
+        """When and how the provider would decide a new prompt by itself (none: it waits):
+        a trigger's delayed outcome, else the production default; a link prompt's timeout."""
+        plans: list[tuple[datetime, str]] = []
+        if trigger is not None:
+            if trigger.outcome != "wait" and trigger.decision_delay_seconds > 0:
+                delay = timedelta(seconds=trigger.decision_delay_seconds)
+                plans.append((now + delay, trigger.plan_outcome))
+        elif (
+            environment == "production"
+            and channel is not Channel.HOSTED
+            and self.config.push_outcome != "none"
+        ):
+            delay = timedelta(seconds=self.config.push_delay_seconds)
+            plans.append((now + delay, self.config.push_outcome))
+        if channel is Channel.LINK:
+            plans.append((now + PROMPT_TIMEOUT, "payment_timed_out"))
+        return plans
 
     def _run_decision(self, payload: dict[str, Any]) -> None:
         attempt = self.attempts.get(payload["attemptId"])
@@ -491,12 +516,18 @@ class PaymentService(Service):
     def configure(
         self, push_outcome: str | None = None, push_delay_seconds: float | None = None
     ) -> ProviderConfig:
+        # Every check before any change: a refused PATCH changes nothing.
         if push_outcome is not None:
             one_of(push_outcome, PUSH_OUTCOMES, "productionPushOutcome")
+        if push_delay_seconds is not None and not (
+            0 <= push_delay_seconds <= MAX_PUSH_DELAY_SECONDS
+        ):  # also refuses NaN and infinities
+            raise ValidationFailed(
+                f"productionPushDelaySeconds must be between 0 and {MAX_PUSH_DELAY_SECONDS}"
+            )
+        if push_outcome is not None:
             self.config.push_outcome = push_outcome
         if push_delay_seconds is not None:
-            if push_delay_seconds < 0:
-                raise ValidationFailed("productionPushDelaySeconds must not be negative")
             self.config.push_delay_seconds = push_delay_seconds
         return self.config
 
@@ -521,8 +552,8 @@ class PaymentService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "config": to_json(self.config),
-            "attempts": [to_json(a) for a in self.attempts.values()],
+            "config": snapshot(self.config),
+            "attempts": [snapshot(a) for a in self.attempts.values()],
         }
 
     def restore(self, data: dict[str, Any]) -> None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from svc_sandbox.commerce.fees import Quote, quote_withdrawal
 from svc_sandbox.commerce.orders import OrderService
 from svc_sandbox.commerce.schemas import WithdrawalCreateBody
@@ -31,7 +33,7 @@ from svc_sandbox.core.errors import (
 from svc_sandbox.core.lifecycle import NEW, Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.ratelimit import rolling_cap_wait
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import optional_one_of
 from svc_sandbox.orgs.organizations import (
     Environment,
@@ -65,6 +67,12 @@ LIFECYCLE = Lifecycle(
         Transition("processing", "completed", "payout_processing_seconds elapse"),
     ],
 )
+
+
+class WithdrawalPayload(TypedDict):
+    """What a withdrawal.process or withdrawal.complete scheduler entry carries."""
+
+    withdrawalId: str
 
 
 @dataclass
@@ -175,8 +183,8 @@ class PayoutService(Service):
         #: Organizations whose owner's wallet cannot cover a payout now (402 switch).
         self.owner_wallet_short: set[str] = set()
         self._seq = 0
-        self.scheduler.register("withdrawal.process", self._on_process)
-        self.scheduler.register("withdrawal.complete", self._on_complete)
+        self.scheduler.register("withdrawal.process", self._on_process, WithdrawalPayload)
+        self.scheduler.register("withdrawal.complete", self._on_complete, WithdrawalPayload)
 
     # --- balance and quotes -----------------------------------------------------------------
 
@@ -407,8 +415,8 @@ class PayoutService(Service):
     def export(self) -> dict[str, Any]:
         return {
             "seq": self._seq,
-            "withdrawals": [to_json(w) for w in self.withdrawals.values()],
-            "keys": [to_json(r) for r in self.keys.values()],
+            "withdrawals": [snapshot(w) for w in self.withdrawals.values()],
+            "keys": [snapshot(r) for r in self.keys.values()],
             "ownerWalletShort": sorted(self.owner_wallet_short),
         }
 

@@ -12,7 +12,7 @@ from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, Unprocessable, ValidationFailed
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import optional_one_of
 
 PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
@@ -212,7 +212,7 @@ class ProductService(Service):
             product.amount = price.amount
 
     def export(self) -> dict[str, Any]:
-        return {"seq": self._seq, "products": [to_json(p) for p in self.products.values()]}
+        return {"seq": self._seq, "products": [snapshot(p) for p in self.products.values()]}
 
     def restore(self, data: dict[str, Any]) -> None:
         self._seq = data["seq"]

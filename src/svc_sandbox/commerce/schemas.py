@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
+from svc_sandbox.core.validation import http_url_problem
 
 MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
 
@@ -27,8 +28,9 @@ Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
 
 
 def _http_uri(value: str) -> str:
-    if not (value.startswith("https://") or value.startswith("http://")) or len(value) > 2048:
-        raise ValueError("must be an absolute http(s) URI of at most 2048 characters")
+    problem = http_url_problem(value)
+    if problem:
+        raise ValueError(problem)
     return value
 
 

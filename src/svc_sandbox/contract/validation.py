@@ -9,7 +9,6 @@ violation names the place in the document that it broke (``schemaPath``, a JSON 
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -23,6 +22,8 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
+from svc_sandbox.core import json_input
+from svc_sandbox.core.errors import ValidationFailed
 
 DOCUMENT_URI = "urn:svc-sandbox:contract"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -297,6 +298,8 @@ class Contract:
             return [Violation(kind, "header.Content-Type", message, owner + "/content")]
         try:
             document = decode_body(media, body)
+        except ValidationFailed as exc:
+            return [Violation(kind, "body", exc.message, owner + "/content")]
         except (ValueError, UnicodeDecodeError) as exc:
             message = f"body is not valid {media}: {exc}"
             return [Violation(kind, "body", message, owner + "/content")]
@@ -392,7 +395,9 @@ def decode_body(media: str, body: bytes) -> Any:
         return fields
     if media.startswith("text/"):
         return body.decode()
-    return json.loads(body)
+    # The edge's parse: a body too deep for the parser (or the schema walk) is a violation,
+    # never a RecursionError in a before-request hook.
+    return json_input.decode(body)
 
 
 def pointer_join(base: str, *tokens: str | int) -> str:

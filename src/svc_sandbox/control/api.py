@@ -16,11 +16,11 @@ from svc_sandbox.control.schemas import (
     SetClockBody,
     TokenCreateBody,
 )
-from svc_sandbox.core.clock import parse_instant
+from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.scheduler import RanEntry
-from svc_sandbox.core.validation import parse
+from svc_sandbox.core.validation import ascii_digits, parse
 from svc_sandbox.orgs.organizations import Organization
 from svc_sandbox.web import error_response, json_body, json_response, parse_body, sandbox
 
@@ -51,8 +51,17 @@ def export_state() -> Response:
 
 @blueprint.put("/state")
 def import_state() -> Response:
+    # The state route's own body limit (a setting), read before the body is: exports grow
+    # past the 1 MiB every other route takes.
+    request.max_content_length = sandbox().settings.max_state_bytes
     sandbox().restore(json_body())
     return json_response(sandbox().info())
+
+
+@blueprint.get("/state/schema")
+def state_schema() -> Response:
+    """The export format as JSON Schema (what PUT /_sandbox/state validates against)."""
+    return json_response(sandbox().state_schema())
 
 
 # --- clock --------------------------------------------------------------------------------
@@ -75,8 +84,10 @@ def advance_clock() -> Response:
     body = parse_body(AdvanceBody)
     if (body.duration is None) == (body.seconds is None):
         raise ValidationFailed("send exactly one of duration or seconds")
-    raw = body.seconds if body.seconds is not None else body.duration
-    return json_response(clock_report(sandbox().advance(parse_duration(raw))))
+    field, raw = (
+        ("seconds", body.seconds) if body.seconds is not None else ("duration", body.duration)
+    )
+    return json_response(clock_report(sandbox().advance(parse_duration(raw, field))))
 
 
 @blueprint.post("/clock/set")
@@ -86,6 +97,9 @@ def set_clock() -> Response:
         instant = parse_instant(body.now)
     except ValueError:
         raise ValidationFailed("now must be an ISO 8601 date-time") from None
+    problem = out_of_range(instant)
+    if problem:
+        raise ValidationFailed(f"now {problem}")
     return json_response(clock_report(sandbox().set_time(instant)))
 
 
@@ -158,7 +172,7 @@ def revoke_token(token: str) -> Response:
 @blueprint.get("/requests")
 def request_journal() -> Response:
     limit = request.args.get("limit", "100")
-    if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+    if not ascii_digits(limit, 4) or not 1 <= int(limit) <= 1000:
         raise ValidationFailed("limit must be an integer between 1 and 1000")
     journal = sandbox().journal
     return json_response({"items": journal.recent(int(limit))})

@@ -21,7 +21,8 @@ class FailBody(Strict):
 
 class ProviderBody(Strict):
     productionPushOutcome: StrictStr | None = None
-    productionPushDelaySeconds: Annotated[float, Field(ge=0)] | None = None
+    #: Bounds are the provider's rule (payments.configure), so the in-process API has them too.
+    productionPushDelaySeconds: float | None = None
 
 
 class FaultsBody(Strict):

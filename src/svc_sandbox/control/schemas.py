@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
+from svc_sandbox.commerce.schemas import Uri
 from svc_sandbox.orgs.organizations import Environment, KycStatus
 
 
@@ -40,7 +41,7 @@ class OrganizationUpdateBody(Strict):
     kyc: KycStatus | None = None
     #: A fraction, 0.05 = 5%; null goes back to the platform default.
     customFeeRate: Annotated[Decimal, Field(ge=0, le=1)] | None = None
-    redirectUrls: list[Annotated[StrictStr, Field(min_length=1, max_length=2048)]] | None = None
+    redirectUrls: list[Uri] | None = None
 
 
 class TokenCreateBody(Strict):

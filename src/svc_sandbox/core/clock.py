@@ -24,6 +24,21 @@ class ClockMode(StrEnum):
     SCALED = "scaled"
 
 
+#: The sandbox clock stays within these instants, and one move forward within MAX_ADVANCE:
+#: far enough for any scenario, far enough from datetime's year 9999 that adding a session's
+#: lifetime, a retry wait or a century of advance can never overflow.
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+MAX_ADVANCE = timedelta(days=36525)  # 100 years
+
+
+def out_of_range(instant: datetime) -> str | None:
+    """Why ``instant`` cannot be a sandbox time, or None when it can."""
+    if not EARLIEST <= instant <= LATEST:
+        return f"must be between {isoformat(EARLIEST)} and {isoformat(LATEST)}"
+    return None
+
+
 def wall_now() -> datetime:
     """The system time. Only this module may read it."""
     return datetime.now(UTC)
@@ -80,7 +95,9 @@ class Clock:
         if self.mode is ClockMode.FROZEN:
             return self._anchor_sandbox
         elapsed = (monotonic() - self._anchor_wall) * self.factor
-        return self._anchor_sandbox + timedelta(seconds=elapsed)
+        # A flowing clock stops at LATEST (a fast scaled clock would reach it in days), so that
+        # adding any allowed duration to "now" never overflows datetime.
+        return min(self._anchor_sandbox + timedelta(seconds=elapsed), LATEST)
 
     def set(self, instant: datetime) -> None:
         """Moves the clock to ``instant`` (and lets it flow on from there outside frozen mode)."""

@@ -40,8 +40,12 @@ class SlidingWindow:
     _hits: dict[str, list[datetime]] = field(default_factory=dict)
 
     def take(self, key: str, now: datetime, message: str) -> None:
+        # A hit "in the future" (the clock was set back) counts as made now: moving the clock
+        # back must not lock a client out for longer than one window.
         hits = [
-            t for t in self._hits.get(key, []) if (now - t).total_seconds() < self.window_seconds
+            min(t, now)
+            for t in self._hits.get(key, [])
+            if (now - t).total_seconds() < self.window_seconds
         ]
         if len(hits) >= self.limit:
             self._hits[key] = hits

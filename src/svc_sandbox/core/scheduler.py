@@ -51,9 +51,17 @@ class Scheduler:
         self._heap: list[Entry] = []
         self._seq = 0
         self._handlers: dict[str, Handler] = {}
+        self._payloads: dict[str, Any] = {}
 
-    def register(self, kind: str, handler: Handler) -> None:
+    def register(self, kind: str, handler: Handler, payload: Any = dict[str, Any]) -> None:
+        """``payload`` is the type of the entries' payloads (a TypedDict): an imported entry
+        is checked against it, so that running it later cannot fail on its shape."""
         self._handlers[kind] = handler
+        self._payloads[kind] = payload
+
+    def payload_types(self) -> dict[str, Any]:
+        """Each registered kind and the type of its payload (for validating imports)."""
+        return dict(self._payloads)
 
     def schedule(self, due: datetime, kind: str, payload: dict[str, Any] | None = None) -> Entry:
         if kind not in self._handlers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
@@ -61,3 +62,34 @@ def one_of(value: str, allowed: Sequence[str], field: str) -> str:
 def optional_one_of(value: str | None, allowed: Sequence[str], field: str) -> str | None:
     """As ``one_of``, letting None (an absent filter) through."""
     return None if value is None else one_of(value, allowed, field)
+
+
+def ascii_digits(value: str, max_length: int = 18) -> bool:
+    """True for 1 to ``max_length`` ASCII digits: ``str.isdigit`` alone takes ``²`` and
+    Arabic-Indic digits, and ``int()`` of thousands of digits raises ValueError."""
+    return 0 < len(value) <= max_length and value.isascii() and value.isdigit()
+
+
+MAX_URL_LENGTH = 2048
+
+
+def http_url_problem(url: str) -> str | None:
+    """Why ``url`` is not an absolute http(s) URL this sandbox can call or compare, or None.
+
+    Parsed, not pattern-matched: a host is required, a port must be 1..65535, and what
+    ``urlsplit`` cannot read (``http://[::1``) is refused here rather than later, where
+    reading it again would raise."""
+    if len(url) > MAX_URL_LENGTH:
+        return f"must be at most {MAX_URL_LENGTH} characters"
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError when out of 0..65535 or not a number
+    except ValueError:
+        return "must be an absolute http(s) URL (it cannot be parsed)"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must be an absolute http(s) URL with a host"
+    if port == 0:
+        return "must have a port between 1 and 65535"
+    if any(c.isspace() or ord(c) < 32 for c in url):
+        return "must not contain spaces or control characters"
+    return None

@@ -43,5 +43,5 @@ class IdentityLimits(Service):
         return {}
 
     def restore(self, data: dict[str, Any]) -> None:
-        for window in self.windows.values():
-            window.clear()
+        # New windows, not cleared ones: a failed import puts the old ones back (sandbox.py).
+        self.windows = {name: SlidingWindow(limit, 60) for name, limit in PER_MINUTE.items()}

@@ -13,7 +13,7 @@ from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, Unauthorized, ValidationFailed, found
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 
 
 class Environment(StrEnum):
@@ -198,8 +198,8 @@ class OrganizationService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "orgs": [to_json(o) for o in self.orgs.values()],
-            "tokens": [to_json(t) for t in self.tokens.values()],
+            "orgs": [snapshot(o) for o in self.orgs.values()],
+            "tokens": [snapshot(t) for t in self.tokens.values()],
         }
 
     def restore(self, data: dict[str, Any]) -> None:

@@ -18,7 +18,8 @@ from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.commerce.api import client_ip
 from svc_sandbox.commerce.schemas import CheckoutBody, HostedConfirmBody, PayBody
-from svc_sandbox.core.errors import NotFound, SandboxError
+from svc_sandbox.core import json_input
+from svc_sandbox.core.errors import NotFound, SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.exposure import FormTokens
 from svc_sandbox.exposure_api import form_tokens, require_form_token
@@ -58,8 +59,11 @@ for blueprint in (pay, simulate, product_pages, provider):
 
 def form_fields() -> dict[str, str]:
     """A submitted form without its empty inputs (an empty input means "not given") and
-    without its CSRF token (checked before)."""
-    return {k: v for k, v in request.form.items() if v.strip() != "" and k != FormTokens.FIELD}
+    without its CSRF token (checked before). Its strings pass the same check as a JSON body's
+    (no NUL: a form can send ``%00``)."""
+    fields = {k: v for k, v in request.form.items() if v.strip() != "" and k != FormTokens.FIELD}
+    json_input.check(fields, "form")
+    return fields
 
 
 # --- payment link -------------------------------------------------------------------------
@@ -119,6 +123,8 @@ def simulator_fail(session_id: str) -> Response:
     require_form_token(session_id)
     sb.checkout.get(session_id)
     fields = json_body() if wants_json() else form_fields()
+    if not isinstance(fields, dict):
+        raise ValidationFailed("body must be a JSON object")
     sb.payments.fail(session_id, str(fields.get("code", "payment_failed")))
     return back_to_simulator(session_id)
 

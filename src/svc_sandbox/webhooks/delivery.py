@@ -16,12 +16,14 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.webhooks.endpoints import EndpointService, WebhookEndpoint
 from svc_sandbox.webhooks.events import Event, EventLog
 from svc_sandbox.webhooks.sender import Outcome
@@ -46,6 +48,13 @@ DELIVERY_LIFECYCLE = Lifecycle(
         Transition("pending", "failed", "the last retry failed, or the endpoint was deleted"),
     ],
 )
+
+
+class AttemptPayload(TypedDict):
+    """What a webhook attempt scheduler entry carries."""
+
+    deliveryId: str
+    attempt: int
 
 
 @dataclass
@@ -176,7 +185,7 @@ class DeliveryService(Service):
         self._due_seq = 0
         #: Attempts recorded since the start (the journal keeps only the latest ones).
         self.attempts_made = 0
-        self.scheduler.register(ATTEMPT_KIND, self.on_attempt_due)
+        self.scheduler.register(ATTEMPT_KIND, self.on_attempt_due, AttemptPayload)
         events.subscribe(self.on_event)
 
     @property
@@ -354,11 +363,11 @@ class DeliveryService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "deliveries": [to_json(d) for d in self.deliveries.values()],
-            "attempts": [to_json(a) for a in self.attempts],
-            "due": [to_json(d) for d in self.due],
+            "deliveries": [snapshot(d) for d in self.deliveries.values()],
+            "attempts": [snapshot(a) for a in self.attempts],
+            "due": [snapshot(d) for d in self.due],
             "dueSeq": self._due_seq,
-            "fault": to_json(self.fault),
+            "fault": snapshot(self.fault),
         }
 
     def restore(self, data: dict[str, Any]) -> None:

@@ -9,17 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import ValidationFailed, found
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
+from svc_sandbox.core.validation import http_url_problem
 from svc_sandbox.webhooks.events import check_event_type
 
 SECRET_PREFIX = "whsec_"
-MAX_URL_LENGTH = 2048
 MAX_SECRET_LENGTH = 256
 
 
@@ -52,9 +51,9 @@ class WebhookEndpoint:
 
 
 def check_url(url: str, field_name: str = "url") -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc or len(url) > MAX_URL_LENGTH:
-        raise ValidationFailed(f"{field_name} must be an absolute http(s) URL")
+    problem = http_url_problem(url)
+    if problem:
+        raise ValidationFailed(f"{field_name} {problem}")
     return url
 
 
@@ -174,7 +173,7 @@ class EndpointService(Service):
 
     def export(self) -> dict[str, Any]:
         return {
-            "endpoints": [to_json(e) for e in self.endpoints.values()],
+            "endpoints": [snapshot(e) for e in self.endpoints.values()],
             "defaultSecret": self.default_secret,
         }
 

@@ -14,7 +14,7 @@ from typing import Any
 from svc_sandbox.client.signing import encode, envelope, sample_data
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import one_of
 
 EVENT_TYPES = ("order.created", "order.completed", "checkout.session.expired")
@@ -99,7 +99,7 @@ class EventLog(Service):
         return next((e for e in self.events if e.id == event_id), None)
 
     def export(self) -> dict[str, Any]:
-        return {"events": [to_json(e) for e in self.events]}
+        return {"events": [snapshot(e) for e in self.events]}
 
     def restore(self, data: dict[str, Any]) -> None:
         self.events = [from_json(Event, e) for e in data["events"]]

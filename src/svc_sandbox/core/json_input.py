@@ -1,0 +1,104 @@
+"""What any JSON document a client sends must be, checked once at the edge for every route:
+nested at most ``MAX_DEPTH`` levels, numbers finite, strings (values and keys) made of Unicode
+scalar values without NUL. A refusal is a 400 naming the limit or the field path.
+
+Why at the edge: a document 10,000 levels deep breaks the parser (RecursionError), a deep one
+that parses breaks every later export, encode and import; a lone surrogate cannot be encoded as
+UTF-8 (webhook bodies, strict JSON clients); ``1e309`` parses as infinity, which JSON cannot
+carry back out. One walk refuses them all, whatever route or field they arrive in.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import field_path
+
+#: Deepest nesting of arrays and objects a body may have (the body itself is level 1).
+MAX_DEPTH = 64
+
+
+def _keep_constant(name: str) -> float:
+    # NaN, Infinity, -Infinity: not JSON; kept as floats so that the walk names their path.
+    return float(name.replace("Infinity", "inf"))
+
+
+def decode(raw: bytes | str, what: str = "body") -> Any:
+    """Parses ``raw`` and checks it as a whole (see the module docstring)."""
+    try:
+        value = json.loads(raw, parse_constant=_keep_constant)
+    except RecursionError:
+        raise ValidationFailed(f"{what} nests deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValidationFailed(f"{what} is not valid JSON: {exc}") from None
+    check(value, what)
+    return value
+
+
+def check(value: Any, what: str = "body") -> None:
+    """Refuses ``value`` with the path of its first problem (see the module docstring)."""
+    if not _clean(value):
+        _report(value, what)
+
+
+def _clean(value: Any) -> bool:
+    """The fast walk (no paths, no recursion, leaves never stacked): True when all is well."""
+    stack: list[tuple[Any, int]] = [([value], 0)]  # a wrapper: the body may be a scalar
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return False
+        children = node.items() if type(node) is dict else enumerate(node)
+        for key, child in children:
+            if type(key) is str and _string_problem(key):
+                return False
+            kind = type(child)
+            if kind is str:
+                if (not child.isascii() or "\x00" in child) and _string_problem(child):
+                    return False
+            elif kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif kind is float and not math.isfinite(child):
+                return False
+    return True
+
+
+def _report(value: Any, what: str) -> None:
+    """The slow walk, only for a value the fast one refused: finds the path and raises."""
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict | list):
+            if len(path) >= MAX_DEPTH:
+                raise ValidationFailed(f"{what} nests deeper than {MAX_DEPTH} levels")
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    problem = _string_problem(key)
+                    if problem:
+                        raise ValidationFailed(f"{_where(what, path)} has a key that {problem}")
+                    stack.append((child, (*path, key)))
+            else:
+                stack.extend((child, (*path, i)) for i, child in enumerate(item))
+        elif isinstance(item, str):
+            problem = _string_problem(item)
+            if problem:
+                raise ValidationFailed(f"{_where(what, path)} {problem}")
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ValidationFailed(f"{_where(what, path)} must be a finite number")
+
+
+def _string_problem(text: str) -> str | None:
+    if text.isascii():
+        return "must not contain NUL characters" if "\x00" in text else None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "must be valid Unicode (it contains a lone surrogate)"
+    return "must not contain NUL characters" if "\x00" in text else None
+
+
+def _where(what: str, path: tuple[int | str, ...]) -> str:
+    return field_path(path) if path else what

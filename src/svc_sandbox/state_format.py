@@ -1,0 +1,370 @@
+"""The export format of the sandbox state (``GET/PUT /_sandbox/state``), as pydantic models.
+
+An import is validated against these models before anything changes, so a document that
+would break later (an order ``amount: "lots"``, a session status ``"bogus"``, a scheduler entry
+of an unknown kind, a string ``seq``) is a 400 naming its path, never a 500 an hour later.
+
+The models are derived from the services' own dataclasses (one description of each record:
+the dataclass), with strict types: ``str``, ``int``, ``bool`` exactly; floats finite; instants
+as ISO 8601 strings with a zone inside the clock's range; enums and lifecycle statuses as their
+values. A record field with a default may be absent (the dataclass fills it in), every other
+one is required, unknown ones are refused.
+
+``FORMAT`` is the format's version: a change that an older sandbox could not read bumps it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from enum import Enum
+from functools import cache
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+    create_model,
+)
+from pydantic import ValidationError as PydanticValidationError
+
+from svc_sandbox.commerce.checkout import SESSION_LIFECYCLE, CheckoutSession
+from svc_sandbox.commerce.checkout_links import FIELD_TYPES, CheckoutField, CheckoutLink
+from svc_sandbox.commerce.customers import Customer
+from svc_sandbox.commerce.notices import NoticeRule
+from svc_sandbox.commerce.orders import ORDER_LIFECYCLE, Order
+from svc_sandbox.commerce.payments import MAX_PUSH_DELAY_SECONDS, PaymentAttempt, ProviderConfig
+from svc_sandbox.commerce.payouts import LIFECYCLE as WITHDRAWAL_LIFECYCLE
+from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
+from svc_sandbox.commerce.products import Product
+from svc_sandbox.commerce.triggers import Trigger
+from svc_sandbox.core.clock import out_of_range, parse_instant
+from svc_sandbox.core.durations import MAX_SECONDS
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.lifecycle import Lifecycle
+from svc_sandbox.core.validation import describe
+from svc_sandbox.identity.apps import App
+from svc_sandbox.identity.grants import AuthCode
+from svc_sandbox.identity.keys import SigningKey
+from svc_sandbox.identity.sessions import BrowserSession
+from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
+from svc_sandbox.identity.users import User
+from svc_sandbox.latency import LatencyRule
+from svc_sandbox.orgs.organizations import ApiToken, Organization
+from svc_sandbox.wallet.ledger import LedgerEntry, Transfer
+from svc_sandbox.webhooks.delivery import Attempt, Delivery, DueAttempt, ReceiverFault
+from svc_sandbox.webhooks.endpoints import WebhookEndpoint
+from svc_sandbox.webhooks.events import Event
+
+FORMAT = 1
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+def _instant(value: str) -> str:
+    try:
+        instant = parse_instant(value)
+    except ValueError:
+        raise ValueError("must be an ISO 8601 date-time") from None
+    problem = out_of_range(instant)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _decimal(value: str) -> str:
+    try:
+        number = Decimal(value)
+    except InvalidOperation:
+        raise ValueError("must be a decimal number written as a string") from None
+    if not number.is_finite():
+        raise ValueError("must be a finite decimal number")
+    return value
+
+
+Instant = Annotated[StrictStr, AfterValidator(_instant)]
+DecimalText = Annotated[StrictStr, AfterValidator(_decimal)]
+Int64 = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+
+
+def _finite(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a number")
+    if not math.isfinite(value) or abs(value) > MAX_SECONDS:
+        raise ValueError(f"must be a finite number of at most {MAX_SECONDS:.0f}")
+    return float(value)
+
+
+Finite = Annotated[Any, AfterValidator(_finite), WithJsonSchema({"type": "number"})]
+
+
+def _states(lifecycle: Lifecycle) -> Any:
+    names = sorted({t.target for t in lifecycle.transitions})
+    return Literal[tuple(names)]
+
+
+#: Fields whose plain ``str`` type says less than the rules do: a value outside these makes
+#: later requests fail, so an import refuses it.
+_NARROWER: dict[tuple[type, str], Any] = {
+    (CheckoutSession, "status"): _states(SESSION_LIFECYCLE),
+    (Order, "status"): _states(ORDER_LIFECYCLE),
+    (Withdrawal, "status"): _states(WITHDRAWAL_LIFECYCLE),
+    (Product, "status"): Literal["draft", "published", "archived"],
+    (Product, "pricing_model"): Literal["fixed", "pwyw", "free"],
+    (CheckoutField, "type"): Literal[FIELD_TYPES],
+    (ProviderConfig, "push_delay_seconds"): Annotated[
+        Finite, Field(ge=0, le=MAX_PUSH_DELAY_SECONDS)
+    ],
+}
+_NARROWER_BY_NAME: dict[str, Any] = {"environment": Literal["sandbox", "production"]}
+
+
+def _field_type(annotation: Any) -> Any:
+    """The strict validation type for a dataclass field's annotation."""
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_field_type(a) for a in get_args(annotation))]  # noqa: UP007
+    if origin is list:
+        (item,) = get_args(annotation) or (Any,)
+        return list[_field_type(item)]  # type: ignore[misc]
+    if origin is dict:
+        key, item = get_args(annotation) or (str, Any)
+        return dict[_field_type(key), _field_type(item)]  # type: ignore[misc]
+    if origin is Literal:
+        return annotation
+    if annotation is type(None):
+        return None
+    if annotation is Any:
+        return Any
+    if annotation is str:
+        return StrictStr
+    if annotation is bool:
+        return StrictBool
+    if annotation is int:
+        return Int64
+    if annotation is float:
+        return Finite
+    if annotation is datetime:
+        return Instant
+    if annotation is Decimal:
+        return DecimalText
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return Literal[tuple(member.value for member in annotation)]
+    if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
+        return record_model(annotation)
+    raise TypeError(f"no export type for {annotation!r}")  # a new field type: describe it here
+
+
+@cache
+def record_model(cls: type) -> type[BaseModel]:
+    """The model of one exported record: its dataclass's fields, strictly typed."""
+    hints = get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        kind = _NARROWER.get((cls, item.name)) or _NARROWER_BY_NAME.get(item.name)
+        if kind is None:
+            kind = _field_type(hints[item.name])
+        elif type(None) in get_args(hints[item.name]):
+            kind = kind | None
+        has_default = (
+            item.default is not dataclasses.MISSING
+            or item.default_factory is not dataclasses.MISSING
+            or not item.init
+        )
+        fields[item.name] = (kind, None if has_default else ...)
+    model: type[BaseModel] = create_model(cls.__name__ + "Record", __config__=_STRICT, **fields)
+    return model
+
+
+def _records(cls: type) -> Any:
+    return list[record_model(cls)]  # type: ignore[misc]
+
+
+def _section(name: str, **fields: Any) -> type[BaseModel]:
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        name, __config__=_STRICT, **{k: (v, ...) for k, v in fields.items()}
+    )
+    return model
+
+
+Seq = Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
+
+#: Each service's part of ``services``, keyed as Sandbox._services names them.
+SERVICES: dict[str, type[BaseModel]] = {
+    "orgs": _section("OrgsState", orgs=_records(Organization), tokens=_records(ApiToken)),
+    "products": _section("ProductsState", seq=Seq, products=_records(Product)),
+    "orders": _section("OrdersState", seq=Seq, orders=_records(Order)),
+    "events": _section("EventsState", events=_records(Event)),
+    "webhookEndpoints": _section(
+        "WebhookEndpointsState",
+        endpoints=_records(WebhookEndpoint),
+        defaultSecret=StrictStr | None,
+    ),
+    "webhookDeliveries": _section(
+        "WebhookDeliveriesState",
+        deliveries=_records(Delivery),
+        attempts=_records(Attempt),
+        due=_records(DueAttempt),
+        dueSeq=Seq,
+        fault=record_model(ReceiverFault),
+    ),
+    "customers": _section("CustomersState", customers=_records(Customer)),
+    "checkoutConfig": _section(
+        "CheckoutConfigState", links=_records(CheckoutLink), fields=_records(CheckoutField)
+    ),
+    "payments": _section(
+        "PaymentsState", config=record_model(ProviderConfig), attempts=_records(PaymentAttempt)
+    ),
+    "checkout": _section(
+        "CheckoutState",
+        sessions=_records(CheckoutSession),
+        placeholders=dict[StrictStr, StrictStr],
+    ),
+    "checkoutLimits": _section("CheckoutLimitsState"),
+    "payouts": _section(
+        "PayoutsState",
+        seq=Seq,
+        withdrawals=_records(Withdrawal),
+        keys=_records(IdempotencyRecord),
+        ownerWalletShort=list[StrictStr],
+    ),
+    "triggers": _section("TriggersState", custom=_records(Trigger)),
+    "notificationFaults": _section("NotificationFaultsState", rules=_records(NoticeRule)),
+    "latencyFaults": _section("LatencyFaultsState", rules=_records(LatencyRule)),
+    "users": _section("UsersState", users=_records(User)),
+    "oauthApps": _section(
+        "OauthAppsState", apps=_records(App), seededSecrets=dict[StrictStr, StrictStr]
+    ),
+    "signingKeys": _section("SigningKeysState", keys=_records(SigningKey)),
+    "tokens": _section(
+        "TokensState",
+        grants=_records(Grant),
+        access=_records(AccessToken),
+        refresh=_records(RefreshToken),
+    ),
+    "authorizations": _section(
+        "AuthorizationsState",
+        codes=_records(AuthCode),
+        consents=dict[StrictStr, list[StrictStr]],
+    ),
+    "browserSessions": _section("BrowserSessionsState", sessions=_records(BrowserSession)),
+    "identityLimits": _section("IdentityLimitsState"),
+    "wallets": _section(
+        "WalletsState", seq=Seq, entries=_records(LedgerEntry), transfers=_records(Transfer)
+    ),
+}
+
+Word32 = Annotated[StrictInt, Field(ge=0, le=2**32 - 1)]
+#: The Mersenne Twister state of ``random.Random.getstate()``: version 3, 625 words, no gauss.
+RandomState = tuple[
+    Literal[3], Annotated[list[Word32], Field(min_length=625, max_length=625)], None
+]
+
+
+class Ids(BaseModel):
+    model_config = _STRICT
+    seed: StrictInt | StrictStr
+    state: Annotated[RandomState, Field(strict=False)]  # a JSON array, read as the tuple
+
+
+class Clock(BaseModel):
+    model_config = _STRICT
+    now: Instant
+    exact: Instant
+
+
+@cache
+def document_model(payloads: frozenset[tuple[str, Any]]) -> type[BaseModel]:
+    """The whole document, for a scheduler whose kinds take these payload types."""
+    entries = [
+        _section(
+            f"Entry_{kind.replace('.', '_')}",
+            due=Instant,
+            seq=Seq,
+            kind=Literal[kind],
+            payload=payload,
+        )
+        for kind, payload in sorted(payloads, key=lambda p: p[0])
+    ]
+    entry: Any = Annotated[Union[tuple(entries)], Field(discriminator="kind")]  # noqa: UP007
+    scheduler = _section("SchedulerState", seq=Seq, entries=list[entry])
+    services = _section("ServicesState", **SERVICES)
+    return _section(
+        "StateDocument",
+        format=Literal[FORMAT],
+        version=StrictStr,
+        clock=Clock,
+        ids=Ids,
+        scheduler=scheduler,
+        services=services,
+    )
+
+
+def validate(document: Any, payloads: Mapping[str, Any]) -> None:
+    """Raises ValidationFailed naming the first path of ``document`` that breaks the format.
+
+    ``payloads`` maps each scheduler kind the sandbox runs to the type of its payload."""
+    if not isinstance(document, dict):
+        raise ValidationFailed("state document must be a JSON object (an export of this sandbox)")
+    if document.get("format") != FORMAT:
+        raise ValidationFailed(f"format must be {FORMAT} (an export of this sandbox)")
+    entries = (
+        document.get("scheduler", {}).get("entries")
+        if isinstance(document.get("scheduler"), dict)
+        else None
+    )
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, dict) and entry.get("kind") not in payloads:
+            raise ValidationFailed(
+                f"state document: scheduler.entries[{index}].kind must be one of "
+                + ", ".join(sorted(payloads))
+            )
+    model = document_model(frozenset(payloads.items()))
+    try:
+        model.model_validate(document)
+    except PydanticValidationError as exc:
+        raise ValidationFailed("state document: " + describe(dict(exc.errors()[0]))) from None
+    _check_unique(document)
+
+
+def _check_unique(document: dict[str, Any]) -> None:
+    """Records are keyed by id on import: two with one id would silently become one."""
+    services = document["services"]
+    for where, key in (
+        ("orgs.orgs", "id"),
+        ("orgs.tokens", "token"),
+        ("products.products", "id"),
+        ("orders.orders", "id"),
+        ("checkout.sessions", "id"),
+        ("payments.attempts", "id"),
+        ("customers.customers", "id"),
+        ("webhookEndpoints.endpoints", "id"),
+        ("webhookDeliveries.deliveries", "id"),
+        ("users.users", "id"),
+        ("oauthApps.apps", "client_id"),
+        ("tokens.grants", "id"),
+        ("wallets.transfers", "id"),
+    ):
+        section, name = where.split(".")
+        seen: set[str] = set()
+        for index, record in enumerate(services[section][name]):
+            if record[key] in seen:
+                raise ValidationFailed(
+                    f"state document: services.{where}[{index}].{key} repeats {record[key]!r}"
+                )
+            seen.add(record[key])
+
+
+def schema(payloads: Mapping[str, Any]) -> dict[str, Any]:
+    """The format as JSON Schema (served at GET /_sandbox/state/schema)."""
+    return document_model(frozenset(payloads.items())).model_json_schema()

@@ -1,0 +1,98 @@
+"""Every JSON body is checked once at the edge (core/json_input.py): nesting depth, finite
+numbers, Unicode scalar strings without NUL. The refusal is a 400 naming the limit or the
+field path, on public, control-plane and page routes alike, and it changes nothing."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.core.json_input import MAX_DEPTH
+from tests.helpers import assert_unharmed
+
+
+def nested(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+#: (raw body, what the 400 must say)
+BAD_BODIES = [
+    (nested(10_000), f"nests deeper than {MAX_DEPTH} levels"),
+    (nested(MAX_DEPTH + 1), f"nests deeper than {MAX_DEPTH} levels"),
+    ('{"data": {"description": "x\\udfffy"}}', "data.description must be valid Unicode"),
+    ('{"a": ["ok", "\\ud800"]}', "a[1] must be valid Unicode"),
+    ('{"a": {"b": "nul\\u0000here"}}', "a.b must not contain NUL characters"),
+    ('{"k\\u0000": 1}', "has a key that must not contain NUL characters"),
+    ('{"seconds": 1e309}', "seconds must be a finite number"),
+    ('{"seconds": NaN}', "seconds must be a finite number"),
+    ('{"seconds": -Infinity}', "seconds must be a finite number"),
+]
+
+ROUTES = [
+    ("POST", "/api/checkout"),
+    ("POST", "/api/products"),
+    ("POST", "/_sandbox/clock/advance"),
+    ("POST", "/_sandbox/events/trigger"),
+    ("PATCH", "/_sandbox/payments/provider"),
+    ("PUT", "/_sandbox/state"),
+    ("POST", "{checkoutUrl}"),  # a payment link's attempt (a page route taking JSON)
+]
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+@pytest.mark.parametrize(("body", "message"), BAD_BODIES)
+def test_a_body_no_route_may_take_is_a_400_naming_the_problem(
+    svc_http: FlaskClient, auth: dict[str, str], method: str, path: str, body: str, message: str
+) -> None:
+    if path == "{checkoutUrl}":
+        link = svc_http.post(
+            "/api/checkout", json={"amount": 1000, "description": "x"}, headers=auth
+        )
+        path = urlsplit(link.json["checkoutUrl"]).path  # type: ignore[index]
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.open(
+        path, method=method, data=body, content_type="application/json", headers=auth
+    )
+    assert response.status_code == 400, response.data
+    assert message in json.dumps(response.json, ensure_ascii=False)
+    assert_unharmed(svc_http, before)
+
+
+def test_64_levels_are_still_a_body(svc_http: FlaskClient) -> None:
+    """The limit itself is allowed: the answer is about the body's shape, not its depth."""
+    response = svc_http.post(
+        "/_sandbox/clock/advance", data=nested(MAX_DEPTH), content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "deeper" not in response.json["error"]  # type: ignore[index]
+
+
+def test_deep_event_data_is_refused_so_export_reset_and_import_keep_working(
+    svc_http: FlaskClient,
+) -> None:
+    data: object = "leaf"
+    for _ in range(500):
+        data = {"d": data}
+    response = svc_http.post(
+        "/_sandbox/events/trigger", json={"type": "order.completed", "data": data}
+    )
+    assert response.status_code == 400
+    exported = svc_http.get("/_sandbox/state")
+    assert exported.status_code == 200
+    assert svc_http.put("/_sandbox/state", json=exported.json).status_code == 200
+    assert_unharmed(svc_http, exported.data)
+
+
+def test_a_lone_surrogate_never_reaches_a_webhook(svc_http: FlaskClient) -> None:
+    svc_http.post("/_sandbox/webhooks/endpoints", json={"url": "http://127.0.0.1:9/hook"})
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post(
+        "/_sandbox/events/trigger",
+        data='{"type": "order.completed", "data": {"description": "x\\udfffy"}}',
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert_unharmed(svc_http, before)
