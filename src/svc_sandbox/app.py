@@ -14,12 +14,16 @@ from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.control import payouts_api as control_payouts_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
+from svc_sandbox.dashboard import api as dashboard_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from svc_sandbox.web import MAX_BODY_BYTES, json_response
 
 CONTROL_PREFIX = "/_sandbox"
+DASHBOARD_PREFIX = CONTROL_PREFIX + "/ui"
+#: Not journaled: the journal's own reads, the dashboard's pages (it polls them) and assets.
+UNJOURNALED = (CONTROL_PREFIX + "/requests", DASHBOARD_PREFIX, pages_api.ASSETS_PREFIX)
 
 
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
@@ -42,6 +46,14 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.simulate, url_prefix=settings.path_of("simulate_url"))
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(dashboard_api.blueprint, url_prefix=DASHBOARD_PREFIX)
+    app.register_blueprint(pages_api.assets, url_prefix=pages_api.ASSETS_PREFIX)
+    #: Under these, an unknown path gets the HTML 404 page (a person followed a link).
+    html_roots = [DASHBOARD_PREFIX] + [
+        path
+        for path in map(settings.path_of, ("pay_url", "simulate_url", "product_page_url"))
+        if path
+    ]
 
     @app.before_request
     def assign_request_id() -> None:
@@ -54,7 +66,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         request_id = g.get("request_id") or sandbox.next_request_id()
         response.headers["X-Request-Id"] = request_id
         response = contract_api.check_response(response, request_id)
-        if not request.path.startswith(CONTROL_PREFIX + "/requests"):
+        if not request.path.startswith(UNJOURNALED):
             sandbox.journal.record(
                 {
                     "requestId": request_id,
@@ -70,6 +82,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     def http_error(error: HTTPException) -> Response:
         """Unknown routes, wrong methods, oversized bodies: JSON like every other answer."""
         status = error.code or 500
+        if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
+            return pages_api.not_found_page(f"No page at {request.path}")
         if status == 404:
             message = f"No route for {request.method} {request.path}"
         else:

@@ -218,6 +218,7 @@ def serve(settings: Settings) -> int:
 def banner(info: dict[str, Any]) -> str:
     lines = [f"svc-sandbox {info['version']} (seed {info['seed']}, clock {info['clock']['mode']})"]
     lines += [f"  {name:<17} {url}" for name, url in info["roots"].items()]
+    lines.append(f"Dashboard: {info['dashboard']}")
     lines.append("Organizations:")
     for org in info["organizations"]:
         tokens = ", ".join(t["token"] for t in org["tokens"] if not t["revoked"])

@@ -15,9 +15,12 @@ from svc_sandbox.commerce.api import client_ip
 from svc_sandbox.commerce.schemas import CheckoutBody, PayBody
 from svc_sandbox.core.errors import NotFound, SandboxError
 from svc_sandbox.core.validation import parse
-from svc_sandbox.pages.views import product_view, santim, session_view
+from svc_sandbox.pages.views import field_errors, product_view, santim, session_view
 from svc_sandbox.web import error_response, json_body, json_response, sandbox
 
+#: The stylesheet and the small scripts of the hosted pages and the dashboard (no CDN).
+assets = Blueprint("assets", __name__, static_folder="static", static_url_path="")
+ASSETS_PREFIX = "/_assets"
 pay = Blueprint("pay_pages", __name__, template_folder="templates")
 simulate = Blueprint("simulator_pages", __name__, template_folder="templates")
 product_pages = Blueprint("product_pages", __name__, template_folder="templates")
@@ -28,13 +31,35 @@ def wants_json() -> bool:
 
 
 def page(template: str, status: int = 200, **context: Any) -> Response:
+    context.setdefault("values", {})
+    context.setdefault("errors", {})
     return Response(render_template(template, **context), status, mimetype="text/html")
+
+
+def form_page(template: str, error: SandboxError, **context: Any) -> Response:
+    """The form again after a refused submission: what was typed, the error by its field."""
+    values = dict(request.form.items())
+    response = page(
+        template,
+        error.status,
+        error=error.message,
+        values=values,
+        errors=field_errors(error.message, list(values)),
+        **context,
+    )
+    response.headers.update(error.headers)
+    return response
+
+
+def not_found_page(message: str) -> Response:
+    return render_page_error(NotFound(message))
 
 
 def render_page_error(error: SandboxError) -> Response:
     if wants_json():
         return error_response(error, {"error": error.message})
-    response = page("message.html", error.status, title="Something went wrong", error=error)
+    title = "Page not found" if error.status == 404 else "Something went wrong"
+    response = page("message.html", error.status, title=title, error=error)
     for name, value in error.headers.items():
         response.headers[name] = value
     return response
@@ -71,10 +96,7 @@ def pay_attempt(pay_token: str) -> Response:
     try:
         sb.checkout.pay(pay_token, parse(PayBody, form_fields()))
     except SandboxError as error:
-        view = session_view(sb, session)
-        response = page("pay.html", error.status, session=view, error=error.message)
-        response.headers.update(error.headers)
-        return response
+        return form_page("pay.html", error, session=session_view(sb, session))
     return redirect(f"{sb.settings.root('pay_url')}/{pay_token}", 303)  # type: ignore[return-value]
 
 
@@ -139,15 +161,14 @@ def product_buy(token: str) -> Response:
         "productId": token,
         "customer": {k: fields[k] for k in ("email", "name") if k in fields},
     }
-    if "amount" in fields:
-        body["amount"] = santim(fields["amount"])
     if answers:
         body["collectedFields"] = answers
     try:
+        if "amount" in fields:
+            body["amount"] = santim(fields["amount"])
         result = sb.checkout.create(None, parse(CheckoutBody, body))
     except SandboxError as error:
-        view = product_view(sb, product)
-        return page("product.html", error.status, product=view, error=error.message)
+        return form_page("product.html", error, product=product_view(sb, product))
     if "orderId" in result:
         return page("message.html", title="Thank you", done=result, error=None)
     return redirect(result["checkoutUrl"], 303)  # type: ignore[return-value]
