@@ -1,0 +1,161 @@
+"""A buyer in a real browser: the payment link with each trigger phone and a number that
+waits (the 150 s refusal, then the retry), the simulator's approve and fail, and the product
+page's buy form, with the errors shown next to the field that caused them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from flask.testing import FlaskClient
+from playwright.sync_api import Page, expect
+
+from svc_sandbox.commerce.payments import FAILURE_MESSAGES
+from svc_sandbox.sandbox import Sandbox
+from tests.commerce.checkout_helpers import checkout, path, published, push_checkout, status_of
+
+
+def payment_link(api: FlaskClient, auth: dict[str, str], **body: object) -> tuple[str, str]:
+    """A payment link for a 50.00 ETB product: (session id, page path)."""
+    product = published(api, auth, title="Concert ticket")
+    result = checkout(api, auth, productId=product["_id"], **body)
+    return result["sessionId"], path(result["checkoutUrl"])
+
+
+def fill_and_pay(page: Page, phone: str, email: str | None = "buyer@example.com") -> None:
+    page.get_by_label("M-Pesa").check()
+    page.get_by_label("Phone number").fill(phone)
+    if email is not None:
+        page.get_by_label("Email (for your receipt)").fill(email)
+    page.get_by_role("button", name="Pay 50.00 ETB").click()
+
+
+@pytest.mark.parametrize(
+    ("phone", "state", "says"),
+    [
+        ("0900000001", "paid", "Thank you, your payment went through."),
+        ("0900000002", "failed", FAILURE_MESSAGES["payment_failed"]),
+    ],
+)
+def test_a_buyer_pays_with_each_trigger_phone(
+    page: Page, api: FlaskClient, auth: dict[str, str], phone: str, state: str, says: str
+) -> None:
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    expect(page.locator("#amount")).to_have_text("50.00 ETB")
+    fill_and_pay(page, phone)
+    expect(page.locator("#state")).to_have_attribute("data-state", state)
+    expect(page.locator("#state")).to_contain_text(says)
+    assert status_of(api, session_id)["status"] == ("completed" if state == "paid" else "open")
+
+
+def test_a_waiting_number_is_refused_for_150_seconds_then_the_buyer_retries(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, "0911223344")
+    expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+    expect(page.locator("#state")).to_contain_text("A payment prompt was sent to")
+
+    page.get_by_text("Entered the wrong number? Try again").click()
+    fill_and_pay(page, "0900000001", email=None)
+    expect(page.locator("#error")).to_contain_text(
+        "A payment prompt is already out: answer it on the phone or try again in 150 seconds"
+    )
+    expect(page.get_by_label("Phone number")).to_have_value("0900000001")  # kept as typed
+
+    page.goto(url)
+    svc_sandbox.advance(timedelta(seconds=150))  # nobody answers: the prompt times out
+    # pay-status.js polls the session and reloads the page once the prompt is decided.
+    expect(page.locator("#state")).to_have_attribute("data-state", "failed")
+    fill_and_pay(page, "0900000001", email=None)
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    assert status_of(api, session_id)["orderId"] is not None
+
+
+def test_the_buyer_approves_on_the_simulator(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, "0911223344")
+    page.get_by_role("link", name="Open the sandbox simulator").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+    page.get_by_role("button", name="Approve payment").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    expect(page.get_by_role("button", name="Approve payment")).to_have_count(0)  # settled
+    page.goto(url)
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    assert status_of(api, session_id)["status"] == "completed"
+
+
+def test_the_simulator_fails_a_push_with_a_chosen_code(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    session_id = push_checkout(api, auth)["sessionId"]
+    page.goto(f"/simulate/{session_id}")
+    page.get_by_role("button", name="payment_canceled").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "expired")
+    expect(page.locator("#state")).to_contain_text(FAILURE_MESSAGES["payment_canceled"])
+    assert status_of(api, session_id)["failure"]["code"] == "payment_canceled"
+
+
+def test_a_buyer_buys_from_the_product_page_paying_what_they_want_to_the_santim(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    product = published(
+        api, auth, title="Tip jar", pricingModel="pwyw", price={"minimumAmount": 1000}
+    )
+    page.goto(path(product_url(svc_sandbox, product["checkoutToken"])))
+    expect(page.locator("#price")).to_contain_text("at least 10.00 ETB")
+    page.get_by_label("Amount (ETB)").fill("12.345")
+    page.get_by_label("Email").fill("buyer@example.com")
+    page.get_by_role("button", name="Buy").click()
+    # The error sits next to its field and what was typed stays.
+    expect(page.locator("#amount-error")).to_have_text("amount must have at most two decimals")
+    expect(page.get_by_label("Amount (ETB)")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Amount (ETB)")).to_have_value("12.345")
+    expect(page.get_by_label("Email")).to_have_value("buyer@example.com")
+
+    page.get_by_label("Amount (ETB)").fill("12.34")
+    page.get_by_role("button", name="Buy").click()
+    expect(page.locator("#amount")).to_have_text("12.34 ETB")  # the payment link, santim exact
+    fill_and_pay_amount(page, "0900000001", "12.34 ETB")
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+
+
+def fill_and_pay_amount(page: Page, phone: str, amount: str) -> None:
+    page.get_by_label("Phone number").fill(phone)
+    page.get_by_role("button", name=f"Pay {amount}").click()
+
+
+def product_url(sandbox: Sandbox, token: str) -> str:
+    return f"{sandbox.settings.root('product_page_url')}/{token}"
+
+
+@pytest.mark.parametrize(
+    ("phone", "message"),
+    [
+        ("", "phone"),
+        ("12", "phone must be a phone number"),
+        ("0" * 200, "phone"),
+    ],
+)
+def test_a_bad_phone_is_shown_next_to_the_field_and_kept(
+    page: Page, api: FlaskClient, auth: dict[str, str], phone: str, message: str
+) -> None:
+    _, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, phone)
+    expect(page.locator("#phone-error")).to_contain_text(message)
+    expect(page.get_by_label("Phone number")).to_have_value(phone[:20])  # maxlength 20
+    expect(page.get_by_label("Email (for your receipt)")).to_have_value("buyer@example.com")
+
+
+@pytest.mark.parametrize("url", ["/pay/cs_" + "0" * 24, "/simulate/nothing", "/p/p_missing"])
+def test_unknown_ids_show_a_404_page(page: Page, url: str) -> None:
+    response = page.goto(url)
+    assert response is not None and response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
+    expect(page.locator("body")).not_to_contain_text("Traceback")
