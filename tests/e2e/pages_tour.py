@@ -1,0 +1,49 @@
+"""Every page a person can open, with state worth looking at: the screenshots and the
+page-wide checks (escaping, scripts, phone-sized layout) walk this one list."""
+
+from __future__ import annotations
+
+from flask.testing import FlaskClient
+
+from tests.commerce.checkout_helpers import checkout, path, published, push_checkout
+from tests.commerce.earnings import earn
+from tests.commerce.payout_helpers import withdraw
+
+#: A hostile product title: every page must show it as text.
+HOSTILE = '<script>alert("title")</script><img src=x onerror=alert(1)>'
+
+
+def populate(api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]) -> dict[str, str]:
+    """Products, checkouts in each state, orders, a withdrawal in review, events; returns the
+    pages to visit by name."""
+    hostile = published(api, auth, title=HOSTILE, description="Escaped <b>description</b>")
+    tickets = published(api, auth, title="Concert ticket")
+    tip = published(api, auth, title="Tip jar", pricingModel="pwyw", price={"minimumAmount": 1000})
+    link = checkout(api, auth, productId=tickets["_id"])
+    hostile_link = checkout(api, auth, productId=hostile["_id"])
+    paid = checkout(api, auth, productId=tickets["_id"])
+    pay_path = path(paid["checkoutUrl"])
+    api.post(pay_path, data={"gateway": "telebirr", "phone": "0900000001", "email": "a@b.co"})
+    pushed = push_checkout(api, auth, product_id=tickets["_id"])
+    earn(api, live_auth, 2_000_000)
+    withdraw(api, live_auth, 1_500_001)
+    withdraw(api, live_auth, 20_000)
+    return {
+        "pay": path(link["checkoutUrl"]),
+        "pay-hostile": path(hostile_link["checkoutUrl"]),
+        "pay-paid": pay_path,
+        "simulator": f"/simulate/{pushed['sessionId']}",
+        "product": f"/p/{tip['checkoutToken']}",
+        "product-hostile": f"/p/{hostile['checkoutToken']}",
+        "not-found": "/pay/cs_" + "0" * 24,
+        "ui-overview": "/_sandbox/ui",
+        "ui-products": "/_sandbox/ui/products",
+        "ui-checkouts": "/_sandbox/ui/checkouts",
+        "ui-checkout": f"/_sandbox/ui/checkouts/{hostile_link['sessionId']}",
+        "ui-orders": "/_sandbox/ui/orders",
+        "ui-payouts": "/_sandbox/ui/payouts",
+        "ui-webhooks": "/_sandbox/ui/webhooks",
+        "ui-clock": "/_sandbox/ui/clock",
+        "ui-requests": "/_sandbox/ui/requests",
+        "ui-conformance": "/_sandbox/ui/conformance",
+    }

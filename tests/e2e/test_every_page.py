@@ -1,0 +1,71 @@
+"""Every page, in the browser, at desktop and phone size: hostile strings render as text, no
+inline script runs, nothing overflows a phone's width, every input has a label, the page
+says its language; and a screenshot of each (docs/screenshots/ with scripts/screenshots)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+from playwright.sync_api import Browser, Dialog, expect
+
+from svc_sandbox.pytest_plugin import RunningServer
+from tests.e2e.conftest import DESKTOP, PHONE, open_page
+from tests.e2e.pages_tour import HOSTILE, populate
+
+#: Set by scripts/screenshots: where the PNGs go (otherwise a temporary directory).
+SCREENSHOTS = os.environ.get("SVC_SANDBOX_SCREENSHOTS")
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_every_page(
+    browser: Browser,
+    svc_server: RunningServer,
+    api: FlaskClient,
+    auth: dict[str, str],
+    live_auth: dict[str, str],
+    tmp_path: Path,
+    size: str,
+    viewport: dict[str, int],
+) -> None:
+    pages = populate(api, auth, live_auth)
+    out = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
+    out.mkdir(parents=True, exist_ok=True)
+    tab = open_page(browser, svc_server, viewport)
+    dialogs: list[str] = []
+
+    def record(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    tab.on("dialog", record)
+    for name, url in pages.items():
+        response = tab.goto(url)
+        assert response is not None
+        assert response.status == (404 if name == "not-found" else 200), name
+        assert tab.locator("html").get_attribute("lang") == "en"
+        expect(tab.locator(".sandbox-bar")).to_contain_text("SANDBOX")
+        # Scripts only from files (a CSP without 'unsafe-inline' lets them run).
+        inline = tab.locator("script:not([src])").count()
+        handlers = tab.evaluate(
+            "[...document.querySelectorAll('*')].filter(e => [...e.attributes]"
+            ".some(a => a.name.startsWith('on'))).length"
+        )
+        assert (inline, handlers) == (0, 0), name
+        # Every visible input, select and textarea has a label (or is a labelled radio).
+        unlabelled = tab.evaluate(
+            "[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]"
+            ".filter(e => e.labels.length === 0 && !e.getAttribute('aria-label'))"
+            ".map(e => e.name)"
+        )
+        assert unlabelled == [], name
+        # Readable at phone width: nothing wider than the screen but scrollable tables.
+        overflow = tab.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, (name, overflow)
+        if "hostile" in name or name in ("ui-products", "ui-checkout"):
+            assert HOSTILE in tab.locator("body").inner_text(), name
+        tab.screenshot(path=str(out / f"{name}-{size}.png"), full_page=True)
+    assert dialogs == []
+    tab.context.close()
