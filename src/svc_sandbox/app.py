@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
+from svc_sandbox import exposure_api
 from svc_sandbox.commerce import api as commerce_api
 from svc_sandbox.commerce import payouts_api as commerce_payouts_api
 from svc_sandbox.contract import api as contract_api
@@ -14,11 +15,12 @@ from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.control import payouts_api as control_payouts_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.dashboard import api as dashboard_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
-from svc_sandbox.web import MAX_BODY_BYTES, json_response
+from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response
 
 CONTROL_PREFIX = "/_sandbox"
 DASHBOARD_PREFIX = CONTROL_PREFIX + "/ui"
@@ -45,13 +47,16 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.pay, url_prefix=settings.path_of("pay_url"))
     app.register_blueprint(pages_api.simulate, url_prefix=settings.path_of("simulate_url"))
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
+    app.register_blueprint(pages_api.provider, url_prefix=settings.path_of("provider_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(dashboard_api.blueprint, url_prefix=DASHBOARD_PREFIX)
     app.register_blueprint(pages_api.assets, url_prefix=pages_api.ASSETS_PREFIX)
     #: Under these, an unknown path gets the HTML 404 page (a person followed a link).
     html_roots = [DASHBOARD_PREFIX] + [
         path
-        for path in map(settings.path_of, ("pay_url", "simulate_url", "product_page_url"))
+        for path in map(
+            settings.path_of, ("pay_url", "simulate_url", "product_page_url", "provider_url")
+        )
         if path
     ]
 
@@ -59,6 +64,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     def assign_request_id() -> None:
         g.request_id = sandbox.next_request_id()
 
+    exposure_api.install(app, settings, CONTROL_PREFIX)  # Host, control-plane peers and JSON
     contract_api.install(app)  # after the request id: validates requests to {base_url}
 
     @app.after_request
@@ -78,9 +84,13 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
             )
         return response
 
+    def is_control() -> bool:
+        return request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/")
+
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
-        """Unknown routes, wrong methods, oversized bodies: JSON like every other answer."""
+        """Unknown routes, wrong methods, oversized bodies: JSON like every other answer
+        (with the control plane's ``code`` under /_sandbox)."""
         status = error.code or 500
         if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
             return pages_api.not_found_page(f"No page at {request.path}")
@@ -88,6 +98,17 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
             message = f"No route for {request.method} {request.path}"
         else:
             message = error.description or error.name
-        return json_response({"error": message}, status)
+        body = {"error": message}
+        if is_control():
+            body["code"] = error.name.lower().replace(" ", "_")
+        return json_response(body, status)
+
+    @app.errorhandler(SandboxError)
+    def refused(error: SandboxError) -> Response:
+        """A refusal before any route matched (the Host check on an unknown path)."""
+        body = {"error": error.message}
+        if is_control():
+            body["code"] = error.code
+        return error_response(error, body)
 
     return app

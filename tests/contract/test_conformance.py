@@ -130,9 +130,9 @@ def test_clearing_and_resetting_empty_the_report(
     svc_client: FlaskClient, auth: dict[str, str]
 ) -> None:
     svc_client.get("/api/products?limit=500", headers=auth)
-    assert svc_client.delete("/_sandbox/conformance").json["summary"]["requests"] == 0  # type: ignore[index]
+    assert svc_client.delete("/_sandbox/conformance", json={}).json["summary"]["requests"] == 0  # type: ignore[index]
     svc_client.get("/api/products?limit=500", headers=auth)
-    svc_client.post("/_sandbox/reset")
+    svc_client.post("/_sandbox/reset", json={})
     assert report(svc_client)["summary"]["requestViolations"] == 0
 
 

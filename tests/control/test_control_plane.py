@@ -137,9 +137,9 @@ def test_create_and_revoke_token(svc_client: FlaskClient) -> None:
     token = created.json["token"]  # type: ignore[index]
     headers = {"Authorization": f"Bearer {token}"}
     assert svc_client.get("/api/products", headers=headers).status_code == 200
-    assert svc_client.delete(f"/_sandbox/tokens/{token}").json["revoked"] is True  # type: ignore[index]
+    assert svc_client.delete(f"/_sandbox/tokens/{token}", json={}).json["revoked"] is True  # type: ignore[index]
     assert svc_client.get("/api/products", headers=headers).status_code == 401
-    assert svc_client.delete("/_sandbox/tokens/svc_test_unknown").status_code == 404
+    assert svc_client.delete("/_sandbox/tokens/svc_test_unknown", json={}).status_code == 404
 
 
 def test_request_journal_lists_recent_requests_newest_first(

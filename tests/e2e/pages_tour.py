@@ -25,6 +25,9 @@ def populate(api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]) 
     pay_path = path(paid["checkoutUrl"])
     api.post(pay_path, data={"gateway": "telebirr", "phone": "0900000001", "email": "a@b.co"})
     pushed = push_checkout(api, auth, product_id=tickets["_id"])
+    concert = published(api, live_auth, title="Concert ticket")
+    buyer = {"email": "buyer@example.com"}
+    hosted = checkout(api, None, productId=concert["checkoutToken"], customer=buyer)
     earn(api, live_auth, 2_000_000)
     withdraw(api, live_auth, 1_500_001)
     withdraw(api, live_auth, 20_000)
@@ -33,6 +36,7 @@ def populate(api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]) 
         "pay-hostile": path(hostile_link["checkoutUrl"]),
         "pay-paid": pay_path,
         "simulator": f"/simulate/{pushed['sessionId']}",
+        "provider": path(hosted["checkoutUrl"]),
         "product": f"/p/{tip['checkoutToken']}",
         "product-hostile": f"/p/{hostile['checkoutToken']}",
         "not-found": "/pay/cs_" + "0" * 24,

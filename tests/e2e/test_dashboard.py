@@ -90,7 +90,9 @@ def test_redelivering_a_failed_webhook(
     event = api.post("/_sandbox/events/trigger", json={"type": "order.completed"}).json
     assert event is not None
     event_id = event["event"]["id"]
-    assert api.post("/_sandbox/webhooks/flush").status_code == 200  # the first attempt fails
+    assert (
+        api.post("/_sandbox/webhooks/flush", json={}).status_code == 200
+    )  # the first attempt fails
     page.goto(f"{UI}/webhooks")
     expect(page.locator("#attempts")).to_contain_text("failed")
     page.locator(f"#redeliver-{event_id}").click()

@@ -41,10 +41,21 @@ def test_every_page(
         dialog.dismiss()
 
     tab.on("dialog", record)
+    refused: list[str] = []  # what the Content-Security-Policy blocked (nothing should be)
+    tab.on("console", lambda m: refused.append(m.text) if "Content Security" in m.text else None)
     for name, url in pages.items():
         response = tab.goto(url)
         assert response is not None
         assert response.status == (404 if name == "not-found" else 200), name
+        headers = response.headers
+        policy = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy, name
+        assert headers["x-content-type-options"] == "nosniff", name
+        # The stylesheet applied under that policy (the sandbox bar has its colour).
+        background = tab.locator(".sandbox-bar").evaluate(
+            "e => getComputedStyle(e).backgroundColor"
+        )
+        assert background == "rgb(255, 244, 214)", name
         assert tab.locator("html").get_attribute("lang") == "en"
         expect(tab.locator(".sandbox-bar")).to_contain_text("SANDBOX")
         # Scripts only from files (a CSP without 'unsafe-inline' lets them run).
@@ -67,5 +78,5 @@ def test_every_page(
         if "hostile" in name or name in ("ui-products", "ui-checkout"):
             assert HOSTILE in tab.locator("body").inner_text(), name
         tab.screenshot(path=str(out / f"{name}-{size}.png"), full_page=True)
-    assert dialogs == []
+    assert dialogs == [] and refused == []
     tab.context.close()

@@ -120,14 +120,28 @@ def test_a_buyer_buys_from_the_product_page_paying_what_they_want_to_the_santim(
 
     page.get_by_label("Amount (ETB)").fill("12.34")
     page.get_by_role("button", name="Buy").click()
-    expect(page.locator("#amount")).to_have_text("12.34 ETB")  # the payment link, santim exact
-    fill_and_pay_amount(page, "0900000001", "12.34 ETB")
+    # A sandbox checkout without a token goes to the simulator, santim exact.
+    expect(page.locator("#amount")).to_have_text("12.34 ETB")
+    page.get_by_role("button", name="Approve payment").click()
     expect(page.locator("#state")).to_have_attribute("data-state", "paid")
 
 
-def fill_and_pay_amount(page: Page, phone: str, amount: str) -> None:
-    page.get_by_label("Phone number").fill(phone)
-    page.get_by_role("button", name=f"Pay {amount}").click()
+def test_a_production_buyer_confirms_on_the_provider_page(
+    page: Page, api: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    product = published(api, live_auth, title="Concert ticket")
+    page.goto(path(product_url(svc_sandbox, product["checkoutToken"])))
+    expect(page.locator("#price")).to_have_text("50.00 ETB")
+    page.get_by_label("Email").fill("buyer@example.com")
+    page.get_by_role("button", name="Buy").click()
+    expect(page.locator("body")).to_contain_text("Emulated payment provider page")
+    page.get_by_label("Phone number").fill("12")
+    page.get_by_role("button", name="Confirm payment of 50.00 ETB").click()
+    expect(page.locator("#phone-error")).to_contain_text("phone")
+    expect(page.get_by_label("Phone number")).to_have_value("12")
+    page.get_by_label("Phone number").fill("0900000001")
+    page.get_by_role("button", name="Confirm payment of 50.00 ETB").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
 
 
 def product_url(sandbox: Sandbox, token: str) -> str:

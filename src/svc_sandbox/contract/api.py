@@ -76,10 +76,15 @@ def check_response(response: Response, request_id: str) -> Response:
         )
         if broken:
             violations += broken
-            sb.conformance.record(exchange, operation, violations)
+            sb.conformance.record(exchange, operation, violations, g.get("contract_notices"))
             return strict_failure(response, operation, broken, request_id)
-    sb.conformance.record(exchange, operation, violations)
+    sb.conformance.record(exchange, operation, violations, g.get("contract_notices"))
     return response
+
+
+def notice(location: str, message: str) -> None:
+    """Notes in the conformance report something this request did that had no effect."""
+    g.setdefault("contract_notices", []).append({"location": location, "message": message})
 
 
 def strict_failure(

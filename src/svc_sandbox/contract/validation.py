@@ -62,6 +62,9 @@ class Operation:
     definition: dict[str, Any]
     parameters: tuple[tuple[str, dict[str, Any]], ...]  # (pointer, parameter object)
     regex: re.Pattern[str] = field(compare=False)
+    #: Served under its own root (a path-level ``servers`` entry, e.g. ``{pay_url}``), not under
+    #: ``{base_url}``: neither matched there nor in the conformance report.
+    own_server: bool = False
 
     @property
     def label(self) -> str:
@@ -113,6 +116,7 @@ class Contract:
                     definition=definition,
                     parameters=tuple(params),
                     regex=re.compile(f"^{pattern}$"),
+                    own_server="servers" in item or "servers" in definition,
                 )
 
     def _parameter(self, item: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:
@@ -145,7 +149,7 @@ class Contract:
         parameters; literal paths win over templated ones."""
         best: tuple[Operation, dict[str, str]] | None = None
         for operation in self.operations:
-            if operation.method != method.upper():
+            if operation.method != method.upper() or operation.own_server:
                 continue
             matched = operation.regex.match(path)
             if matched is None:

@@ -69,6 +69,7 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             if simulator_wait
             else None,
             "pay_url": f"{sb.settings.root('pay_url')}/{session.pay_token}",
+            "provider_url": f"{sb.settings.root('provider_url')}/{session.id}",
             "last_failure": status.get("attempt", {}).get("lastFailure"),
             "failure": status["failure"],
             "order_id": status["orderId"],
