@@ -12,11 +12,13 @@ from svc_sandbox.contract import api as contract_api
 from svc_sandbox.control import api as control_api
 from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
+from svc_sandbox.control import identity_api as control_identity_api
 from svc_sandbox.control import payouts_api as control_payouts_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.dashboard import api as dashboard_api
+from svc_sandbox.identity import api as identity_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
@@ -59,6 +61,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         )
         if path
     ]
+    app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
+    app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     @app.before_request
     def assign_request_id() -> None:

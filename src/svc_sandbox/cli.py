@@ -87,6 +87,17 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--payout-pending-seconds", type=float, help="pending -> processing")
     serve.add_argument("--payout-processing-seconds", type=float, help="processing -> completed")
     serve.add_argument("--idempotency-retention-hours", type=float, help="default 24")
+    serve.add_argument("--claims-namespace", help="URI prefix of custom claims ({auth_url}/claims)")
+    serve.add_argument(
+        "--identity-rate-limit-key",
+        choices=["client", "ip"],
+        help="identity limits of spec 8 count per client (default) or per IP",
+    )
+    serve.add_argument(
+        "--app-kyc",
+        choices=["require", "skip"],
+        help="registering an OAuth app requires approved organization KYC (default require)",
+    )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")

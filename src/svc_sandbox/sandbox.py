@@ -27,6 +27,14 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
+from svc_sandbox.identity.apps import AppService
+from svc_sandbox.identity.grants import AuthorizationService
+from svc_sandbox.identity.keys import KeyService
+from svc_sandbox.identity.limits import IdentityLimits
+from svc_sandbox.identity.seed import identity_info, seed_identity
+from svc_sandbox.identity.sessions import BrowserSessionService
+from svc_sandbox.identity.tokens import TokenService
+from svc_sandbox.identity.users import UserService
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.settings import Settings
 from svc_sandbox.webhooks.delivery import DeliveryService
@@ -100,6 +108,13 @@ class Sandbox:
         self.deliveries = DeliveryService(ctx, self.events, self.webhook_endpoints)
         self.dispatcher = Dispatcher(self.deliveries)
         self.after_work.append(self.dispatcher)
+        self.users = UserService(ctx)
+        self.oauth_apps = AppService(ctx, self.orgs)
+        self.signing_keys = KeyService(ctx)
+        self.access_tokens = TokenService(ctx, self.users, self.oauth_apps, self.signing_keys)
+        self.oauth = AuthorizationService(ctx, self.users, self.oauth_apps, self.access_tokens)
+        self.browser_sessions = BrowserSessionService(ctx, self.users)
+        self.identity_limits = IdentityLimits(ctx)
         self._services: dict[str, Stateful] = {
             "orgs": self.orgs,
             "products": self.products,
@@ -113,6 +128,13 @@ class Sandbox:
             "checkout": self.checkout,
             "checkoutLimits": self.limits,
             "payouts": self.payouts,
+            "users": self.users,
+            "oauthApps": self.oauth_apps,
+            "signingKeys": self.signing_keys,
+            "tokens": self.access_tokens,
+            "authorizations": self.oauth,
+            "browserSessions": self.browser_sessions,
+            "identityLimits": self.identity_limits,
         }
         self._seed_defaults()
         self._initial = self.export()
@@ -138,6 +160,7 @@ class Sandbox:
                 )
                 # One secret for both default endpoints: the one GET /_sandbox shows.
                 self.webhook_endpoints.default_secret = endpoint.secret
+        seed_identity(self)
 
     # --- time -------------------------------------------------------------------------
 
@@ -304,4 +327,5 @@ class Sandbox:
                     "url": self.settings.webhook_url,
                     "secret": self.webhook_endpoints.default_secret,
                 },
+                "identity": identity_info(self),
             }
