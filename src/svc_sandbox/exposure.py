@@ -19,6 +19,7 @@ import hmac
 import ipaddress
 import secrets
 import socket
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
@@ -104,12 +105,15 @@ JSON_ONLY = (
 )
 
 
-def content_security_policy(settings: Settings) -> str:
+def content_security_policy(settings: Settings, form_targets: Sequence[str] = ()) -> str:
     """The CSP of the pages: no inline script or style; the one stylesheet and the small
     scripts come from the sandbox itself (/_assets), which the scripts also fetch from (the
     session poll, the control plane); forms only to the sandbox's roots, never framed.
-    Images are the products' media URLs."""
-    origins = sorted({f"{p.scheme}://{p.netloc}" for p in map(urlsplit, settings.roots().values())})
+    Images are the products' media URLs. ``form_targets``: URLs a form's redirect may also go
+    to (form-action covers the redirects after a post: the sign-in and consent pages end at
+    the app's redirect URI)."""
+    urls = [*settings.roots().values(), *form_targets]
+    origins = sorted({f"{p.scheme}://{p.netloc}" for p in map(urlsplit, urls)})
     own = "'self' " + " ".join(origins)
     return "; ".join(
         [

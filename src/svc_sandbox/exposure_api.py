@@ -42,7 +42,7 @@ def install(app: Flask, settings: Settings, control_prefix: str) -> None:
     def security_headers(response: Response) -> Response:
         response.headers.update(COMMON_HEADERS)
         if response.mimetype == "text/html":
-            response.headers["Content-Security-Policy"] = csp
+            response.headers.setdefault("Content-Security-Policy", csp)  # a page may widen it
         return response
 
 

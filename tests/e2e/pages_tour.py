@@ -3,17 +3,23 @@ page-wide checks (escaping, scripts, phone-sized layout) walk this one list."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from flask.testing import FlaskClient
 
+from svc_sandbox.sandbox import Sandbox
 from tests.commerce.checkout_helpers import checkout, path, published, push_checkout
 from tests.commerce.earnings import earn
 from tests.commerce.payout_helpers import withdraw
+from tests.identity.helpers import AUTH, authorize_params, public_app
 
 #: A hostile product title: every page must show it as text.
 HOSTILE = '<script>alert("title")</script><img src=x onerror=alert(1)>'
 
 
-def populate(api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]) -> dict[str, str]:
+def populate(
+    api: FlaskClient, sandbox: Sandbox, auth: dict[str, str], live_auth: dict[str, str]
+) -> dict[str, str]:
     """Products, checkouts in each state, orders, a withdrawal in review, events; returns the
     pages to visit by name."""
     hostile = published(api, auth, title=HOSTILE, description="Escaped <b>description</b>")
@@ -31,6 +37,7 @@ def populate(api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]) 
     earn(api, live_auth, 2_000_000)
     withdraw(api, live_auth, 1_500_001)
     withdraw(api, live_auth, 20_000)
+    app = public_app(sandbox)
     return {
         "pay": path(link["checkoutUrl"]),
         "pay-hostile": path(hostile_link["checkoutUrl"]),
@@ -40,6 +47,8 @@ def populate(api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]) 
         "product": f"/p/{tip['checkoutToken']}",
         "product-hostile": f"/p/{hostile['checkoutToken']}",
         "not-found": "/pay/cs_" + "0" * 24,
+        "signin": f"{AUTH}/oauth2/authorize?{urlencode(authorize_params(app))}",
+        "identity-error": f"{AUTH}/oauth2/authorize?client_id=unknown&response_type=code",
         "ui-overview": "/_sandbox/ui",
         "ui-products": "/_sandbox/ui/products",
         "ui-checkouts": "/_sandbox/ui/checkouts",

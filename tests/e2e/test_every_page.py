@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 from playwright.sync_api import Browser, Dialog, expect
 
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
 from tests.e2e.conftest import DESKTOP, PHONE, open_page
 from tests.e2e.pages_tour import HOSTILE, populate
 
@@ -24,13 +25,14 @@ def test_every_page(
     browser: Browser,
     svc_server: RunningServer,
     api: FlaskClient,
+    svc_sandbox: Sandbox,
     auth: dict[str, str],
     live_auth: dict[str, str],
     tmp_path: Path,
     size: str,
     viewport: dict[str, int],
 ) -> None:
-    pages = populate(api, auth, live_auth)
+    pages = populate(api, svc_sandbox, auth, live_auth)
     out = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
     out.mkdir(parents=True, exist_ok=True)
     tab = open_page(browser, svc_server, viewport)
@@ -46,7 +48,8 @@ def test_every_page(
     for name, url in pages.items():
         response = tab.goto(url)
         assert response is not None
-        assert response.status == (404 if name == "not-found" else 200), name
+        expected = {"not-found": 404, "identity-error": 400}.get(name, 200)
+        assert response.status == expected, name
         headers = response.headers
         policy = headers["content-security-policy"]
         assert "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy, name
