@@ -16,6 +16,9 @@ from svc_sandbox.sandbox import Sandbox
 from tests.e2e.conftest import DESKTOP, PHONE, open_page
 from tests.e2e.pages_tour import HOSTILE, populate
 
+#: The lowest text contrast on a page, and where (WCAG AA for normal text asks 4.5).
+LOWEST_CONTRAST = (Path(__file__).parent / "contrast.js").read_text()
+
 #: Set by scripts/screenshots: where the PNGs go (otherwise a temporary directory).
 SCREENSHOTS = os.environ.get("SVC_SANDBOX_SCREENSHOTS")
 
@@ -78,6 +81,8 @@ def test_every_page(
         # Readable at phone width: nothing wider than the screen but scrollable tables.
         overflow = tab.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, (name, overflow)
+        contrast, where = tab.evaluate(LOWEST_CONTRAST)
+        assert contrast >= 4.5, (name, contrast, where)
         if "hostile" in name or name in ("ui-products", "ui-checkout"):
             assert HOSTILE in tab.locator("body").inner_text(), name
         tab.screenshot(path=str(out / f"{name}-{size}.png"), full_page=True)

@@ -173,3 +173,22 @@ def test_unknown_ids_show_a_404_page(page: Page, url: str) -> None:
     assert response is not None and response.status == 404
     expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
     expect(page.locator("body")).not_to_contain_text("Traceback")
+
+
+def test_the_keyboard_reaches_the_payment_form_in_reading_order(
+    phone_page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    _, url = payment_link(api, auth)
+    phone_page.goto(url)
+    order = []
+    for _ in range(6):
+        phone_page.keyboard.press("Tab")
+        order.append(
+            phone_page.evaluate(
+                "document.activeElement.name || document.activeElement.textContent.trim()"
+            )
+        )
+    # The skip link, one stop for the gateway radios, then each field, then the button.
+    assert order == ["Skip to content", "gateway", "phone", "email", "name", "Pay 50.00 ETB"]
+    phone_page.keyboard.press("Enter")  # the form can be sent from the keyboard
+    expect(phone_page.locator("#phone-error")).to_contain_text("phone")
