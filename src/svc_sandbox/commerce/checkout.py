@@ -109,13 +109,15 @@ class CheckoutSession:
 
 @dataclass
 class _Plan:
-    """A checked checkout request: everything needed to open the session, nothing stored yet."""
+    """A checked checkout request: everything needed to open the session, nothing stored yet
+    and no id drawn (a refusal after planning must not shift later ids)."""
 
     org: Organization
     environment: str
     mode: Mode
     amount: int
-    product_id: str
+    #: None for a custom amount: the organization's placeholder, drawn when the session opens.
+    product_id: str | None
     product_title: str
     description: str | None
     customer: CustomerBody | None
@@ -217,7 +219,7 @@ class CheckoutService(Service):
             environment=environment,
             mode=mode,
             amount=amount,
-            product_id=product.id if product else self._placeholder(org.id),
+            product_id=product.id if product else None,
             product_title=product.title if product else CUSTOM_PAYMENT_TITLE,
             description=description,
             customer=body.customer,
@@ -275,6 +277,7 @@ class CheckoutService(Service):
         return self.placeholders[org_id]
 
     def _open(self, plan: _Plan) -> CheckoutSession:
+        product_id = plan.product_id or self._placeholder(plan.org.id)
         now = self.clock.now()
         customer: Customer | None = None
         if plan.customer is not None and plan.customer.email is not None:
@@ -296,7 +299,7 @@ class CheckoutService(Service):
             amount=plan.amount,
             created_at=now,
             expires_at=now + SESSION_LIFETIME,
-            product_id=plan.product_id,
+            product_id=product_id,
             product_title=plan.product_title,
             description=plan.description,
             customer_id=customer.id if customer else None,
