@@ -104,16 +104,23 @@ def jwks() -> Response:
 
 
 def page(
-    template: str, status: int = 200, *, redirect_uri: str | None = None, **context: Any
+    template: str,
+    status: int = 200,
+    form: bool = True,
+    *,
+    redirect_uri: str | None = None,
+    **context: Any,
 ) -> Response:
-    """A page of the provider; makes sure the browser has its CSRF cookie. ``redirect_uri``:
-    where its form's redirects end (the CSP's form-action must allow the app's address)."""
+    """A page of the provider; one with a form makes sure the browser has its CSRF cookie.
+    ``redirect_uri``: where its form's redirects end (the CSP's form-action must allow the
+    app's address)."""
     sb = sandbox()
     browser = request.cookies.get(BROWSER_COOKIE)
     new_browser = None
-    if not browser:
+    if form and not browser:
         browser = new_browser = sb.browser_sessions.new_browser_id()
-    html = render_template(template, csrf_token=sb.browser_sessions.csrf_token(browser), **context)
+    csrf = sb.browser_sessions.csrf_token(browser) if form and browser else None
+    html = render_template(template, csrf_token=csrf, **context)
     response = Response(html, status, mimetype="text/html")
     response.headers.update(NO_STORE)
     if redirect_uri is not None:
@@ -137,7 +144,8 @@ def set_cookie(response: Response, name: str, value: str) -> None:
 
 
 def error_page(error: SandboxError) -> Response:
-    response = page("identity_error.html", 400 if error.status != 429 else 429, error=error)
+    status = 429 if error.status == 429 else 400
+    response = page("identity_error.html", status, form=False, error=error)
     response.headers.update(error.headers)
     return response
 

@@ -150,13 +150,15 @@ class AppService(Service):
             raise ValidationFailed("clientType must be one of confidential, public")
         if not name or len(name) > 120:
             raise ValidationFailed("name must be 1 to 120 characters")
+        uris = self._check_uris(redirect_uris)
+        checked_scopes = self._check_scopes(scopes, client_type)
         app = App(
             client_id=self.ids.object_id(),
             org_id=org.id,
             name=name,
             client_type=client_type,
-            redirect_uris=self._check_uris(redirect_uris),
-            scopes=self._check_scopes(scopes, client_type),
+            redirect_uris=uris,
+            scopes=checked_scopes,
             website=website,
             logo_url=logo_url,
             created_at=self.clock.now(),

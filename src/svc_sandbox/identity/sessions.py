@@ -43,6 +43,7 @@ class BrowserSessionService(Service):
 
     @locked
     def _key(self) -> bytes:
+        """The CSRF key (drawn when the identity state is seeded)."""
         if not self.csrf_key:
             self.csrf_key = self.ids.secret("", 32)
         return self.csrf_key.encode()

@@ -89,16 +89,20 @@ class UserService(Service):
         kyc: str = "approved",
         password: str | None = None,
     ) -> User:
-        """A user; every claim is optional and gets a seeded default."""
+        """A user; every claim is optional and gets a seeded default. Everything given is
+        checked before an id is drawn, so a refused request changes nothing."""
+        if handle is not None:
+            self._check_handle(handle, None)
+        if email is not None:
+            self._check_email(email)
+        one_of(kyc, KYC_STATUSES, "kyc")
         user_id = self.ids.object_id()
         handle = handle if handle is not None else f"user-{user_id[:8]}"
-        self._check_handle(handle, None)
         given = given_name if given_name is not None else (name or "Test").split(" ")[0]
         family = family_name if family_name is not None else f"User {user_id[:6]}"
         if name is None:
             name = f"{given} {family}"
         email = email if email is not None else f"{handle}@users.sandbox.test"
-        self._check_email(email)
         password = password if password is not None else self.ids.secret("pw_", 16)
         user = User(
             id=user_id,
@@ -109,7 +113,7 @@ class UserService(Service):
             picture=picture or f"https://avatars.sandbox.test/{handle}.png",
             email=email,
             email_verified=email_verified,
-            kyc=one_of(kyc, KYC_STATUSES, "kyc"),
+            kyc=kyc,
             password=password,
             password_sha256=password_hash(password),
             created_at=self.clock.now(),
