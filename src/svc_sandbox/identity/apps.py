@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Forbidden, ValidationFailed, found
 from svc_sandbox.core.locking import locked
@@ -99,7 +100,7 @@ class App:
             "walletSendApproved": self.wallet_send_approved,
             "disabled": self.disabled,
             "deleted": self.deleted,
-            "createdAt": self.created_at.isoformat(),
+            "createdAt": isoformat(self.created_at),
         }
 
 

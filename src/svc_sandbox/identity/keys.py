@@ -25,6 +25,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
+from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -106,9 +107,9 @@ class SigningKey:
     def to_public(self) -> dict[str, Any]:
         return {
             "kid": self.kid,
-            "createdAt": self.created_at.isoformat(),
-            "retiredAt": self.retired_at.isoformat() if self.retired_at else None,
-            "publishedUntil": (self.published_until.isoformat() if self.published_until else None),
+            "createdAt": isoformat(self.created_at),
+            "retiredAt": isoformat(self.retired_at) if self.retired_at else None,
+            "publishedUntil": (isoformat(self.published_until) if self.published_until else None),
         }
 
 

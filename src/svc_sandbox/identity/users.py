@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, ValidationFailed, found
 from svc_sandbox.core.locking import locked
@@ -67,7 +68,7 @@ class User:
             "emailVerified": self.email_verified,
             "kyc": self.kyc,
             "password": self.password,
-            "createdAt": self.created_at.isoformat(),
+            "createdAt": isoformat(self.created_at),
         }
 
 
