@@ -39,6 +39,8 @@ def populate(
     withdraw(api, live_auth, 1_500_001)
     withdraw(api, live_auth, 20_000)
     app = public_app(sandbox)
+    hostile_app = {"name": HOSTILE[:120], "redirectUris": ["https://app.example/cb"]}
+    assert api.post("/_sandbox/apps", json=hostile_app).status_code == 201
     return {
         "pay": path(link["checkoutUrl"]),
         "pay-hostile": path(hostile_link["checkoutUrl"]),
@@ -57,6 +59,7 @@ def populate(
         "ui-orders": "/_sandbox/ui/orders",
         "ui-payouts": "/_sandbox/ui/payouts",
         "ui-webhooks": "/_sandbox/ui/webhooks",
+        "ui-identity": "/_sandbox/ui/identity",
         "ui-clock": "/_sandbox/ui/clock",
         "ui-requests": "/_sandbox/ui/requests",
         "ui-conformance": "/_sandbox/ui/conformance",

@@ -24,6 +24,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("orders", "Orders"),
     ("payouts", "Balance & withdrawals"),
     ("webhooks", "Webhooks"),
+    ("identity", "Users & apps"),
     ("clock", "Clock"),
     ("requests", "Requests"),
     ("conformance", "Conformance"),
@@ -179,6 +180,22 @@ def webhooks(sb: Sandbox) -> dict[str, Any]:
         }
 
 
+def identity(sb: Sandbox) -> dict[str, Any]:
+    """The identity provider's users (with their sandbox passwords), apps and signing keys."""
+    with sb.lock:
+        names = org_names(sb)
+        apps = [
+            {**a.to_public(), "organization": names.get(a.org_id, a.org_id)}
+            for a in sb.oauth_apps.all()
+        ]
+        return {
+            "issuer": sb.settings.issuer,
+            "users": [u.to_public() for u in sb.users.all()],
+            "apps": apps,
+            "keys": [k.to_public() for k in sb.signing_keys.keys],
+        }
+
+
 def clock(sb: Sandbox) -> dict[str, Any]:
     with sb.lock:
         return {
@@ -204,6 +221,7 @@ VIEWS: dict[str, Callable[[Sandbox], dict[str, Any]]] = {
     "orders": orders,
     "payouts": payouts,
     "webhooks": webhooks,
+    "identity": identity,
     "clock": clock,
     "requests": requests,
     "conformance": conformance,
