@@ -192,3 +192,17 @@ def test_the_keyboard_reaches_the_payment_form_in_reading_order(
     assert order == ["Skip to content", "gateway", "phone", "email", "name", "Pay 50.00 ETB"]
     phone_page.keyboard.press("Enter")  # the form can be sent from the keyboard
     expect(phone_page.locator("#phone-error")).to_contain_text("phone")
+
+
+def test_a_stale_form_says_so_and_changes_nothing(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    _, url = payment_link(api, auth)
+    page.goto(url)
+    page.locator("input[name=csrf]").evaluate("input => input.value = 'from-another-page'")
+    before = svc_sandbox.export()
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        fill_and_pay(page, "0900000001")
+    assert answer.value.status == 403
+    expect(page.locator("#error")).to_contain_text("This form is out of date")
+    assert svc_sandbox.export() == before
