@@ -116,6 +116,11 @@ def test_the_control_plane_refuses_other_machines(svc_client: FlaskClient) -> No
     assert svc_client.get("/api/products", environ_base=remote).status_code == 403  # no token
 
 
+@pytest.mark.parametrize("peer", ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"])
+def test_every_loopback_peer_is_this_machine(svc_client: FlaskClient, peer: str) -> None:
+    assert svc_client.get("/_sandbox", environ_base={"REMOTE_ADDR": peer}).status_code == 200
+
+
 def test_allow_remote_control_lets_them_in() -> None:
     client = create_app(Sandbox(clock_mode="frozen", allow_remote_control=True)).test_client()
     assert client.get("/_sandbox", environ_base={"REMOTE_ADDR": "192.168.1.20"}).status_code == 200

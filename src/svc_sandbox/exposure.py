@@ -43,9 +43,12 @@ def is_loopback(address: str | None) -> bool:
     if address.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(address.strip("[]")).is_loopback
+        parsed = ipaddress.ip_address(address.strip("[]"))
     except ValueError:
         return False
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        return parsed.ipv4_mapped.is_loopback  # an IPv4 client of a dual-stack "::" bind
+    return parsed.is_loopback
 
 
 def is_ip_literal(name: str) -> bool:
