@@ -20,7 +20,7 @@ from svc_sandbox.commerce.payments import PaymentService
 from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.contract.conformance import ConformanceRecorder
-from svc_sandbox.contract.validation import commerce_contract
+from svc_sandbox.contract.validation import commerce_contract, identity_contract
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
@@ -79,6 +79,8 @@ class Sandbox:
         self.journal = RequestJournal()
         #: What clients exercised of the commerce contract and where they broke it.
         self.conformance = ConformanceRecorder(commerce_contract())
+        #: The same for the identity provider's contract.
+        self.identity_conformance = ConformanceRecorder(identity_contract())
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[AfterWork] = []
 
@@ -296,6 +298,7 @@ class Sandbox:
                 self.clock.set(keep)
         self.journal.clear()
         self.conformance.clear()
+        self.identity_conformance.clear()
 
     def next_request_id(self) -> str:
         with self.lock:

@@ -173,8 +173,24 @@ def test_a_bad_state_is_named_and_not_echoed(http: FlaskClient, confidential: Cl
 
 @pytest.mark.parametrize(
     "header",
-    ["Basic", "Basic !!!", "Basic " + "Zm9v", "Digest abc", "Basic " + "OnNlY3JldA=="],
-    ids=["empty", "not base64", "no colon", "other scheme", "no client id"],
+    [
+        "Basic",
+        "Basic !!!",
+        "Basic " + "Zm9v",
+        "Digest abc",
+        "Basic " + "OnNlY3JldA==",
+        "Basic \u00e9t\u00e9",
+        "Basic " + "/w==",
+    ],
+    ids=[
+        "empty",
+        "not base64",
+        "no colon",
+        "other scheme",
+        "no client id",
+        "not ascii",
+        "not utf-8",
+    ],
 )
 def test_malformed_basic_credentials(
     http: FlaskClient, svc_sandbox: Sandbox, code_form: dict[str, str], header: str
@@ -192,3 +208,21 @@ def test_non_ascii_redirect_uri_is_a_mismatch_not_a_crash(
     response = http.get(f"{AUTH}/oauth2/authorize", query_string=params)
     assert response.status_code == 400
     assert "redirect_uri_mismatch" in response.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"&&&=&=", b"%%%", b"grant_type=%FF%FE", b"a" * 5000, b"grant_type=refresh_token&=x&=y"],
+)
+def test_odd_forms_are_4xx_never_500(http: FlaskClient, svc_sandbox: Sandbox, body: bytes) -> None:
+    before = svc_sandbox.export()
+    for endpoint in ("token", "introspect", "revoke"):
+        response = http.post(f"{AUTH}/oauth2/{endpoint}", data=body, content_type=FORM)
+        assert 400 <= response.status_code < 500
+        assert response.json["error"] in (
+            "invalid_request",
+            "invalid_client",
+            "unsupported_grant_type",
+        )
+        assert response.json["error_description"][0] != " "
+    assert svc_sandbox.export() == before

@@ -44,6 +44,21 @@ def user_view(user: User) -> dict[str, Any]:
     return view
 
 
+def user_fields(body: UserCreateBody | UserUpdateBody) -> dict[str, Any]:
+    """The body's fields under the service's names."""
+    return {
+        "handle": body.handle,
+        "name": body.name,
+        "given_name": body.givenName,
+        "family_name": body.familyName,
+        "email": body.email,
+        "email_verified": body.emailVerified,
+        "picture": body.picture,
+        "kyc": body.kyc,
+        "password": body.password,
+    }
+
+
 @blueprint.get("/users")
 def list_users() -> Response:
     return json_response({"items": [user_view(u) for u in sandbox().users.all()]})
@@ -52,18 +67,7 @@ def list_users() -> Response:
 @blueprint.post("/users")
 def create_user() -> Response:
     body = parse(UserCreateBody, json_body(optional=True))
-    user = sandbox().users.create(
-        handle=body.handle,
-        name=body.name,
-        given_name=body.givenName,
-        family_name=body.familyName,
-        email=body.email,
-        email_verified=body.emailVerified,
-        picture=body.picture,
-        kyc=body.kyc,
-        password=body.password,
-    )
-    return json_response(user_view(user), 201)
+    return json_response(user_view(sandbox().users.create(**user_fields(body))), 201)
 
 
 @blueprint.get("/users/<user_id>")
@@ -74,19 +78,7 @@ def get_user(user_id: str) -> Response:
 @blueprint.patch("/users/<user_id>")
 def update_user(user_id: str) -> Response:
     body = parse_body(UserUpdateBody)
-    user = sandbox().users.update(
-        user_id,
-        handle=body.handle,
-        name=body.name,
-        given_name=body.givenName,
-        family_name=body.familyName,
-        email=body.email,
-        email_verified=body.emailVerified,
-        picture=body.picture,
-        kyc=body.kyc,
-        password=body.password,
-    )
-    return json_response(user_view(user))
+    return json_response(user_view(sandbox().users.update(user_id, **user_fields(body))))
 
 
 @blueprint.put("/users/<user_id>/consents/<client_id>")

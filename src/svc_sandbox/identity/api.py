@@ -63,7 +63,7 @@ def basic_credentials() -> tuple[str, str] | None:
         raise InvalidClient("Authorization must be HTTP Basic client credentials")
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
+    except (binascii.Error, ValueError):  # not base64, not ASCII, not UTF-8
         raise InvalidClient("Authorization: Basic credentials are not valid base64") from None
     client_id, sep, secret = decoded.partition(":")
     if not sep or not client_id:
@@ -202,12 +202,9 @@ def continue_authorization(auth_request: AuthorizationRequest) -> Response:
             user=user,
             **sb.oauth.consent_view(auth_request),
         )
-    try:
-        location = sb.oauth.decide(
-            auth_request, user.id, True, list(auth_request.scopes), session.auth_time
-        )
-    except RedirectError as redirected:
-        location = redirected.location
+    location = sb.oauth.decide(
+        auth_request, user.id, True, list(auth_request.scopes), session.auth_time
+    )
     return redirect(location, 302)  # type: ignore[return-value]
 
 
@@ -262,12 +259,9 @@ def consent_decision() -> Response:
     if current is None:
         return continue_authorization(auth_request)
     user, session = current
-    try:
-        location = sb.oauth.decide(
-            auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
-        )
-    except RedirectError as redirected:
-        location = redirected.location
+    location = sb.oauth.decide(
+        auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
+    )
     return redirect(location, 303)  # type: ignore[return-value]
 
 

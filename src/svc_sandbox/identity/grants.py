@@ -248,7 +248,7 @@ class AuthorizationService(Service):
         self.users.get(user_id)
         if not approve:
             error = AccessDenied("The user declined to authorize this app")
-            raise self._redirect(error, request.redirect_uri, request.state)
+            return self._redirect(error, request.redirect_uri, request.state).location
         chosen = request.scopes if granted is None else [*granted, OPENID]
         scopes = [s for s in request.scopes if s in chosen]
         key = self._consent_key(user_id, request.client_id)

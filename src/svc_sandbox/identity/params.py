@@ -28,8 +28,9 @@ def problem(params: Params, name: str) -> str | None:
 
 
 def check_all(params: Params, names: Sequence[str] | None = None) -> None:
-    """Every parameter (or every one of ``names``) well-formed."""
-    for name in names if names is not None else list(params):
+    """Every parameter (or every one of ``names``) well-formed. A nameless field (``&=x``) is
+    an unknown parameter, ignored like the others."""
+    for name in names if names is not None else [n for n in params if n]:
         message = problem(params, name)
         if message:
             raise InvalidRequest(message)

@@ -307,35 +307,31 @@ class TokenService(Service):
         if access is not None and access.client_id == app.client_id:
             if access.revoked or now >= access.expires_at:
                 return {"active": False}
-            return {
-                "active": True,
-                "scope": scope_string(access.scopes),
-                "client_id": access.client_id,
-                "sub": access.user_id,
-                "exp": epoch(access.expires_at),
-                "iat": epoch(access.issued_at),
-                "token_type": "Bearer",
-                "aud": access.resource or access.client_id,
-                "iss": self.settings.issuer,
-                "jti": access.jti,
-            }
+            aud = access.resource or access.client_id
+            described = self._active(access, access.scopes, "Bearer", aud)
+            return {**described, "jti": access.jti}
         refresh = self.refresh.get(digest(value))
         if refresh is not None and refresh.client_id == app.client_id:
             grant = self.grants[refresh.grant_id]
             if refresh.revoked or refresh.rotated or grant.revoked or now >= refresh.expires_at:
                 return {"active": False}
-            return {
-                "active": True,
-                "scope": scope_string(grant.scopes),
-                "client_id": refresh.client_id,
-                "sub": refresh.user_id,
-                "exp": epoch(refresh.expires_at),
-                "iat": epoch(refresh.issued_at),
-                "token_type": "refresh_token",
-                "aud": refresh.client_id,
-                "iss": self.settings.issuer,
-            }
+            return self._active(refresh, grant.scopes, "refresh_token", refresh.client_id)
         return {"active": False}
+
+    def _active(
+        self, token: AccessToken | RefreshToken, scopes: list[str], token_type: str, aud: str
+    ) -> dict[str, Any]:
+        return {
+            "active": True,
+            "scope": scope_string(scopes),
+            "client_id": token.client_id,
+            "sub": token.user_id,
+            "exp": epoch(token.expires_at),
+            "iat": epoch(token.issued_at),
+            "token_type": token_type,
+            "aud": aud,
+            "iss": self.settings.issuer,
+        }
 
     def _live(self, record: AccessToken | None, what: str) -> AccessToken:
         if record is None:
