@@ -109,3 +109,36 @@ def test_unknown_dashboard_pages_are_a_404_page(page: Page, url: str) -> None:
     assert response is not None and response.status == 404
     expect(page.get_by_role("heading", level=1)).to_have_text("Not found")
     expect(page.get_by_role("navigation")).to_be_visible()
+
+
+def test_adding_a_webhook_endpoint_with_a_bad_url_then_a_good_one(
+    page: Page, svc_sandbox: Sandbox, receiver: Receiver
+) -> None:
+    before = svc_sandbox.export()
+    page.goto(f"{UI}/webhooks")
+    page.get_by_label("Organization").select_option(label="Production Org")
+    page.get_by_label("URL").fill("ftp://example.com/hooks")
+    page.get_by_role("button", name="Add endpoint").click()
+    expect(page.locator("#ep-url-error")).to_contain_text("url must be an absolute http(s) URL")
+    expect(page.get_by_label("URL")).to_have_value("ftp://example.com/hooks")
+    assert svc_sandbox.export() == before
+
+    page.get_by_label("URL").fill(receiver.url)
+    page.get_by_role("button", name="Add endpoint").click()
+    expect(page.locator("#endpoints")).to_contain_text(receiver.url)
+    expect(page.locator("#endpoints")).to_contain_text("Production Org")
+    expect(page.locator("#ep-url-error")).to_have_count(0)
+
+
+def test_creating_and_revoking_a_token_from_the_overview(page: Page, svc_sandbox: Sandbox) -> None:
+    org = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "sandbox")
+    page.goto(UI)
+    row = page.locator("#orgs tr", has_text="Sandbox Org")
+    row.get_by_role("button", name="Create token").click()
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(2)
+    tokens = svc_sandbox.orgs.tokens_of(org.id)
+    assert len(tokens) == 2
+    row.get_by_role("button", name="Revoke").last.click()
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(1)
+    expect(row).to_contain_text("revoked")
+    assert [t.revoked for t in svc_sandbox.orgs.tokens_of(org.id)] == [False, True]

@@ -177,6 +177,7 @@ def webhooks(sb: Sandbox) -> dict[str, Any]:
             "deliveries": deliveries,
             "attempts": attempts,
             "fault": sb.deliveries.fault.to_public(),
+            "orgs": names,
         }
 
 

@@ -25,7 +25,7 @@
   // The control plane's messages start with the field they are about ("duration must ...").
   function showError(form, message) {
     var name = message.split(" ")[0];
-    var input = form.querySelector("input[name='" + name + "']:not([type=hidden])");
+    var input = form.querySelector("[name='" + name + "']:not([type=hidden])");
     if (!input) { return false; }
     var note = document.createElement("p");
     note.className = "field-error";
