@@ -10,8 +10,9 @@ from playwright.sync_api import Page, Route, expect
 
 from svc_sandbox.sandbox import Sandbox
 from tests.e2e.conftest import DESKTOP, PHONE
+from tests.e2e.pages_tour import HOSTILE
 from tests.e2e.test_every_page import SCREENSHOTS
-from tests.identity.helpers import AUTH, authorize_params, exchange, public_app
+from tests.identity.helpers import AUTH, Client, authorize_params, exchange, public_app
 
 
 def test_sign_in_and_consent_with_one_scope_declined(
@@ -51,3 +52,28 @@ def test_sign_in_and_consent_with_one_scope_declined(
     assert tokens.status_code == 200, tokens.json
     granted = set(tokens.json["scope"].split())
     assert "email" not in granted and {"openid", "profile"} <= granted
+
+
+def test_a_hostile_app_name_and_website_on_the_consent_page_are_text(
+    page: Page, api: FlaskClient
+) -> None:
+    body = {
+        "name": HOSTILE,
+        "redirectUris": ["https://app.example/cb"],
+        "scopes": ["openid", "profile"],
+        "clientType": "public",
+        "website": "https://app.example/?q=<b>x</b>",
+    }
+    app = api.post("/_sandbox/apps", json=body).json
+    assert app is not None
+    client = Client(app["clientId"], None, "https://app.example/cb")
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    params = authorize_params(client, scope="openid profile")
+    page.goto(f"{AUTH}/oauth2/authorize?{urlencode(params)}")
+    page.get_by_label("Handle or email").fill("abebe")
+    page.get_by_label("Password").fill("abebe-sandbox-pass")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#app-name")).to_have_text(HOSTILE)
+    expect(page.locator("#app-website")).to_have_attribute("href", body["website"])
+    assert dialogs == []
