@@ -14,6 +14,7 @@ from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.control import identity_api as control_identity_api
 from svc_sandbox.control import payouts_api as control_payouts_api
+from svc_sandbox.control import scenarios_api as control_scenarios_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
@@ -22,7 +23,7 @@ from svc_sandbox.identity import api as identity_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
-from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response
+from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response, request_details
 
 CONTROL_PREFIX = "/_sandbox"
 DASHBOARD_PREFIX = CONTROL_PREFIX + "/ui"
@@ -63,6 +64,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     ]
     app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
     app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     @app.before_request
     def assign_request_id() -> None:
@@ -84,6 +86,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
                     "method": request.method,
                     "path": request.path,
                     "status": response.status_code,
+                    **request_details(),
                 }
             )
         return response
