@@ -255,3 +255,12 @@ def test_control_plane_decision_deny(
     assert answer["error"] == "access_denied"
     assert answer["state"] == "state-123"
     assert answer["iss"] == svc_sandbox.settings.issuer
+
+
+def test_viewing_the_pages_changes_no_state(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    before = svc_sandbox.export()
+    page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    assert page.status_code == 200 and "csrf_token" in page.text
+    assert svc_sandbox.export() == before  # the CSRF cookie draws no seeded id

@@ -49,7 +49,6 @@ def seed_identity(sandbox: Sandbox) -> None:
     apps.seeded_secrets[wallet_app.client_id] = secret
     apps.create(org.id, "Sandbox Public App", SEEDED_REDIRECT_URIS, ordered(SELF_SERVE), "public")
     sandbox.signing_keys.active()
-    sandbox.browser_sessions.csrf_token("")  # draws the CSRF key now, not on a first page
 
 
 def identity_info(sandbox: Sandbox) -> dict[str, Any]:

@@ -1,15 +1,17 @@
 """Browser sessions of the sign-in page, and CSRF tokens for the sign-in and consent forms.
 
-A browser gets a ``browser id`` cookie on its first page; each form carries
-``HMAC-SHA256(csrf key, browser id)`` and a POST must present both (double submit, bound to
-a server key). The signed-in session is another cookie naming a stored session. Both come
-from the seeded id factory, so they are reproducible like everything else.
+A browser gets a ``browser id`` cookie on its first page with a form; each form carries an
+HMAC of that id under the per-process secret of the hosted pages' forms (exposure.FormTokens)
+and a POST must present both (double submit, bound to a server key). Like the hosted pages'
+tokens, the browser id and the key are not from the seeded id factory on purpose: a seed is
+public, so they could be forged, and a page view then draws no seeded id (later ids, tokens
+and bodies stay the same). The signed-in session is another cookie naming a stored session,
+from the seeded id factory like every token.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.exposure import FormTokens
 from svc_sandbox.identity.tokens import digest
 from svc_sandbox.identity.users import User, UserService
 
@@ -39,26 +42,19 @@ class BrowserSessionService(Service):
         super().__init__(ctx)
         self.users = users
         self.sessions: dict[str, BrowserSession] = {}
-        self.csrf_key = ""
+        self.forms = FormTokens()
 
-    @locked
-    def _key(self) -> bytes:
-        """The CSRF key (drawn when the identity state is seeded)."""
-        if not self.csrf_key:
-            self.csrf_key = self.ids.secret("", 32)
-        return self.csrf_key.encode()
-
-    @locked
-    def new_browser_id(self) -> str:
-        return self.ids.secret("br_", 24)
+    @staticmethod
+    def new_browser_id() -> str:
+        return "br_" + secrets.token_urlsafe(24)
 
     def csrf_token(self, browser_id: str) -> str:
-        return hmac.new(self._key(), browser_id.encode(), hashlib.sha256).hexdigest()
+        return self.forms.issue("identity-browser:" + browser_id)
 
     def csrf_ok(self, browser_id: str | None, token: str | None) -> bool:
-        if not browser_id or not token:
+        if not browser_id:
             return False
-        return hmac.compare_digest(self.csrf_token(browser_id).encode(), token.encode())
+        return self.forms.valid("identity-browser:" + browser_id, token)
 
     @locked
     def sign_in(self, user_id: str) -> str:
@@ -90,13 +86,9 @@ class BrowserSessionService(Service):
         self.sessions.pop(digest(value), None)
 
     def export(self) -> dict[str, Any]:
-        return {
-            "csrfKey": self.csrf_key,
-            "sessions": [to_json(s) for s in self.sessions.values()],
-        }
+        return {"sessions": [to_json(s) for s in self.sessions.values()]}
 
     def restore(self, data: dict[str, Any]) -> None:
-        self.csrf_key = data["csrfKey"]
         self.sessions = {
             s["session_sha256"]: from_json(BrowserSession, s) for s in data["sessions"]
         }
