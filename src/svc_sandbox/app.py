@@ -20,6 +20,7 @@ from svc_sandbox.control import wallet_api as control_wallet_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.dashboard import api as dashboard_api
 from svc_sandbox.identity import api as identity_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
@@ -44,6 +45,9 @@ ROUTED_ROOTS = (
     "product_page_url",
     "provider_url",
 )
+DASHBOARD_PREFIX = CONTROL_PREFIX + "/ui"
+#: Not journaled: the journal's own reads, the dashboard's pages (it polls them) and assets.
+UNJOURNALED = (CONTROL_PREFIX + "/requests", DASHBOARD_PREFIX, pages_api.ASSETS_PREFIX)
 
 
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
@@ -69,6 +73,16 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(wallet_api.blueprint, url_prefix=settings.path_of("wallet_base_url"))
     app.register_blueprint(control_wallet_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(dashboard_api.blueprint, url_prefix=DASHBOARD_PREFIX)
+    app.register_blueprint(pages_api.assets, url_prefix=pages_api.ASSETS_PREFIX)
+    #: Under these, an unknown path gets the HTML 404 page (a person followed a link).
+    html_roots = [DASHBOARD_PREFIX] + [
+        path
+        for path in map(
+            settings.path_of, ("pay_url", "simulate_url", "product_page_url", "provider_url")
+        )
+        if path
+    ]
     app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
     app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_provider_api.blueprint, url_prefix=CONTROL_PREFIX)
@@ -102,7 +116,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         request_id = g.get("request_id") or sandbox.next_request_id()
         response.headers["X-Request-Id"] = request_id
         response = contract_api.check_response(response, request_id)
-        if not request.path.startswith(CONTROL_PREFIX + "/requests"):
+        if not request.path.startswith(UNJOURNALED):
             sandbox.journal.record(
                 {
                     "requestId": request_id,
@@ -123,6 +137,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         """Unknown routes, wrong methods, oversized bodies: JSON like every other answer
         (with the control plane's ``code`` under /_sandbox)."""
         status = error.code or 500
+        if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
+            return pages_api.not_found_page(f"No page at {request.path}")
         if status == 404:
             message = f"No route for {request.method} {request.path}"
         else:

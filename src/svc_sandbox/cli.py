@@ -338,6 +338,7 @@ def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:
     if len(origins) > 1:
         lines.append("Also reachable at " + ", ".join(origins[1:]))
         lines.append("  (pass --public-url so the URLs the API hands out use one of these)")
+    lines.append(f"Dashboard: {info['dashboard']}")
     lines.append("Organizations:")
     for org in info["organizations"]:
         tokens = ", ".join(t["token"] for t in org["tokens"] if not t["revoked"])

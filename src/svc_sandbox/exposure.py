@@ -19,6 +19,7 @@ import hmac
 import ipaddress
 import secrets
 import socket
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
@@ -107,16 +108,24 @@ JSON_ONLY = (
 )
 
 
-def content_security_policy(settings: Settings) -> str:
-    """The CSP of the hosted pages: no script at all, forms only to the sandbox's roots, never
-    framed. Styles are inline in the page; images are the products' media URLs."""
-    origins = sorted({f"{p.scheme}://{p.netloc}" for p in map(urlsplit, settings.roots().values())})
+def content_security_policy(settings: Settings, form_targets: Sequence[str] = ()) -> str:
+    """The CSP of the pages: no inline script or style; the one stylesheet and the small
+    scripts come from the sandbox itself (/_assets), which the scripts also fetch from (the
+    session poll, the control plane); forms only to the sandbox's roots, never framed.
+    Images are the products' media URLs. ``form_targets``: URLs a form's redirect may also go
+    to (form-action covers the redirects after a post: the sign-in and consent pages end at
+    the app's redirect URI)."""
+    urls = [*settings.roots().values(), *form_targets]
+    origins = sorted({f"{p.scheme}://{p.netloc}" for p in map(urlsplit, urls)})
+    own = "'self' " + " ".join(origins)
     return "; ".join(
         [
             "default-src 'none'",
-            "style-src 'unsafe-inline'",
+            "style-src 'self'",
+            "script-src 'self'",
+            "connect-src " + own,
             "img-src http: https: data:",
-            "form-action 'self' " + " ".join(origins),
+            "form-action " + own,
             "base-uri 'none'",
             "frame-ancestors 'none'",
         ]

@@ -62,7 +62,8 @@ def install(app: Flask, settings: Settings, control_prefix: str) -> None:
     def security_headers(response: Response) -> Response:
         response.headers.update(COMMON_HEADERS)
         if response.mimetype == "text/html":
-            response.headers["Content-Security-Policy"] = app.extensions[RULES].csp
+            # A page may widen it (identity pages add the app's redirect origin to form-action).
+            response.headers.setdefault("Content-Security-Policy", app.extensions[RULES].csp)
         return response
 
 

@@ -463,6 +463,7 @@ class Sandbox:
                 "seed": self.settings.seed,
                 "clock": self.clock.describe(),
                 "roots": self.settings.roots(),
+                "dashboard": self.settings.origin + "/_sandbox/ui",
                 "rateLimits": self.settings.rate_limits,
                 "organizations": orgs,
                 "scheduled": len(self.scheduler.pending()),

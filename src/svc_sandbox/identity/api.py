@@ -7,11 +7,12 @@ from __future__ import annotations
 import base64
 import binascii
 from typing import Any
-from urllib.parse import unquote, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.exposure import content_security_policy
 from svc_sandbox.identity.discovery import metadata
 from svc_sandbox.identity.errors import InvalidClient, InvalidRequest, InvalidToken
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS, AuthorizationRequest, RedirectError
@@ -102,8 +103,17 @@ def jwks() -> Response:
 # --- pages ----------------------------------------------------------------------------------
 
 
-def page(template: str, status: int = 200, form: bool = True, **context: Any) -> Response:
-    """A page of the provider; one with a form makes sure the browser has its CSRF cookie."""
+def page(
+    template: str,
+    status: int = 200,
+    form: bool = True,
+    *,
+    redirect_uri: str | None = None,
+    **context: Any,
+) -> Response:
+    """A page of the provider; one with a form makes sure the browser has its CSRF cookie.
+    ``redirect_uri``: where its form's redirects end (the CSP's form-action must allow the
+    app's address)."""
     sb = sandbox()
     browser = request.cookies.get(BROWSER_COOKIE)
     new_browser = None
@@ -113,6 +123,9 @@ def page(template: str, status: int = 200, form: bool = True, **context: Any) ->
     html = render_template(template, csrf_token=csrf, **context)
     response = Response(html, status, mimetype="text/html")
     response.headers.update(NO_STORE)
+    if redirect_uri is not None:
+        policy = content_security_policy(sb.settings, [redirect_uri])
+        response.headers["Content-Security-Policy"] = policy
     if new_browser:
         set_cookie(response, BROWSER_COOKIE, new_browser)
     return response
@@ -177,12 +190,14 @@ def continue_authorization(auth_request: AuthorizationRequest) -> Response:
             action=sb.settings.path_of("auth_url") + "/signin",
             app_name=app.name,
             return_to=return_to,
+            redirect_uri=auth_request.redirect_uri,
         )
     user, session = current
     if sb.oauth.needs_consent(auth_request, user.id):
         return page(
             "identity_consent.html",
             action=authorize_path(),
+            redirect_uri=auth_request.redirect_uri,
             params=auth_request.params(),
             user=user,
             **sb.oauth.consent_view(auth_request),
@@ -215,6 +230,7 @@ def sign_in() -> Response:
             app_name="the app",
             return_to=return_to,
             login=login,
+            redirect_uri=parse_qs(urlsplit(return_to).query).get("redirect_uri", [None])[0],
             error="Wrong handle, email or password",
         )
     response = redirect(return_to, 303)

@@ -28,22 +28,29 @@ def secret_hash(secret: str) -> str:
 
 def check_redirect_uri(uri: str) -> str:
     """Spec §5.2: HTTPS, or http on a loopback host for development; no fragment."""
+    return check_app_url(uri, "redirectUris", fragment=False)
+
+
+def check_app_url(uri: str, field: str, fragment: bool = True) -> str:
+    """The rule of §5.2's redirect URIs, also for an app's website and logo, which the consent
+    page shows as a link and an image: https, or http on a loopback host (never javascript:,
+    data: or another scheme)."""
     if len(uri) > 2000:
-        raise ValidationFailed("redirectUris must be at most 2000 characters each")
+        raise ValidationFailed(f"{field} must be at most 2000 characters each")
     try:
         parts = urlsplit(uri)
         parts.port  # noqa: B018 - reading it raises ValueError for a bad port
     except ValueError:
-        raise ValidationFailed(f"redirectUris: {uri} is not a valid URL") from None
+        raise ValidationFailed(f"{field}: {uri} is not a valid URL") from None
     host = parts.hostname or ""
-    if parts.fragment or "#" in uri:
-        raise ValidationFailed(f"redirectUris: {uri} must not have a fragment")
+    if not fragment and (parts.fragment or "#" in uri):
+        raise ValidationFailed(f"{field}: {uri} must not have a fragment")
     if parts.scheme == "https" and host:
         return uri
     if parts.scheme == "http" and host in LOOPBACK_HOSTS:
         return uri
     raise ValidationFailed(
-        f"redirectUris: {uri} must be https, or http on localhost, 127.0.0.1 or [::1]"
+        f"{field}: {uri} must be https, or http on localhost, 127.0.0.1 or [::1]"
     )
 
 
@@ -153,6 +160,8 @@ class AppService(Service):
             raise ValidationFailed("name must be 1 to 120 characters")
         uris = self._check_uris(redirect_uris)
         checked_scopes = self._check_scopes(scopes, client_type)
+        website = check_app_url(website, "website") if website else None
+        logo_url = check_app_url(logo_url, "logoUrl") if logo_url else None
         app = App(
             client_id=self.ids.object_id(),
             org_id=org.id,
@@ -205,6 +214,10 @@ class AppService(Service):
         app = self.get(client_id)
         new_uris = self._check_uris(redirect_uris) if redirect_uris is not None else None
         new_scopes = self._check_scopes(scopes, app.client_type) if scopes is not None else None
+        if website:
+            check_app_url(website, "website")
+        if logo_url:
+            check_app_url(logo_url, "logoUrl")
         if name is not None and (not name or len(name) > 120):
             raise ValidationFailed("name must be 1 to 120 characters")
         if name is not None:

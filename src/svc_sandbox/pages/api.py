@@ -23,9 +23,12 @@ from svc_sandbox.core.errors import NotFound, SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.exposure import FormTokens
 from svc_sandbox.exposure_api import form_tokens, require_form_token
-from svc_sandbox.pages.views import product_view, santim, session_view
+from svc_sandbox.pages.views import field_errors, product_view, santim, session_view
 from svc_sandbox.web import error_response, json_body, json_response, sandbox
 
+#: The stylesheet and the small scripts of the hosted pages and the dashboard (no CDN).
+assets = Blueprint("assets", __name__, static_folder="static", static_url_path="")
+ASSETS_PREFIX = "/_assets"
 pay = Blueprint("pay_pages", __name__, template_folder="templates")
 simulate = Blueprint("simulator_pages", __name__, template_folder="templates")
 product_pages = Blueprint("product_pages", __name__, template_folder="templates")
@@ -41,13 +44,36 @@ def page(
 ) -> Response:
     """A rendered page; ``form_subject`` names what its forms act on (their CSRF token)."""
     csrf = form_tokens().issue(form_subject) if form_subject else None
+    context.setdefault("values", {})
+    context.setdefault("errors", {})
     return Response(render_template(template, csrf=csrf, **context), status, mimetype="text/html")
+
+
+def form_page(template: str, error: SandboxError, *, form_subject: str, **context: Any) -> Response:
+    """The form again after a refused submission: what was typed, the error by its field."""
+    values = {k: v for k, v in request.form.items() if k != FormTokens.FIELD}
+    response = page(
+        template,
+        error.status,
+        form_subject=form_subject,
+        error=error.message,
+        values=values,
+        errors=field_errors(error.message, list(values)),
+        **context,
+    )
+    response.headers.update(error.headers)
+    return response
+
+
+def not_found_page(message: str) -> Response:
+    return render_page_error(NotFound(message))
 
 
 def render_page_error(error: SandboxError) -> Response:
     if wants_json():
         return error_response(error, {"error": error.message})
-    response = page("message.html", error.status, title="Something went wrong", error=error)
+    title = "Page not found" if error.status == 404 else "Something went wrong"
+    response = page("message.html", error.status, title=title, error=error)
     for name, value in error.headers.items():
         response.headers[name] = value
     return response
@@ -89,12 +115,9 @@ def pay_attempt(pay_token: str) -> Response:
     try:
         sb.checkout.pay(pay_token, parse(PayBody, form_fields()))
     except SandboxError as error:
-        view = session_view(sb, session)
-        response = page(
-            "pay.html", error.status, form_subject=pay_token, session=view, error=error.message
+        return form_page(
+            "pay.html", error, form_subject=pay_token, session=session_view(sb, session)
         )
-        response.headers.update(error.headers)
-        return response
     return redirect(f"{sb.settings.root('pay_url')}/{pay_token}", 303)  # type: ignore[return-value]
 
 
@@ -166,17 +189,15 @@ def product_buy(token: str) -> Response:
         "productId": token,
         "customer": {k: fields[k] for k in ("email", "name", "phone") if k in fields},
     }
-    if "amount" in fields:
-        body["amount"] = santim(fields["amount"])
     if answers:
         body["collectedFields"] = answers
     try:
+        if "amount" in fields:
+            body["amount"] = santim(fields["amount"])
         result = sb.checkout.create(None, parse(CheckoutBody, body))
     except SandboxError as error:
         view = product_view(sb, product)
-        return page(
-            "product.html", error.status, form_subject=token, product=view, error=error.message
-        )
+        return form_page("product.html", error, form_subject=token, product=view)
     if "orderId" in result:
         return page("message.html", title="Thank you", done=result, error=None)
     return redirect(result["checkoutUrl"], 303)  # type: ignore[return-value]
@@ -205,13 +226,7 @@ def provider_confirm(session_id: str) -> Response:
         if wants_json():
             raise
         view = session_view(sb, sb.checkout.hosted_session(session_id))
-        return page(
-            "provider.html",
-            error.status,
-            form_subject=session_id,
-            session=view,
-            error=error.message,
-        )
+        return form_page("provider.html", error, form_subject=session_id, session=view)
     return back_to_provider(session_id)
 
 

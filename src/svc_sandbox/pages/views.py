@@ -18,6 +18,7 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.sandbox import Sandbox
 
 GATEWAYS = ("telebirr", "mpesa", "cbe")
+GATEWAY_NAMES = {"telebirr": "telebirr", "mpesa": "M-Pesa", "cbe": "CBE Birr"}
 
 
 def money(amount: int) -> str:
@@ -68,11 +69,14 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             if simulator_wait
             else None,
             "pay_url": f"{sb.settings.root('pay_url')}/{session.pay_token}",
+            "provider_url": f"{sb.settings.root('provider_url')}/{session.id}",
             "last_failure": status.get("attempt", {}).get("lastFailure"),
             "failure": status["failure"],
             "order_id": status["orderId"],
             "success_url": session.success_url,
             "gateways": GATEWAYS,
+            "gateway_names": GATEWAY_NAMES,
+            "poll_url": f"{sb.settings.root('base_url')}/checkout/{session.id}",
             "failure_codes": [(code, FAILURE_MESSAGES[code]) for code in FAILURE_CODES],
             "triggers": trigger_list(sb, session.environment),
         }
@@ -98,3 +102,18 @@ def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
         "media": list(product.media),
         "fields": [f for f in fields if not f["productIds"] or product.id in f["productIds"]],
     }
+
+
+def field_errors(message: str, names: list[str]) -> dict[str, str]:
+    """Which form field an error names, so the page shows it next to that field.
+
+    The service's messages start with the field's path (``phone must be ...``,
+    ``customer.email must ...``, ``collectedFields.size is required``); the form's input for
+    ``customer.email`` is ``email`` and for ``collectedFields.<id>`` it is ``field_<id>``.
+    An error naming no field of the form gives ``{}`` (the page shows it above the form).
+    """
+    path = message.split(" ", 1)[0]
+    for prefix, replacement in (("customer.", ""), ("collectedFields.", "field_")):
+        if path.startswith(prefix):
+            path = replacement + path[len(prefix) :]
+    return {path: message} if path in names else {}

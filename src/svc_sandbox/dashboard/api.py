@@ -1,0 +1,45 @@
+"""The dashboard's pages at {origin}/_sandbox/ui (GET only; server-rendered, autoescaped).
+
+Its buttons and forms are sent by static/dashboard.js as same-origin JSON requests to the
+control plane's own routes, so the dashboard has no state-changing route of its own: the
+control plane's JSON-only rule is its CSRF protection (a cross-site form cannot send
+``application/json``; a cross-site fetch that does needs a CORS preflight the sandbox never
+grants). The script also refreshes the live parts of each page by polling it.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, render_template
+
+from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.dashboard import views
+from svc_sandbox.web import sandbox
+
+blueprint = Blueprint("dashboard", __name__, template_folder="templates")
+
+
+def html(template: str, status: int = 200, **context: object) -> Response:
+    return Response(render_template(template, **context), status, mimetype="text/html")
+
+
+@blueprint.errorhandler(SandboxError)
+def not_found(error: SandboxError) -> Response:
+    """Unknown sections and ids: a page saying so (never a stack trace)."""
+    return html(
+        "dashboard/error.html", error.status, error=error, sections=views.SECTIONS, current=None
+    )
+
+
+@blueprint.get("")
+@blueprint.get("/")
+@blueprint.get("/<section>")
+def section_page(section: str = "") -> Response:
+    context = views.section(sandbox(), section)
+    template = f"dashboard/{section or 'overview'}.html"
+    return html(template, sections=views.SECTIONS, current=section, **context)
+
+
+@blueprint.get("/checkouts/<session_id>")
+def checkout_page(session_id: str) -> Response:
+    context = views.checkout_detail(sandbox(), session_id)
+    return html("dashboard/checkout.html", sections=views.SECTIONS, current="checkouts", **context)

@@ -1,0 +1,237 @@
+"""What each dashboard section shows, read from the Sandbox's services (no Flask).
+
+Each function takes the Sandbox and returns plain values for one template; amounts are shown
+exactly in ETB (santim kept) with ``money``. The actions on these pages call the control plane
+(docs/control-plane.md), so a person and a test drive the same Sandbox methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from svc_sandbox.commerce.checkout import LINK_MODES
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.errors import NotFound
+from svc_sandbox.pages.views import money
+from svc_sandbox.sandbox import Sandbox
+
+#: The sections, in the order of the navigation: (path, title).
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("", "Overview"),
+    ("products", "Products"),
+    ("checkouts", "Checkouts"),
+    ("orders", "Orders"),
+    ("payouts", "Balance & withdrawals"),
+    ("webhooks", "Webhooks"),
+    ("identity", "Users & apps"),
+    ("clock", "Clock"),
+    ("requests", "Requests"),
+    ("conformance", "Conformance"),
+)
+
+#: The clock's one-click steps (label, duration for POST /_sandbox/clock/advance).
+CLOCK_STEPS = (("+1 min", "1m"), ("+30 min", "30m"), ("+1 h", "1h"), ("+1 day", "1d"))
+
+#: How many rows a list shows (newest first); the control plane's JSON has every row.
+ROWS = 200
+
+
+def org_names(sb: Sandbox) -> dict[str, str]:
+    return {o.id: o.name for o in sb.orgs.all()}
+
+
+def overview(sb: Sandbox) -> dict[str, Any]:
+    with sb.lock:
+        orgs = []
+        for org in sb.orgs.all():
+            orgs.append(
+                {
+                    **org.to_public(),
+                    "tokens": [t.to_public() for t in sb.orgs.tokens_of(org.id)],
+                }
+            )
+        return {
+            "clock": sb.clock.describe(),
+            "roots": sb.settings.roots(),
+            "seed": sb.settings.seed,
+            "orgs": orgs,
+            "counts": {
+                "products": len(sb.products.products),
+                "checkouts": len(sb.checkout.sessions),
+                "orders": len(sb.orders.orders),
+                "events": len(sb.events.events),
+                "scheduled": len(sb.scheduler.pending()),
+            },
+        }
+
+
+def products(sb: Sandbox) -> dict[str, Any]:
+    with sb.lock:
+        names = org_names(sb)
+        page_root = sb.settings.root("product_page_url")
+        rows = []
+        for product in sorted(sb.products.products.values(), key=lambda p: p.created_at):
+            price = product.price()
+            rows.append(
+                {
+                    **product.to_public(),
+                    "organization": names.get(product.org_id, product.org_id),
+                    "price": money(price.get("amount", price.get("minimumAmount", 0)) or 0),
+                    "pageUrl": sb.products.url_of(product, page_root),
+                }
+            )
+        return {"products": rows[-ROWS:][::-1]}
+
+
+def session_row(sb: Sandbox, session_id: str) -> dict[str, Any]:
+    described = sb.checkout.describe(session_id)
+    session = sb.checkout.get(session_id)
+    return {
+        **described,
+        "amountText": money(session.amount),
+        "simulateUrl": f"{sb.settings.root('simulate_url')}/{session.id}",
+        "isLink": session.mode in LINK_MODES,
+    }
+
+
+def checkouts(sb: Sandbox) -> dict[str, Any]:
+    with sb.lock:
+        names = org_names(sb)
+        newest = sorted(sb.checkout.sessions.values(), key=lambda s: s.created_at)[-ROWS:][::-1]
+        rows = [session_row(sb, s.id) for s in newest]
+        for row in rows:
+            row["organization"] = names.get(row["organizationId"], row["organizationId"])
+        return {"sessions": rows}
+
+
+def checkout_detail(sb: Sandbox, session_id: str) -> dict[str, Any]:
+    with sb.lock:
+        row = session_row(sb, session_id)
+        row["events"] = [e.envelope() for e in sb.events.query(session_id=session_id)]
+        return {"session": row}
+
+
+def orders(sb: Sandbox) -> dict[str, Any]:
+    with sb.lock:
+        names = org_names(sb)
+        found = [o for org in sb.orgs.all() for o in sb.orders.list_for(org.id)]
+        found.sort(key=lambda o: (o.created_at, o.seq), reverse=True)
+        rows = [
+            {
+                **o.to_public(),
+                "organization": names.get(o.org_id, o.org_id),
+                "amountText": money(o.amount),
+            }
+            for o in found[:ROWS]
+        ]
+        return {"orders": rows}
+
+
+def payouts(sb: Sandbox) -> dict[str, Any]:
+    with sb.lock:
+        names = org_names(sb)
+        balances = []
+        for org in sb.orgs.all():
+            balance = sb.payouts.balance(org.id)
+            balances.append(
+                {
+                    "organization": org.name,
+                    "organizationId": org.id,
+                    "environment": org.environment.value,
+                    "eligible": balance.eligible,
+                    "balance": money(balance.balance_minor),
+                }
+            )
+        rows = []
+        for w in sb.payouts.list_for(None)[:ROWS]:
+            rows.append(
+                {
+                    **w.to_public(),
+                    "organization": names.get(w.org_id, w.org_id),
+                    "amountText": money(w.amount),
+                    "feeText": money(w.fee_amount),
+                    "taxText": money(w.tax_amount),
+                    "netText": money(w.net_amount),
+                }
+            )
+        return {"balances": balances, "withdrawals": rows}
+
+
+def webhooks(sb: Sandbox) -> dict[str, Any]:
+    with sb.lock:
+        names = org_names(sb)
+        endpoints = [
+            {**e.to_public(), "organization": names.get(e.org_id, e.org_id)}
+            for e in sb.webhook_endpoints.list_for()
+        ]
+        events = [
+            {**e.envelope(), "organization": names.get(e.org_id, e.org_id)}
+            for e in sb.events.query()[-ROWS:][::-1]
+        ]
+        deliveries = [d.to_public() for d in sb.deliveries.query({})[-ROWS:][::-1]]
+        attempts = [a.to_public() for a in sb.deliveries.query_attempts({})[-ROWS:][::-1]]
+        return {
+            "endpoints": endpoints,
+            "events": events,
+            "deliveries": deliveries,
+            "attempts": attempts,
+            "fault": sb.deliveries.fault.to_public(),
+            "orgs": names,
+        }
+
+
+def identity(sb: Sandbox) -> dict[str, Any]:
+    """The identity provider's users (with their sandbox passwords), apps and signing keys."""
+    with sb.lock:
+        names = org_names(sb)
+        apps = [
+            {**a.to_public(), "organization": names.get(a.org_id, a.org_id)}
+            for a in sb.oauth_apps.all()
+        ]
+        return {
+            "issuer": sb.settings.issuer,
+            "users": [u.to_public() for u in sb.users.all()],
+            "apps": apps,
+            "keys": [k.to_public() for k in sb.signing_keys.keys],
+        }
+
+
+def clock(sb: Sandbox) -> dict[str, Any]:
+    with sb.lock:
+        return {
+            "clock": sb.clock.describe(),
+            "steps": CLOCK_STEPS,
+            "scheduled": [e.to_json() for e in sb.scheduler.pending()],
+        }
+
+
+def requests(sb: Sandbox) -> dict[str, Any]:
+    return {"requests": sb.journal.recent(ROWS)}
+
+
+def conformance(sb: Sandbox) -> dict[str, Any]:
+    return {"report": sb.conformance.report()}
+
+
+#: Each section's view, by its path under /_sandbox/ui.
+VIEWS: dict[str, Callable[[Sandbox], dict[str, Any]]] = {
+    "": overview,
+    "products": products,
+    "checkouts": checkouts,
+    "orders": orders,
+    "payouts": payouts,
+    "webhooks": webhooks,
+    "identity": identity,
+    "clock": clock,
+    "requests": requests,
+    "conformance": conformance,
+}
+
+
+def section(sb: Sandbox, name: str) -> dict[str, Any]:
+    """The view of one section; an unknown section is a 404 (the dashboard's 404 page)."""
+    view = VIEWS.get(name)
+    if view is None:
+        raise NotFound(f"No dashboard section {name!r}")
+    return {**view(sb), "now": isoformat(sb.now())}

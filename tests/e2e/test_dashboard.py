@@ -1,0 +1,144 @@
+"""A person at the dashboard (/_sandbox/ui) in a real browser: moving the clock past an
+expiry, approving a withdrawal in review, redelivering a failed webhook, watching a page
+refresh by itself, and the dashboard's own errors and 404 page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from flask.testing import FlaskClient
+from playwright.sync_api import Browser, Page, expect
+
+from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
+from tests.commerce.checkout_helpers import checkout, published, status_of
+from tests.commerce.earnings import earn
+from tests.commerce.payout_helpers import withdraw
+from tests.e2e.conftest import DESKTOP, open_page
+from tests.webhooks.receiver import Receiver, running_receiver
+
+UI = "/_sandbox/ui"
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with running_receiver(200) as running:
+        yield running
+
+
+def test_advancing_the_clock_past_an_expiry_expires_the_session_live(
+    page: Page, browser: Browser, svc_server: RunningServer, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    product = published(api, auth, title="Workshop")
+    session_id = checkout(api, auth, productId=product["_id"])["sessionId"]
+    watcher = open_page(browser, svc_server, DESKTOP)  # a second tab, left on the list
+    watcher.goto(f"{UI}/checkouts")
+    expect(watcher.locator(f"[data-session-status='{session_id}']")).to_contain_text("open")
+
+    page.goto(f"{UI}/clock")
+    before = page.locator("#clock-now").inner_text()
+    page.get_by_role("button", name="+30 min").click()
+    expect(page.locator("#ran")).to_contain_text("checkout.expire")
+    expect(page.locator("#clock-now")).not_to_have_text(before)
+
+    # The other tab refreshes its live parts by polling: no reload needed.
+    expect(watcher.locator(f"[data-session-status='{session_id}']")).to_contain_text("expired")
+    watcher.context.close()
+    assert status_of(api, session_id)["status"] == "expired"
+
+
+def test_a_malformed_custom_duration_is_shown_next_to_the_field_and_kept(
+    page: Page, svc_sandbox: Sandbox
+) -> None:
+    before = svc_sandbox.export()
+    page.goto(f"{UI}/clock")
+    page.get_by_label("Custom duration").fill("soon")
+    page.get_by_role("button", name="Advance", exact=True).click()
+    expect(page.locator("#duration-error")).to_contain_text("duration")
+    expect(page.get_by_label("Custom duration")).to_have_value("soon")
+    expect(page.get_by_label("Custom duration")).to_have_attribute("aria-invalid", "true")
+    assert svc_sandbox.export() == before  # the refused request changed nothing
+
+    page.get_by_label("Custom duration").fill("1h30m")
+    page.get_by_role("button", name="Advance", exact=True).click()
+    expect(page.locator("#clock-now")).to_have_text("2026-01-01T01:30:00.000Z")
+    expect(page.locator("#duration-error")).to_have_count(0)
+
+
+def test_approving_a_withdrawal_in_review(
+    page: Page, api: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    earn(api, live_auth, 2_000_000)
+    withdrawal = withdraw(api, live_auth, 1_500_001)  # above 10,000.00 ETB: manual review
+    assert withdrawal["status"] == "reviewing"
+    page.goto(f"{UI}/payouts")
+    row = page.locator(f"#w-{withdrawal['_id']}")
+    expect(row).to_contain_text("15,000.01 ETB")  # santim exact
+    expect(row).to_contain_text("reviewing")
+    page.locator(f"#approve-{withdrawal['_id']}").click()
+    expect(row).not_to_contain_text("reviewing")
+    expect(page.locator(f"#approve-{withdrawal['_id']}")).to_have_count(0)
+    assert svc_sandbox.payouts.find(withdrawal["_id"]).status != "reviewing"
+
+
+def test_redelivering_a_failed_webhook(
+    page: Page, api: FlaskClient, receiver: Receiver, svc_sandbox: Sandbox
+) -> None:
+    assert api.post("/_sandbox/webhooks/endpoints", json={"url": receiver.url}).status_code == 201
+    assert api.post("/_sandbox/webhooks/faults/receiver", json={"count": 1}).status_code == 200
+    event = api.post("/_sandbox/events/trigger", json={"type": "order.completed"}).json
+    assert event is not None
+    event_id = event["event"]["id"]
+    assert (
+        api.post("/_sandbox/webhooks/flush", json={}).status_code == 200
+    )  # the first attempt fails
+    page.goto(f"{UI}/webhooks")
+    expect(page.locator("#attempts")).to_contain_text("failed")
+    page.locator(f"#redeliver-{event_id}").click()
+    expect(page.locator("#attempts")).to_contain_text("succeeded")
+    expect(page.locator("#deliveries")).to_contain_text("redelivery of")
+    assert len(receiver.wait_for(1)) == 1  # the fault failed the first without sending it
+    attempts = svc_sandbox.deliveries.query_attempts({"eventId": event_id})
+    assert [a.succeeded for a in attempts] == [False, True]
+
+
+@pytest.mark.parametrize("url", [f"{UI}/nothing", f"{UI}/checkouts/{'0' * 24}"])
+def test_unknown_dashboard_pages_are_a_404_page(page: Page, url: str) -> None:
+    response = page.goto(url)
+    assert response is not None and response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("Not found")
+    expect(page.get_by_role("navigation")).to_be_visible()
+
+
+def test_adding_a_webhook_endpoint_with_a_bad_url_then_a_good_one(
+    page: Page, svc_sandbox: Sandbox, receiver: Receiver
+) -> None:
+    before = svc_sandbox.export()
+    page.goto(f"{UI}/webhooks")
+    page.get_by_label("Organization").select_option(label="Production Org")
+    page.get_by_label("URL").fill("ftp://example.com/hooks")
+    page.get_by_role("button", name="Add endpoint").click()
+    expect(page.locator("#ep-url-error")).to_contain_text("url must be an absolute http(s) URL")
+    expect(page.get_by_label("URL")).to_have_value("ftp://example.com/hooks")
+    assert svc_sandbox.export() == before
+
+    page.get_by_label("URL").fill(receiver.url)
+    page.get_by_role("button", name="Add endpoint").click()
+    expect(page.locator("#endpoints")).to_contain_text(receiver.url)
+    expect(page.locator("#endpoints")).to_contain_text("Production Org")
+    expect(page.locator("#ep-url-error")).to_have_count(0)
+
+
+def test_creating_and_revoking_a_token_from_the_overview(page: Page, svc_sandbox: Sandbox) -> None:
+    org = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "sandbox")
+    page.goto(UI)
+    row = page.locator("#orgs tr", has_text="Sandbox Org")
+    row.get_by_role("button", name="Create token").click()
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(2)
+    tokens = svc_sandbox.orgs.tokens_of(org.id)
+    assert len(tokens) == 2
+    row.get_by_role("button", name="Revoke").last.click()
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(1)
+    expect(row).to_contain_text("revoked")
+    assert [t.revoked for t in svc_sandbox.orgs.tokens_of(org.id)] == [False, True]

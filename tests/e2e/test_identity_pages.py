@@ -1,0 +1,79 @@
+"""A person signs in and consents in a real browser, declining one scope; the app then gets
+a token for the scopes the person allowed, and only those."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from flask.testing import FlaskClient
+from playwright.sync_api import Page, Route, expect
+
+from svc_sandbox.sandbox import Sandbox
+from tests.e2e.conftest import DESKTOP, PHONE
+from tests.e2e.pages_tour import HOSTILE
+from tests.e2e.test_every_page import SCREENSHOTS
+from tests.identity.helpers import AUTH, Client, authorize_params, exchange, public_app
+
+
+def test_sign_in_and_consent_with_one_scope_declined(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    client = public_app(svc_sandbox)
+    arrived: list[str] = []
+
+    def callback(route: Route) -> None:  # the app's redirect URI: nothing listens there
+        arrived.append(route.request.url)
+        route.fulfill(status=200, content_type="text/plain", body="app callback")
+
+    page.route(f"{client.redirect_uri}**", callback)
+    page.goto(f"{AUTH}/oauth2/authorize?{urlencode(authorize_params(client))}")
+
+    expect(page.get_by_role("heading", level=1)).to_have_text("Sign in")
+    page.get_by_label("Handle or email").fill("abebe")
+    page.get_by_label("Password").fill("wrong password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#error")).to_be_visible()
+    expect(page.get_by_label("Handle or email")).to_have_value("abebe")  # kept as typed
+    page.get_by_label("Password").fill("abebe-sandbox-pass")
+    page.get_by_role("button", name="Sign in").click()
+
+    expect(page.locator("#app-name")).to_have_text("Sandbox Public App")
+    if SCREENSHOTS:
+        for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            page.set_viewport_size(viewport)  # type: ignore[arg-type]
+            page.screenshot(path=f"{SCREENSHOTS}/consent-{size}.png", full_page=True)
+    page.get_by_role("checkbox", name="email").uncheck()
+    page.get_by_role("button", name="Allow").click()
+    page.wait_for_url(f"{client.redirect_uri}**")
+
+    query = parse_qs(urlsplit(arrived[-1]).query)
+    assert query["state"] == ["state-123"]
+    tokens = exchange(api, client, query["code"][0])
+    assert tokens.status_code == 200, tokens.json
+    granted = set(tokens.json["scope"].split())
+    assert "email" not in granted and {"openid", "profile"} <= granted
+
+
+def test_a_hostile_app_name_and_website_on_the_consent_page_are_text(
+    page: Page, api: FlaskClient
+) -> None:
+    body = {
+        "name": HOSTILE,
+        "redirectUris": ["https://app.example/cb"],
+        "scopes": ["openid", "profile"],
+        "clientType": "public",
+        "website": "https://app.example/?q=<b>x</b>",
+    }
+    app = api.post("/_sandbox/apps", json=body).json
+    assert app is not None
+    client = Client(app["clientId"], None, "https://app.example/cb")
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    params = authorize_params(client, scope="openid profile")
+    page.goto(f"{AUTH}/oauth2/authorize?{urlencode(params)}")
+    page.get_by_label("Handle or email").fill("abebe")
+    page.get_by_label("Password").fill("abebe-sandbox-pass")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#app-name")).to_have_text(HOSTILE)
+    expect(page.locator("#app-website")).to_have_attribute("href", body["website"])
+    assert dialogs == []

@@ -1,0 +1,208 @@
+"""A buyer in a real browser: the payment link with each trigger phone and a number that
+waits (the 150 s refusal, then the retry), the simulator's approve and fail, and the product
+page's buy form, with the errors shown next to the field that caused them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from flask.testing import FlaskClient
+from playwright.sync_api import Page, expect
+
+from svc_sandbox.commerce.payments import FAILURE_MESSAGES
+from svc_sandbox.sandbox import Sandbox
+from tests.commerce.checkout_helpers import checkout, path, published, push_checkout, status_of
+
+
+def payment_link(api: FlaskClient, auth: dict[str, str], **body: object) -> tuple[str, str]:
+    """A payment link for a 50.00 ETB product: (session id, page path)."""
+    product = published(api, auth, title="Concert ticket")
+    result = checkout(api, auth, productId=product["_id"], **body)
+    return result["sessionId"], path(result["checkoutUrl"])
+
+
+def fill_and_pay(page: Page, phone: str, email: str | None = "buyer@example.com") -> None:
+    page.get_by_label("M-Pesa").check()
+    page.get_by_label("Phone number").fill(phone)
+    if email is not None:
+        page.get_by_label("Email (for your receipt)").fill(email)
+    page.get_by_role("button", name="Pay 50.00 ETB").click()
+
+
+@pytest.mark.parametrize(
+    ("phone", "state", "says"),
+    [
+        ("0900000001", "paid", "Thank you, your payment went through."),
+        ("0900000002", "failed", FAILURE_MESSAGES["payment_failed"]),
+    ],
+)
+def test_a_buyer_pays_with_each_trigger_phone(
+    page: Page, api: FlaskClient, auth: dict[str, str], phone: str, state: str, says: str
+) -> None:
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    expect(page.locator("#amount")).to_have_text("50.00 ETB")
+    fill_and_pay(page, phone)
+    expect(page.locator("#state")).to_have_attribute("data-state", state)
+    expect(page.locator("#state")).to_contain_text(says)
+    assert status_of(api, session_id)["status"] == ("completed" if state == "paid" else "open")
+
+
+def test_a_waiting_number_is_refused_for_150_seconds_then_the_buyer_retries(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, "0911223344")
+    expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+    expect(page.locator("#state")).to_contain_text("A payment prompt was sent to")
+
+    page.get_by_text("Entered the wrong number? Try again").click()
+    fill_and_pay(page, "0900000001", email=None)
+    expect(page.locator("#error")).to_contain_text(
+        "A payment prompt is already out: answer it on the phone or try again in 150 seconds"
+    )
+    expect(page.get_by_label("Phone number")).to_have_value("0900000001")  # kept as typed
+
+    page.goto(url)
+    svc_sandbox.advance(timedelta(seconds=150))  # nobody answers: the prompt times out
+    # pay-status.js polls the session and reloads the page once the prompt is decided.
+    expect(page.locator("#state")).to_have_attribute("data-state", "failed")
+    fill_and_pay(page, "0900000001", email=None)
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    assert status_of(api, session_id)["orderId"] is not None
+
+
+def test_the_buyer_approves_on_the_simulator(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, "0911223344")
+    page.get_by_role("link", name="Open the sandbox simulator").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+    page.get_by_role("button", name="Approve payment").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    expect(page.get_by_role("button", name="Approve payment")).to_have_count(0)  # settled
+    page.goto(url)
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    assert status_of(api, session_id)["status"] == "completed"
+
+
+def test_the_simulator_fails_a_push_with_a_chosen_code(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    session_id = push_checkout(api, auth)["sessionId"]
+    page.goto(f"/simulate/{session_id}")
+    page.get_by_role("button", name="payment_canceled").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "expired")
+    expect(page.locator("#state")).to_contain_text(FAILURE_MESSAGES["payment_canceled"])
+    assert status_of(api, session_id)["failure"]["code"] == "payment_canceled"
+
+
+def test_a_buyer_buys_from_the_product_page_paying_what_they_want_to_the_santim(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    product = published(
+        api, auth, title="Tip jar", pricingModel="pwyw", price={"minimumAmount": 1000}
+    )
+    page.goto(path(product_url(svc_sandbox, product["checkoutToken"])))
+    expect(page.locator("#price")).to_contain_text("at least 10.00 ETB")
+    page.get_by_label("Amount (ETB)").fill("12.345")
+    page.get_by_label("Email").fill("buyer@example.com")
+    page.get_by_role("button", name="Buy").click()
+    # The error sits next to its field and what was typed stays.
+    expect(page.locator("#amount-error")).to_have_text("amount must have at most two decimals")
+    expect(page.get_by_label("Amount (ETB)")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Amount (ETB)")).to_have_value("12.345")
+    expect(page.get_by_label("Email")).to_have_value("buyer@example.com")
+
+    page.get_by_label("Amount (ETB)").fill("12.34")
+    page.get_by_role("button", name="Buy").click()
+    # A sandbox checkout without a token goes to the simulator, santim exact.
+    expect(page.locator("#amount")).to_have_text("12.34 ETB")
+    page.get_by_role("button", name="Approve payment").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+
+
+def test_a_production_buyer_confirms_on_the_provider_page(
+    page: Page, api: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    product = published(api, live_auth, title="Concert ticket")
+    page.goto(path(product_url(svc_sandbox, product["checkoutToken"])))
+    expect(page.locator("#price")).to_have_text("50.00 ETB")
+    page.get_by_label("Email").fill("buyer@example.com")
+    page.get_by_role("button", name="Buy").click()
+    expect(page.locator("body")).to_contain_text("Emulated payment provider page")
+    page.get_by_label("Phone number").fill("12")
+    page.get_by_role("button", name="Confirm payment of 50.00 ETB").click()
+    expect(page.locator("#phone-error")).to_contain_text("phone")
+    expect(page.get_by_label("Phone number")).to_have_value("12")
+    page.get_by_label("Phone number").fill("0900000001")
+    page.get_by_role("button", name="Confirm payment of 50.00 ETB").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+
+
+def product_url(sandbox: Sandbox, token: str) -> str:
+    return f"{sandbox.settings.root('product_page_url')}/{token}"
+
+
+@pytest.mark.parametrize(
+    ("phone", "message"),
+    [
+        ("", "phone"),
+        ("12", "phone must be a phone number"),
+        ("0" * 200, "phone"),
+    ],
+)
+def test_a_bad_phone_is_shown_next_to_the_field_and_kept(
+    page: Page, api: FlaskClient, auth: dict[str, str], phone: str, message: str
+) -> None:
+    _, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, phone)
+    expect(page.locator("#phone-error")).to_contain_text(message)
+    expect(page.get_by_label("Phone number")).to_have_value(phone[:20])  # maxlength 20
+    expect(page.get_by_label("Email (for your receipt)")).to_have_value("buyer@example.com")
+
+
+@pytest.mark.parametrize("url", ["/pay/cs_" + "0" * 24, "/simulate/nothing", "/p/p_missing"])
+def test_unknown_ids_show_a_404_page(page: Page, url: str) -> None:
+    response = page.goto(url)
+    assert response is not None and response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
+    expect(page.locator("body")).not_to_contain_text("Traceback")
+
+
+def test_the_keyboard_reaches_the_payment_form_in_reading_order(
+    phone_page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    _, url = payment_link(api, auth)
+    phone_page.goto(url)
+    order = []
+    for _ in range(6):
+        phone_page.keyboard.press("Tab")
+        order.append(
+            phone_page.evaluate(
+                "document.activeElement.name || document.activeElement.textContent.trim()"
+            )
+        )
+    # The skip link, one stop for the gateway radios, then each field, then the button.
+    assert order == ["Skip to content", "gateway", "phone", "email", "name", "Pay 50.00 ETB"]
+    phone_page.keyboard.press("Enter")  # the form can be sent from the keyboard
+    expect(phone_page.locator("#phone-error")).to_contain_text("phone")
+
+
+def test_a_stale_form_says_so_and_changes_nothing(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    _, url = payment_link(api, auth)
+    page.goto(url)
+    page.locator("input[name=csrf]").evaluate("input => input.value = 'from-another-page'")
+    before = svc_sandbox.export()
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        fill_and_pay(page, "0900000001")
+    assert answer.value.status == 403
+    expect(page.locator("#error")).to_contain_text("This form is out of date")
+    assert svc_sandbox.export() == before

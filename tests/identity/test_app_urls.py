@@ -1,0 +1,61 @@
+"""An app's website and logo are shown on the consent page (a link and an image), so they
+follow the redirect-URI rule of §5.2: https, or http on a loopback host; anything else is a
+400 naming the field, on registration and on update, and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.sandbox import Sandbox
+
+APP = {"name": "Shop", "redirectUris": ["https://shop.example/cb"]}
+
+ACCEPTED = [
+    "https://shop.example",
+    "https://shop.example/about#team",
+    "http://localhost:3000/",
+    "http://127.0.0.1/logo.png",
+]
+REFUSED = [
+    "javascript:alert(1)",
+    "data:image/svg+xml,<svg onload=alert(1)>",
+    "http://shop.example",
+    "ftp://shop.example/logo.png",
+    "//shop.example",
+    "https://" + "a" * 2000 + ".example",
+]
+
+
+@pytest.mark.parametrize("field", ["website", "logoUrl"])
+@pytest.mark.parametrize("url", ACCEPTED)
+def test_https_or_loopback_http_is_accepted(svc_client: FlaskClient, field: str, url: str) -> None:
+    response = svc_client.post("/_sandbox/apps", json={**APP, field: url})
+    assert response.status_code == 201, response.json
+    assert response.json[field] == url  # type: ignore[index]
+
+
+@pytest.mark.parametrize("field", ["website", "logoUrl"])
+@pytest.mark.parametrize("url", REFUSED)
+def test_other_urls_are_refused_naming_the_field(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, field: str, url: str
+) -> None:
+    before = svc_sandbox.export()
+    response = svc_client.post("/_sandbox/apps", json={**APP, field: url})
+    assert response.status_code == 400
+    assert response.json["error"].startswith(field)  # type: ignore[index]
+    assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize("field", ["website", "logoUrl"])
+def test_an_update_follows_the_same_rule(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, field: str
+) -> None:
+    app = svc_client.post("/_sandbox/apps", json=APP).json
+    path = f"/_sandbox/apps/{app['clientId']}"  # type: ignore[index]
+    before = svc_sandbox.export()
+    refused = svc_client.patch(path, json={field: "javascript:alert(1)"})
+    assert refused.status_code == 400 and refused.json["error"].startswith(field)  # type: ignore[index]
+    assert svc_sandbox.export() == before
+    accepted = svc_client.patch(path, json={field: "https://shop.example/x"})
+    assert accepted.status_code == 200 and accepted.json[field] == "https://shop.example/x"  # type: ignore[index]
