@@ -29,8 +29,8 @@ REFUSED = [
 
 @pytest.mark.parametrize("field", ["website", "logoUrl"])
 @pytest.mark.parametrize("url", ACCEPTED)
-def test_https_or_loopback_http_is_accepted(svc_client: FlaskClient, field: str, url: str) -> None:
-    response = svc_client.post("/_sandbox/apps", json={**APP, field: url})
+def test_https_or_loopback_http_is_accepted(svc_http: FlaskClient, field: str, url: str) -> None:
+    response = svc_http.post("/_sandbox/apps", json={**APP, field: url})
     assert response.status_code == 201, response.json
     assert response.json[field] == url  # type: ignore[index]
 
@@ -38,10 +38,10 @@ def test_https_or_loopback_http_is_accepted(svc_client: FlaskClient, field: str,
 @pytest.mark.parametrize("field", ["website", "logoUrl"])
 @pytest.mark.parametrize("url", REFUSED)
 def test_other_urls_are_refused_naming_the_field(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, field: str, url: str
+    svc_http: FlaskClient, svc_sandbox: Sandbox, field: str, url: str
 ) -> None:
     before = svc_sandbox.export()
-    response = svc_client.post("/_sandbox/apps", json={**APP, field: url})
+    response = svc_http.post("/_sandbox/apps", json={**APP, field: url})
     assert response.status_code == 400
     assert response.json["error"].startswith(field)  # type: ignore[index]
     assert svc_sandbox.export() == before
@@ -49,13 +49,13 @@ def test_other_urls_are_refused_naming_the_field(
 
 @pytest.mark.parametrize("field", ["website", "logoUrl"])
 def test_an_update_follows_the_same_rule(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, field: str
+    svc_http: FlaskClient, svc_sandbox: Sandbox, field: str
 ) -> None:
-    app = svc_client.post("/_sandbox/apps", json=APP).json
+    app = svc_http.post("/_sandbox/apps", json=APP).json
     path = f"/_sandbox/apps/{app['clientId']}"  # type: ignore[index]
     before = svc_sandbox.export()
-    refused = svc_client.patch(path, json={field: "javascript:alert(1)"})
+    refused = svc_http.patch(path, json={field: "javascript:alert(1)"})
     assert refused.status_code == 400 and refused.json["error"].startswith(field)  # type: ignore[index]
     assert svc_sandbox.export() == before
-    accepted = svc_client.patch(path, json={field: "https://shop.example/x"})
+    accepted = svc_http.patch(path, json={field: "https://shop.example/x"})
     assert accepted.status_code == 200 and accepted.json[field] == "https://shop.example/x"  # type: ignore[index]
