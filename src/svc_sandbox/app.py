@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, g, request
+from flask import Flask, Request, Response, request
 from werkzeug.exceptions import HTTPException
 
 from svc_sandbox.commerce import api as commerce_api
@@ -13,13 +13,15 @@ from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.control import payouts_api as control_payouts_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
-from svc_sandbox.core.clock import isoformat
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from svc_sandbox.web import MAX_BODY_BYTES, json_response
 
 CONTROL_PREFIX = "/_sandbox"
+JOURNAL_PATH = CONTROL_PREFIX + "/requests"
+#: Where each request keeps its id (the WSGI environ: cheaper than flask.g on every request).
+REQUEST_ID_KEY = "svc_sandbox.request_id"
 
 
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
@@ -43,26 +45,26 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
 
-    @app.before_request
-    def assign_request_id() -> None:
-        g.request_id = sandbox.next_request_id()
+    base_path = settings.path_of("base_url")
+    contract_api.install(app)
 
-    contract_api.install(app)  # after the request id: validates requests to {base_url}
+    @app.before_request
+    def assign_request_id_and_check_contract() -> None:
+        """One hook (each costs a little on every request): the request id, then the
+        commerce request checked against the contract."""
+        req = request._get_current_object()  # type: ignore[attr-defined]
+        req.environ[REQUEST_ID_KEY] = sandbox.next_request_id()
+        contract_api.validate_request(req, base_path)
 
     @app.after_request
     def stamp_and_journal(response: Response) -> Response:
-        request_id = g.get("request_id") or sandbox.next_request_id()
+        req: Request = request._get_current_object()  # type: ignore[attr-defined]
+        request_id = req.environ.get(REQUEST_ID_KEY) or sandbox.next_request_id()
         response.headers["X-Request-Id"] = request_id
-        response = contract_api.check_response(response, request_id)
-        if not request.path.startswith(CONTROL_PREFIX + "/requests"):
+        response = contract_api.check_response(req, response, request_id)
+        if not req.path.startswith(JOURNAL_PATH):
             sandbox.journal.record(
-                {
-                    "requestId": request_id,
-                    "time": isoformat(sandbox.now()),
-                    "method": request.method,
-                    "path": request.path,
-                    "status": response.status_code,
-                }
+                request_id, sandbox.now(), req.method, req.path, response.status_code
             )
         return response
 

@@ -1,8 +1,9 @@
 """The contract's HTTP edge: validates every commerce request (conformance recording) and,
 in strict mode, every response; serves the contract at {base_url}/openapi.json.
 
-app.py calls ``install`` once and ``check_response`` from its after-request hook, after the
-request id is stamped, so that the response is checked exactly as the client gets it.
+app.py calls ``install`` once, ``validate_request`` from its before-request hook (after the
+request id) and ``check_response`` from its after-request hook, after the request id is
+stamped, so that the response is checked exactly as the client gets it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 
-from flask import Blueprint, Flask, Response, g, request
+from flask import Blueprint, Flask, Request, Response
 
 from svc_sandbox.contract.conformance import Exchange
 from svc_sandbox.contract.document import served_contract
@@ -29,43 +30,53 @@ def openapi_document() -> Response:
     return json_response(served_contract(sandbox().settings.root("base_url")))
 
 
+#: Where the edge keeps, per request, the operation matched and the request's violations.
+MATCH_KEY = "svc_sandbox.contract"
+
+
 def install(app: Flask) -> None:
-    """Mounts /openapi.json under {base_url} and validates each commerce request."""
+    """Mounts /openapi.json under {base_url}; app.py calls ``validate_request`` per request."""
     base_path = sandbox_of(app).settings.path_of("base_url")
     app.register_blueprint(blueprint, url_prefix=base_path)
 
-    @app.before_request
-    def validate_request() -> None:
-        if not request.path.startswith(base_path + "/"):
-            return
-        relative = request.path[len(base_path) :]
-        if relative == CONTRACT_ROUTE:
-            return
-        contract = sandbox().conformance.contract
-        match = contract.find(request.method, relative)
-        g.contract_operation = None if match is None else match[0]
-        if match is None:
-            return
-        operation, path_params = match
-        g.contract_violations = contract.validate_request(
+
+def validate_request(req: Request, base_path: str) -> None:
+    """Matches a request to {base_url} with its operation and checks it (before the view)."""
+    path = req.path
+    if not path.startswith(base_path + "/"):
+        return
+    relative = path[len(base_path) :]
+    if relative == CONTRACT_ROUTE:
+        return
+    contract = sandbox().conformance.contract
+    match = contract.find(req.method, relative)
+    if match is None:
+        req.environ[MATCH_KEY] = (None, [])
+        return
+    operation, path_params = match
+    req.environ[MATCH_KEY] = (
+        operation,
+        contract.validate_request(
             operation,
             path_params,
-            request.args.to_dict(flat=False),
-            dict(request.headers),
-            request.content_type,
-            request.get_data(cache=True),
-        )
+            req.args.to_dict(flat=False) if operation.reads_query else {},
+            dict(req.headers) if operation.reads_headers else {},
+            req.content_type if operation.takes_body else None,
+            req.get_data(cache=True) if operation.takes_body else b"",
+        ),
+    )
 
 
-def check_response(response: Response, request_id: str) -> Response:
+def check_response(req: Request, response: Response, request_id: str) -> Response:
     """Records the exchange; in strict mode a response that breaks the contract becomes a
     500 naming every violation and its schema path (and is logged as an error)."""
-    if "contract_operation" not in g:
+    matched = req.environ.get(MATCH_KEY)
+    if matched is None:
         return response
-    operation: Operation | None = g.contract_operation
-    violations: list[Violation] = list(g.get("contract_violations", []))
+    operation: Operation | None = matched[0]
+    violations: list[Violation] = list(matched[1])
     sb = sandbox()
-    exchange = Exchange(request_id, request.method, request.path, response.status_code)
+    exchange = Exchange(request_id, req.method, req.path, response.status_code)
     if operation is not None and sb.settings.strict:
         broken = sb.conformance.contract.validate_response(
             operation,

@@ -13,6 +13,7 @@ does not match before a final newline) jsonschema's verdict stands, as it always
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -68,6 +69,11 @@ class Operation:
     definition: dict[str, Any]
     parameters: tuple[tuple[str, dict[str, Any]], ...]  # (pointer, parameter object)
     regex: re.Pattern[str] = field(compare=False)
+    #: Whether checking a request reads its query string / its headers (most do not: the
+    #: edge then skips building them).
+    reads_query: bool = False
+    reads_headers: bool = False
+    takes_body: bool = False
 
     @property
     def label(self) -> str:
@@ -96,6 +102,14 @@ class Contract:
         self._format_checker = FormatChecker()
         self._lock = threading.Lock()
         self.operations = list(self._operations())
+        #: (METHOD, literal path) -> operation; the templated ones per method, in order.
+        self._literal: dict[tuple[str, str], Operation] = {}
+        self._templated: dict[str, list[Operation]] = {}
+        for operation in self.operations:
+            if "{" in operation.path:
+                self._templated.setdefault(operation.method, []).append(operation)
+            else:
+                self._literal.setdefault((operation.method, operation.path), operation)
 
     def _operations(self) -> Iterable[Operation]:
         for path, item in self.document.get("paths", {}).items():
@@ -114,6 +128,7 @@ class Contract:
                 names = {(p["name"], p["in"]) for _, p in own}
                 params = own + [(ptr, p) for ptr, p in shared if (p["name"], p["in"]) not in names]
                 pattern = re.sub(r"\\\{([^}]+)\\\}", r"(?P<\1>[^/]+)", re.escape(path))
+                security = definition.get("security", self.document.get("security", []))
                 yield Operation(
                     operation_id=definition.get("operationId", f"{method} {path}"),
                     method=method.upper(),
@@ -122,6 +137,10 @@ class Contract:
                     definition=definition,
                     parameters=tuple(params),
                     regex=re.compile(f"^{pattern}$"),
+                    reads_query=any(p["in"] == "query" for _, p in params),
+                    reads_headers=any(p["in"] == "header" for _, p in params)
+                    or (bool(security) and all(requirement for requirement in security)),
+                    takes_body="requestBody" in definition,
                 )
 
     def _parameter(self, item: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:
@@ -152,17 +171,15 @@ class Contract:
     def find(self, method: str, path: str) -> tuple[Operation, dict[str, str]] | None:
         """The operation answering ``method path`` (path relative to the server) and its path
         parameters; literal paths win over templated ones."""
-        best: tuple[Operation, dict[str, str]] | None = None
-        for operation in self.operations:
-            if operation.method != method.upper():
-                continue
+        method = method.upper()
+        literal = self._literal.get((method, path))
+        if literal is not None:
+            return literal, {}
+        for operation in self._templated.get(method, ()):
             matched = operation.regex.match(path)
-            if matched is None:
-                continue
-            if "{" not in operation.path:
-                return operation, {}
-            best = best or (operation, matched.groupdict())
-        return best
+            if matched is not None:
+                return operation, matched.groupdict()
+        return None
 
     def operation(self, operation_id: str) -> Operation:
         return next(o for o in self.operations if o.operation_id == operation_id)
@@ -262,7 +279,7 @@ class Contract:
         body: bytes,
     ) -> list[Violation]:
         found: list[Violation] = []
-        lowered = {k.lower(): v for k, v in headers.items()}
+        lowered = {k.lower(): v for k, v in headers.items()} if operation.reads_headers else {}
         for ptr, param in operation.parameters:
             name, where = param["name"], param["in"]
             if where == "path":
@@ -338,7 +355,7 @@ class Contract:
             document = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
             return [Violation(kind, "body", f"body is not valid JSON: {exc}", owner + "/content")]
-        return self.check(pointer_join(owner, "content", media, "schema"), document, kind, "body")
+        return self.check(_schema_of(owner, media), document, kind, "body")
 
     # --- webhooks ----------------------------------------------------------------------------
 
@@ -416,6 +433,12 @@ class Contract:
 
 def pointer_join(base: str, *tokens: str | int) -> str:
     return base + "".join("/" + escape(t) for t in tokens)
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_of(owner: str, media: str) -> str:
+    """The pointer of a body's schema (the same few on every request: computed once)."""
+    return pointer_join(owner, "content", media, "schema")
 
 
 def coerce(raw: str, schema: Mapping[str, Any], contract: Contract) -> Any:
