@@ -7,8 +7,6 @@ import json
 import os
 import signal
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
@@ -153,6 +151,9 @@ def contract_command(args: argparse.Namespace) -> int:
 
 def reachable(url: str) -> bool:
     """Whether anything answers HTTP at ``url`` (an error status counts as an answer)."""
+    import urllib.error  # not at start-up: `serve` never needs it
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url, timeout=10):
             return True
@@ -163,6 +164,8 @@ def reachable(url: str) -> bool:
 
 
 def conformance_command(args: argparse.Namespace) -> int:
+    import urllib.request
+
     url = args.url.rstrip("/") + "/_sandbox/conformance"
     try:
         with urllib.request.urlopen(url, timeout=30) as answer:

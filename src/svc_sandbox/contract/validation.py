@@ -22,13 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from typing import TYPE_CHECKING
+
 import jsonschema_rs
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from svc_sandbox.contract.document import COMMERCE, shared_contract
+
+if TYPE_CHECKING:  # jsonschema is imported when a message is first checked, not at start-up
+    from jsonschema import Draft202012Validator, FormatChecker
+    from jsonschema.exceptions import ValidationError
 
 DOCUMENT_URI = "urn:svc-sandbox:contract"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -94,13 +96,11 @@ class Contract:
         self.document = document
         self.title = str(document["info"]["title"])
         self.version = str(document["info"]["version"])
-        resource: Resource[Any] = DRAFT202012.create_resource(document)
-        self._registry: Registry[Any] = Registry().with_resource(DOCUMENT_URI, resource)
         self._validators: dict[str, Draft202012Validator] = {}
         self._fast: dict[str, jsonschema_rs.Validator] = {}
-        self._fast_registry = jsonschema_rs.Registry([(DOCUMENT_URI, dict(document))])
-        self._format_checker = FormatChecker()
-        self._lock = threading.Lock()
+        self._fast_registry: jsonschema_rs.Registry | None = None
+        self._format_checker: FormatChecker | None = None
+        self._lock = threading.RLock()
         self.operations = list(self._operations())
         #: (METHOD, literal path) -> operation; the templated ones per method, in order.
         self._literal: dict[tuple[str, str], Operation] = {}
@@ -187,16 +187,30 @@ class Contract:
     # --- schema validation -----------------------------------------------------------------
 
     def _validator(self, schema_pointer: str) -> Draft202012Validator:
+        from jsonschema import Draft202012Validator
+        from referencing import Registry
+        from referencing.jsonschema import DRAFT202012
+
         with self._lock:
             validator = self._validators.get(schema_pointer)
             if validator is None:
+                resource = DRAFT202012.create_resource(self.document)
+                registry: Registry[Any] = Registry().with_resource(DOCUMENT_URI, resource)
                 validator = Draft202012Validator(
                     {"$ref": DOCUMENT_URI + schema_pointer},
-                    registry=self._registry,
-                    format_checker=FormatChecker(),
+                    registry=registry,
+                    format_checker=self._formats_checker(),
                 )
                 self._validators[schema_pointer] = validator
             return validator
+
+    def _formats_checker(self) -> FormatChecker:
+        from jsonschema import FormatChecker
+
+        with self._lock:
+            if self._format_checker is None:
+                self._format_checker = FormatChecker()
+            return self._format_checker
 
     def _compiled(self, schema_pointer: str) -> jsonschema_rs.Validator:
         """The compiled validator of a schema (built once per pointer). Its format checks are
@@ -206,6 +220,10 @@ class Contract:
             with self._lock:
                 validator = self._fast.get(schema_pointer)
                 if validator is None:
+                    if self._fast_registry is None:
+                        self._fast_registry = jsonschema_rs.Registry(
+                            [(DOCUMENT_URI, dict(self.document))]
+                        )
                     validator = jsonschema_rs.validator_for(
                         # A URI fragment: "{id}" in a path template must be percent-encoded.
                         {"$ref": DOCUMENT_URI + quote(schema_pointer, safe="#/~")},
@@ -217,7 +235,7 @@ class Contract:
         return validator
 
     def _formats(self) -> dict[str, Any]:
-        checker = self._format_checker
+        checker = self._formats_checker()
 
         def conforms(name: str) -> Any:
             return lambda value: checker.conforms(value, name)
@@ -243,6 +261,8 @@ class Contract:
             return []
         # An ``unevaluatedProperties`` error only echoes a failure inside ``allOf``: prefer it.
         precise = [e for e in errors if e.validator != "unevaluatedProperties"]
+        from jsonschema.exceptions import best_match
+
         error = best_match(precise or errors)
         where = location + "".join(
             f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
