@@ -44,6 +44,15 @@ def _serve_parser(sub: Any) -> None:
     )
     serve.add_argument("--webhook-retries", help="retry waits (default 1m,5m,30m,2h,12h)")
     serve.add_argument(
+        "--events-kept", type=int, help="newest events the event log keeps (default 100000)"
+    )
+    serve.add_argument(
+        "--deliveries-kept", type=int, help="settled webhook deliveries kept (default 100000)"
+    )
+    serve.add_argument(
+        "--webhook-attempts-kept", type=int, help="webhook attempts journaled (default 10000)"
+    )
+    serve.add_argument(
         "--strict",
         action="store_true",
         default=None,

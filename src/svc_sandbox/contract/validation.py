@@ -19,10 +19,8 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-from typing import TYPE_CHECKING
 
 import jsonschema_rs
 

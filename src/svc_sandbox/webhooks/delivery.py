@@ -10,7 +10,8 @@ schedules the next retry counted from the attempt's due time, or settles the del
 
 from __future__ import annotations
 
-import bisect
+import heapq
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -29,8 +30,6 @@ from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, sign
 
 ATTEMPT_KIND = "webhook.attempt"
 USER_AGENT = "svc-sandbox-webhooks/1"
-#: The journal keeps this many most recent attempts.
-MAX_ATTEMPTS_KEPT = 10_000
 
 
 class DeliveryStatus(StrEnum):
@@ -170,8 +169,12 @@ class DeliveryService(Service):
         self.retry_delays: list[timedelta] = ctx.settings.webhook_retry_delays
         self.timeout: float = ctx.settings.webhook_timeout_seconds
         self.deliveries: dict[str, Delivery] = {}
-        self.attempts: list[Attempt] = []
+        self.deliveries_kept = ctx.settings.deliveries_kept
+        #: The journal keeps the ``webhook_attempts_kept`` most recent attempts.
+        self.attempts: deque[Attempt] = deque(maxlen=ctx.settings.webhook_attempts_kept)
+        #: Attempts due and not sent yet: a heap on (due, seq), so the order is deterministic.
         self.due: list[DueAttempt] = []
+        self._settled = 0
         self.fault = ReceiverFault()
         self._due_seq = 0
         #: Attempts recorded since the start (the journal keeps only the latest ones).
@@ -203,6 +206,7 @@ class DeliveryService(Service):
             redelivery_of=of,
         )
         self.deliveries[delivery.id] = delivery
+        self.events.hold(event.id)  # retention keeps the event until the delivery settles
         self._schedule(delivery, 1, due)
         return delivery
 
@@ -217,7 +221,7 @@ class DeliveryService(Service):
         if delivery is None or delivery.status is not DeliveryStatus.PENDING:
             return
         self._due_seq += 1
-        bisect.insort(
+        heapq.heappush(
             self.due, DueAttempt(self.clock.now(), self._due_seq, delivery.id, payload["attempt"])
         )
 
@@ -257,7 +261,7 @@ class DeliveryService(Service):
     def take_next(self) -> Outgoing | None:
         """The earliest due attempt, signed with its due time, or None when nothing is due."""
         while self.due:
-            due = self.due.pop(0)
+            due = heapq.heappop(self.due)
             delivery = self.deliveries.get(due.delivery_id)
             if delivery is None or delivery.status is not DeliveryStatus.PENDING:
                 continue
@@ -321,13 +325,27 @@ class DeliveryService(Service):
             response_snippet=outcome.snippet,
             next_attempt_at=delivery.next_attempt_at,
         )
-        self.attempts.append(attempt)
+        self.attempts.append(attempt)  # the deque drops the oldest beyond the retention
         self.attempts_made += 1
-        del self.attempts[:-MAX_ATTEMPTS_KEPT]
         return attempt
 
     def _settle(self, delivery: Delivery, status: DeliveryStatus) -> None:
         DELIVERY_LIFECYCLE.move(delivery, status)
+        self.events.release(delivery.event_id)
+        self._settled += 1
+        if self._settled > self.deliveries_kept + self.deliveries_kept // 10:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drops the oldest settled deliveries beyond the retention (pending ones stay)."""
+        excess = self._settled - self.deliveries_kept
+        for delivery in list(self.deliveries.values()):
+            if excess <= 0:
+                break
+            if delivery.status is not DeliveryStatus.PENDING:
+                del self.deliveries[delivery.id]
+                excess -= 1
+                self._settled -= 1
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -348,7 +366,8 @@ class DeliveryService(Service):
     @locked
     def attempts_since(self, mark: int) -> list[Attempt]:
         """The attempts made after ``attempts_made`` was ``mark``."""
-        return self.attempts[max(0, len(self.attempts) - (self.attempts_made - mark)) :]
+        kept = list(self.attempts)
+        return kept[max(0, len(kept) - (self.attempts_made - mark)) :]
 
     # --- state ------------------------------------------------------------------------------
 
@@ -356,7 +375,7 @@ class DeliveryService(Service):
         return {
             "deliveries": [to_json(d) for d in self.deliveries.values()],
             "attempts": [to_json(a) for a in self.attempts],
-            "due": [to_json(d) for d in self.due],
+            "due": [to_json(d) for d in sorted(self.due)],
             "dueSeq": self._due_seq,
             "fault": to_json(self.fault),
         }
@@ -364,9 +383,14 @@ class DeliveryService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         deliveries = [from_json(Delivery, d) for d in data["deliveries"]]
         self.deliveries = {d.id: d for d in deliveries}
-        self.attempts = [from_json(Attempt, a) for a in data["attempts"]]
+        self.attempts = deque(
+            (from_json(Attempt, a) for a in data["attempts"]), maxlen=self.attempts.maxlen
+        )
         self.attempts_made = len(self.attempts)
-        self.due = sorted(from_json(DueAttempt, d) for d in data["due"])
+        self.due = sorted(from_json(DueAttempt, d) for d in data["due"])  # a sorted list is a heap
+        pending = [d for d in deliveries if d.status is DeliveryStatus.PENDING]
+        self._settled = len(deliveries) - len(pending)
+        self.events.set_holds([d.event_id for d in pending])
         self._due_seq = data["dueSeq"]
         self.fault = from_json(ReceiverFault, data["fault"])
 

@@ -7,6 +7,7 @@ Producers (checkout, orders) call ``emit``; consumers (webhook delivery) subscri
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -93,10 +94,41 @@ Listener = Callable[[Event], None]
 
 
 class EventLog(Service):
+    """Events by id, oldest first. Keeps the newest ``events_kept`` (a setting) plus every
+    event a pending delivery still has to send (``hold``/``release``)."""
+
     def __init__(self, ctx: ServiceContext) -> None:
         super().__init__(ctx)
-        self.events: list[Event] = []
+        self._by_id: dict[str, Event] = {}
         self._listeners: list[Listener] = []
+        self._holds: Counter[str] = Counter()
+        self.kept = ctx.settings.events_kept
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event kept, oldest first."""
+        return list(self._by_id.values())
+
+    def hold(self, event_id: str) -> None:
+        """A pending delivery needs this event: retention keeps it until ``release``."""
+        self._holds[event_id] += 1
+
+    def release(self, event_id: str) -> None:
+        self._holds[event_id] -= 1
+        if self._holds[event_id] <= 0:
+            del self._holds[event_id]
+
+    def set_holds(self, event_ids: list[str]) -> None:
+        self._holds = Counter(event_ids)
+
+    def _trim(self) -> None:
+        """Drops the oldest events beyond the retention (amortized: a tenth at a time)."""
+        if len(self._by_id) <= self.kept + self.kept // 10:
+            return
+        excess = len(self._by_id) - self.kept
+        for event_id in list(self._by_id)[:excess]:
+            if event_id not in self._holds:
+                del self._by_id[event_id]
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -113,9 +145,10 @@ class EventLog(Service):
             environment=environment,
             data=data,
         )
-        self.events.append(event)
+        self._by_id[event.id] = event
         for listener in self._listeners:
             listener(event)
+        self._trim()
         return event
 
     @locked
@@ -135,7 +168,7 @@ class EventLog(Service):
     ) -> list[Event]:
         return [
             e
-            for e in self.events
+            for e in self._by_id.values()
             if (org_id is None or e.org_id == org_id)
             and (type_ is None or e.type == type_)
             and (session_id is None or e.data.get("sessionId") == session_id)
@@ -143,10 +176,11 @@ class EventLog(Service):
 
     @locked
     def get(self, event_id: str) -> Event | None:
-        return next((e for e in self.events if e.id == event_id), None)
+        return self._by_id.get(event_id)
 
     def export(self) -> dict[str, Any]:
-        return {"events": [to_json(e) for e in self.events]}
+        return {"events": [to_json(e) for e in self._by_id.values()]}
 
     def restore(self, data: dict[str, Any]) -> None:
-        self.events = [from_json(Event, e) for e in data["events"]]
+        events = [from_json(Event, e) for e in data["events"]]
+        self._by_id = {e.id: e for e in events}
