@@ -173,7 +173,7 @@ class DeliveryService(Service):
         #: The journal keeps the ``webhook_attempts_kept`` most recent attempts.
         self.attempts: deque[Attempt] = deque(maxlen=ctx.settings.webhook_attempts_kept)
         #: Attempts due and not sent yet: a heap on (due, seq), so the order is deterministic.
-        self.due: list[DueAttempt] = []
+        self.due: list[tuple[datetime, int, DueAttempt]] = []
         self._settled = 0
         self.fault = ReceiverFault()
         self._due_seq = 0
@@ -221,9 +221,9 @@ class DeliveryService(Service):
         if delivery is None or delivery.status is not DeliveryStatus.PENDING:
             return
         self._due_seq += 1
-        heapq.heappush(
-            self.due, DueAttempt(self.clock.now(), self._due_seq, delivery.id, payload["attempt"])
-        )
+        now = self.clock.now()
+        due = DueAttempt(now, self._due_seq, delivery.id, payload["attempt"])
+        heapq.heappush(self.due, (now, self._due_seq, due))
 
     @locked
     def redeliver(self, event_id: str, endpoint_id: str | None = None) -> list[Delivery]:
@@ -261,7 +261,7 @@ class DeliveryService(Service):
     def take_next(self) -> Outgoing | None:
         """The earliest due attempt, signed with its due time, or None when nothing is due."""
         while self.due:
-            due = heapq.heappop(self.due)
+            due = heapq.heappop(self.due)[2]
             delivery = self.deliveries.get(due.delivery_id)
             if delivery is None or delivery.status is not DeliveryStatus.PENDING:
                 continue
@@ -269,9 +269,8 @@ class DeliveryService(Service):
         return None
 
     def _outgoing(self, due: DueAttempt, delivery: Delivery) -> Outgoing:
-        event = self.events.get(delivery.event_id)
-        body = event.body() if event is not None else b"{}"
-        endpoint = self.endpoints.find(delivery.endpoint_id)
+        body = self.events.body_of(delivery.event_id)
+        endpoint = self.endpoints.endpoints.get(delivery.endpoint_id)
         if endpoint is None:
             gone = Outcome(None, "endpoint_deleted", "the endpoint was deleted; not sent")
             return Outgoing(due, "", body, {}, self.timeout, gone, send=False, final=True)
@@ -375,7 +374,7 @@ class DeliveryService(Service):
         return {
             "deliveries": [to_json(d) for d in self.deliveries.values()],
             "attempts": [to_json(a) for a in self.attempts],
-            "due": [to_json(d) for d in sorted(self.due)],
+            "due": [to_json(d) for _, _, d in sorted(self.due)],
             "dueSeq": self._due_seq,
             "fault": to_json(self.fault),
         }
@@ -387,7 +386,8 @@ class DeliveryService(Service):
             (from_json(Attempt, a) for a in data["attempts"]), maxlen=self.attempts.maxlen
         )
         self.attempts_made = len(self.attempts)
-        self.due = sorted(from_json(DueAttempt, d) for d in data["due"])  # a sorted list is a heap
+        due = sorted(from_json(DueAttempt, d) for d in data["due"])
+        self.due = [(d.due, d.seq, d) for d in due]  # a sorted list is a heap
         pending = [d for d in deliveries if d.status is DeliveryStatus.PENDING]
         self._settled = len(deliveries) - len(pending)
         self.events.set_holds([d.event_id for d in pending])

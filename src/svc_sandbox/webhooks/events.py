@@ -102,6 +102,8 @@ class EventLog(Service):
         self._by_id: dict[str, Event] = {}
         self._listeners: list[Listener] = []
         self._holds: Counter[str] = Counter()
+        #: The encoded body of each held event (every attempt sends the same bytes).
+        self._bodies: dict[str, bytes] = {}
         self.kept = ctx.settings.events_kept
 
     @property
@@ -117,9 +119,23 @@ class EventLog(Service):
         self._holds[event_id] -= 1
         if self._holds[event_id] <= 0:
             del self._holds[event_id]
+            self._bodies.pop(event_id, None)
+            self._trim()
 
     def set_holds(self, event_ids: list[str]) -> None:
         self._holds = Counter(event_ids)
+        self._bodies = {}
+
+    def body_of(self, event_id: str) -> bytes:
+        """The bytes every delivery of the event sends (encoded once while a delivery holds
+        it); ``{}`` for an event no longer kept."""
+        body = self._bodies.get(event_id)
+        if body is None:
+            event = self._by_id.get(event_id)
+            body = event.body() if event is not None else b"{}"
+            if event_id in self._holds:
+                self._bodies[event_id] = body
+        return body
 
     def _trim(self) -> None:
         """Drops the oldest events beyond the retention (amortized: a tenth at a time)."""

@@ -2,7 +2,8 @@
 
 A 2xx answered within the timeout is a success. ``Sender`` keeps one keep-alive connection per
 receiver origin (a connection the receiver closed while idle is replaced before use, never
-retried after a request went out) and calls in-process receivers (``inprocess:`` endpoints). Anything else is a failure with a reason:
+retried after a request went out) and calls in-process receivers (``inprocess:`` endpoints).
+Anything else is a failure with a reason:
 another status (a redirect is not followed), a refused or reset connection, an answer that is
 not HTTP, or no answer in time.
 """
