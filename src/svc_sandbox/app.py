@@ -9,6 +9,7 @@ from flask import Flask, Request, Response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
+from svc_sandbox import exposure_api
 from svc_sandbox.commerce import api as commerce_api
 from svc_sandbox.commerce import payouts_api as commerce_payouts_api
 from svc_sandbox.contract import api as contract_api
@@ -17,10 +18,11 @@ from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.control import payouts_api as control_payouts_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
+from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
-from svc_sandbox.web import MAX_BODY_BYTES, json_response
+from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response
 
 CONTROL_PREFIX = "/_sandbox"
 JOURNAL_PATH = CONTROL_PREFIX + "/requests"
@@ -65,18 +67,23 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.pay, url_prefix=settings.path_of("pay_url"))
     app.register_blueprint(pages_api.simulate, url_prefix=settings.path_of("simulate_url"))
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
+    app.register_blueprint(pages_api.provider, url_prefix=settings.path_of("provider_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     base_path = settings.path_of("base_url")
     contract_api.install(app)
 
     @app.before_request
-    def assign_request_id_and_check_contract() -> None:
-        """One hook (each costs a little on every request): the request id, then the
-        commerce request checked against the contract."""
-        req = request._get_current_object()  # type: ignore[attr-defined]
-        req.environ[REQUEST_ID_KEY] = sandbox.next_request_id()
-        contract_api.validate_request(req, base_path)
+    def assign_request_id() -> None:
+        request.environ[REQUEST_ID_KEY] = sandbox.next_request_id()
+
+    exposure_api.install(app, settings, CONTROL_PREFIX)  # Host, control-plane peers and JSON
+
+    @app.before_request
+    def check_contract() -> None:
+        """After the request id and the exposure checks: a commerce request is checked
+        against the contract (and later recorded in the conformance report)."""
+        contract_api.validate_request(request._get_current_object(), base_path)  # type: ignore[attr-defined]
 
     @app.after_request
     def stamp_and_journal(response: Response) -> Response:
@@ -90,14 +97,29 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
             )
         return response
 
+    def is_control() -> bool:
+        return request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/")
+
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
-        """Unknown routes, wrong methods, oversized bodies: JSON like every other answer."""
+        """Unknown routes, wrong methods, oversized bodies: JSON like every other answer
+        (with the control plane's ``code`` under /_sandbox)."""
         status = error.code or 500
         if status == 404:
             message = f"No route for {request.method} {request.path}"
         else:
             message = error.description or error.name
-        return json_response({"error": message}, status)
+        body = {"error": message}
+        if is_control():
+            body["code"] = error.name.lower().replace(" ", "_")
+        return json_response(body, status)
+
+    @app.errorhandler(SandboxError)
+    def refused(error: SandboxError) -> Response:
+        """A refusal before any route matched (the Host check on an unknown path)."""
+        body = {"error": error.message}
+        if is_control():
+            body["code"] = error.code
+        return error_response(error, body)
 
     return app

@@ -13,6 +13,7 @@ from typing import Any
 from svc_sandbox import __version__
 from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
+from svc_sandbox.exposure import is_loopback, usable_origins
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
 
@@ -28,6 +29,23 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--clock-factor", type=float, help="speed of a scaled clock")
     serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
     serve.add_argument("--threads", type=int, help="worker threads (default 8)")
+    serve.add_argument(
+        "--connection-limit", type=int, help="open connections served at once (default 500)"
+    )
+    serve.add_argument(
+        "--channel-timeout", type=float, help="seconds an idle connection stays open (default 30)"
+    )
+    serve.add_argument(
+        "--allow-remote-control",
+        action="store_true",
+        default=None,
+        help="answer /_sandbox from other machines too (default: this machine only)",
+    )
+    serve.add_argument(
+        "--allowed-hosts",
+        help="extra Host names served, comma-separated (loopback names and --public-url's "
+        "host always are; * serves any)",
+    )
     serve.add_argument(
         "--tick-seconds", type=float, help="how often a real or scaled clock runs due work"
     )
@@ -199,17 +217,21 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def serve(settings: Settings) -> int:
-    from waitress.server import create_server
-
     from svc_sandbox.app import create_app
     from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.server import build_server
 
     sandbox = Sandbox(settings)
     app = create_app(sandbox)
-    server = create_server(app, host=settings.host, port=settings.port, threads=settings.threads)
-    if settings.port == 0:
-        settings.port = int(server.effective_port)  # type: ignore[union-attr]
-    print(banner(sandbox.info()), flush=True)
+    server = build_server(app, settings)
+    print(banner(sandbox.info(), usable_origins(settings)), flush=True)
+    if settings.allow_remote_control and not is_loopback(settings.host):
+        print(
+            "WARNING: --allow-remote-control: anyone who can reach this machine can reset the "
+            "state, read every token and approve payments through /_sandbox",
+            file=sys.stderr,
+            flush=True,
+        )
     sandbox.start_background()
 
     def stop(signum: int, frame: object) -> None:
@@ -227,9 +249,12 @@ def serve(settings: Settings) -> int:
     return 0
 
 
-def banner(info: dict[str, Any]) -> str:
+def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:
     lines = [f"svc-sandbox {info['version']} (seed {info['seed']}, clock {info['clock']['mode']})"]
     lines += [f"  {name:<17} {url}" for name, url in info["roots"].items()]
+    if len(origins) > 1:
+        lines.append("Also reachable at " + ", ".join(origins[1:]))
+        lines.append("  (pass --public-url so the URLs the API hands out use one of these)")
     lines.append("Organizations:")
     for org in info["organizations"]:
         tokens = ", ".join(t["token"] for t in org["tokens"] if not t["revoked"])

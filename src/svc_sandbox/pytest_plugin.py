@@ -44,10 +44,11 @@ def svc_client(svc_app: Flask) -> FlaskClient:
 @pytest.fixture
 def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
     from waitress import wasyncore
-    from waitress.server import create_server
 
-    server = create_server(svc_app, host="127.0.0.1", port=0, threads=8)
-    svc_sandbox.settings.port = int(server.effective_port)  # type: ignore[union-attr]
+    from svc_sandbox.server import build_server
+
+    svc_sandbox.settings.host, svc_sandbox.settings.port = "127.0.0.1", 0
+    server = build_server(svc_app, svc_sandbox.settings)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -55,7 +56,7 @@ def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
     finally:
         # Close every socket from inside the server's own loop thread (closing them from here
         # races its select() and leaks connection sockets); an empty map ends the loop.
-        sockets = server._map  # type: ignore[union-attr]
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))  # type: ignore[union-attr]
+        sockets = server._map
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
         thread.join(timeout=5)
         server.task_dispatcher.shutdown()

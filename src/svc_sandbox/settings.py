@@ -34,6 +34,9 @@ ROOT_DEFAULTS: dict[str, str] = {
     "pay_url": "/pay",
     "simulate_url": "/simulate",
     "product_page_url": "/p",
+    #: Not a placeholder of the spec: the emulated payment provider's hosted page, where a
+    #: production buyer of a no-token checkout confirms (docs/spec-gaps.md, Checkout sessions).
+    "provider_url": "/provider",
 }
 
 
@@ -50,6 +53,7 @@ class Settings(BaseModel):
     pay_url: str | None = None
     simulate_url: str | None = None
     product_page_url: str | None = None
+    provider_url: str | None = None
 
     seed: int = 1
     clock_mode: ClockMode = ClockMode.REAL
@@ -74,6 +78,18 @@ class Settings(BaseModel):
     ] = "approve"
     production_push_delay_seconds: float = Field(default=10.0, ge=0)
     threads: int = Field(default=8, ge=1, le=256)
+    #: Open connections waitress serves at once; more wait in the listen backlog. Idle
+    #: keep-alive connections count, so the waitress default of 100 stalls busy clients.
+    #: Bounded below select()'s 1024 descriptors.
+    connection_limit: int = Field(default=500, ge=1, le=900)
+    #: Seconds an idle connection is kept open before waitress closes it.
+    channel_timeout: float = Field(default=30.0, gt=0, le=3600)
+    #: Answer /_sandbox requests from peers other than this machine (off: 403). Only
+    #: matters when ``host`` is not a loopback address.
+    allow_remote_control: bool = False
+    #: Extra Host header names served besides the loopback names and the hosts of
+    #: ``public_url`` and the roots (comma-separated; ``*`` serves any, DNS rebinding included).
+    allowed_hosts: str = ""
     #: Status for a commerce request with no credentials at all (spec: 403; see spec-gaps).
     no_credentials_status: Literal[401, 403] = 403
     #: Validate every commerce response against the contract; a violation becomes a 500.
@@ -118,6 +134,7 @@ class Settings(BaseModel):
         "pay_url",
         "simulate_url",
         "product_page_url",
+        "provider_url",
         "webhook_url",
     )
     @classmethod
@@ -141,7 +158,12 @@ class Settings(BaseModel):
 
     @property
     def origin(self) -> str:
-        return self.public_url or f"http://{self.host}:{self.port}"
+        """Where the URLs the sandbox hands out point: ``public_url``, else the bind address; a
+        wildcard bind (``0.0.0.0``, ``::``) is no address a client can open, so loopback."""
+        if self.public_url:
+            return self.public_url
+        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
     def root(self, name: str) -> str:
         """The absolute URL of one spec root (``base_url``, ``pay_url``, ...)."""

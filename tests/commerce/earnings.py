@@ -22,7 +22,7 @@ def earn(client: FlaskClient, auth: dict[str, str], amount: int) -> str:
     created = client.post("/api/checkout", json=body, headers=auth)
     assert created.status_code == 200, created.json
     session_id = created.json["sessionId"]  # type: ignore[index]
-    approved = client.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    approved = client.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert approved.status_code == 200, approved.json
     status = client.get(f"/api/checkout/{session_id}").json
     assert status["orderStatus"] == "paid", status  # type: ignore[index]

@@ -49,7 +49,7 @@ def test_missing_malformed_or_unknown_token_is_401_message(
 
 
 def test_revoked_token_is_401(svc_client: FlaskClient, token: str) -> None:
-    assert svc_client.delete(f"/_sandbox/tokens/{token}").status_code == 200
+    assert svc_client.delete(f"/_sandbox/tokens/{token}", json={}).status_code == 200
     response = svc_client.get("/api/products", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
     assert "revoked" in response.json["message"]  # type: ignore[index]
@@ -63,7 +63,7 @@ def test_switching_environment_invalidates_tokens_and_says_create_a_new_one(
     response = svc_client.get("/api/products", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
     assert "Create a new token" in response.json["message"]  # type: ignore[index]
-    new = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens").json
+    new = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json
     assert new["token"].startswith("svc_live_")  # type: ignore[index]
     ok = svc_client.get("/api/products", headers={"Authorization": f"Bearer {new['token']}"})  # type: ignore[index]
     assert ok.status_code == 200

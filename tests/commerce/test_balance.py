@@ -44,7 +44,7 @@ def test_only_production_orders_count_after_going_live(
     earn(svc_client, auth, 50000)
     org_id = org_id_of(svc_sandbox, auth)
     svc_client.patch(f"/_sandbox/orgs/{org_id}", json={"environment": "production"})
-    token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens").json["token"]  # type: ignore[index]
+    token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
     live = {"Authorization": f"Bearer {token}"}
     assert balance(svc_client, live) == 0
     earn(svc_client, live, 20000)

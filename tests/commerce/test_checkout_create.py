@@ -71,14 +71,33 @@ def test_token_without_gateway_gives_a_payment_link(
     assert status["amount"] == 5000
 
 
-def test_no_token_no_gateway_gives_the_hosted_page(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+@pytest.mark.parametrize(
+    ("environment", "root"), [("sandbox", "simulate_url"), ("production", "provider_url")]
+)
+def test_no_token_no_gateway_gives_the_providers_hosted_page(
+    svc_client: FlaskClient,
+    auth: dict[str, str],
+    live_auth: dict[str, str],
+    svc_sandbox: Sandbox,
+    environment: str,
+    root: str,
 ) -> None:
-    product = published(svc_client, auth)
+    """§4: without a token no payment link; the gateway defaults to telebirr and the buyer
+    goes to the provider's page (the simulator in the sandbox)."""
+    owner = auth if environment == "sandbox" else live_auth
+    product = published(svc_client, owner)
     result = checkout(svc_client, None, productId=product["checkoutToken"], customer=BUYER)
-    pay = svc_sandbox.settings.root("pay_url")
-    assert result["checkoutUrl"] == f"{pay}/cs_{result['sessionId']}"
-    assert result["mode"] == "redirect"
+    page = svc_sandbox.settings.root(root)
+    assert result == {
+        "sessionId": result["sessionId"],
+        "checkoutUrl": f"{page}/{result['sessionId']}",
+        "mode": "redirect",
+    }
+    session = svc_sandbox.checkout.get(result["sessionId"])
+    assert (session.mode.value, session.gateway) == ("hosted", "telebirr")
+    status = status_of(svc_client, result["sessionId"])
+    assert status["status"] == "open" and "attempt" not in status
+    assert svc_client.get(f"/pay/cs_{result['sessionId']}").status_code == 404
 
 
 def test_custom_amount_checkout(
@@ -279,11 +298,25 @@ def test_bad_input_is_400_naming_the_field_and_creates_nothing(
     assert svc_sandbox.export()["services"] == before
 
 
-def test_custom_body_with_product_only_fields_is_400(
-    svc_client: FlaskClient, auth: dict[str, str]
+@pytest.mark.parametrize(
+    "extra",
+    [{"checkoutLink": "cl_x"}, {"collectedFields": {"cf_x": "A7"}}],
+    ids=["checkoutLink", "collectedFields"],
+)
+def test_product_only_fields_on_a_custom_amount_are_ignored_and_reported(
+    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, extra: dict[str, Any]
 ) -> None:
-    result = checkout(svc_client, auth, 400, amount=500, description="x", checkoutLink="cl_x")
-    assert result["error"].startswith("checkoutLink")
+    """§4: they "do not apply" to a custom amount: ignored, and the conformance report says
+    the client sent them."""
+    result = checkout(svc_client, auth, amount=500, description="x", **extra)
+    session = svc_sandbox.checkout.get(result["sessionId"])
+    assert (session.checkout_link, session.collected_fields) == (None, {})
+    (name,) = extra
+    notices = svc_client.get("/_sandbox/conformance").json["notices"]  # type: ignore[index]
+    assert [(n["operationId"], n["location"]) for n in notices] == [
+        ("createCheckout", f"body.{name}")
+    ]
+    assert "does not apply" in notices[0]["message"]
 
 
 def test_metadata_needs_a_token(svc_client: FlaskClient, auth: dict[str, str]) -> None:

@@ -137,9 +137,9 @@ def test_approving_an_attempt_by_its_id(
 ) -> None:
     session_id = _push(svc_client, auth)
     attempt = svc_client.get(f"/_sandbox/checkout/sessions/{session_id}").json["attempts"][0]  # type: ignore[index]
-    response = svc_client.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve")
+    response = svc_client.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
     assert response.json["status"] == "succeeded"  # type: ignore[index]
-    again = svc_client.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve")
+    again = svc_client.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
     assert again.status_code == 409
 
 
@@ -147,7 +147,7 @@ def test_approving_a_link_session_nobody_tried_pays_it(
     svc_client: FlaskClient, auth: dict[str, str]
 ) -> None:
     session_id = _link(svc_client, auth)
-    svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert status_of(svc_client, session_id)["status"] == "completed"
 
 
@@ -186,7 +186,7 @@ def test_production_push_waits_for_the_control_plane_when_told_to(
     session_id = _push(svc_client, live_auth)
     svc_sandbox.advance(timedelta(minutes=10))
     assert status_of(svc_client, session_id)["status"] == "open"
-    svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert status_of(svc_client, session_id)["status"] == "completed"
 
 
@@ -295,7 +295,7 @@ def test_a_prompt_still_out_at_expiry_timed_out(
     session_id = _push(svc_client, auth)
     svc_sandbox.advance(timedelta(minutes=30))
     assert status_of(svc_client, session_id)["failure"]["code"] == "payment_timed_out"
-    response = svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve")
+    response = svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert response.status_code == 409
 
 
@@ -356,7 +356,7 @@ def test_one_order_per_session_when_approve_poll_and_expiry_race(
     def approve() -> None:
         barrier.wait()
         for sid in session_ids:
-            svc_client.post(f"/_sandbox/checkout/sessions/{sid}/approve")
+            svc_client.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
 
     def poll() -> None:
         barrier.wait()

@@ -105,7 +105,7 @@ def test_organization_must_be_live_in_developer_mode_with_kyc(
     patch_org(svc_client, org_id, **change)
     auth = live_auth
     if message is None:  # back in sandbox: only a sandbox token works
-        token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens").json["token"]  # type: ignore[index]
+        token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
         auth = {"Authorization": f"Bearer {token}"}
         message = "Withdrawals need a production organization: this organization is in sandbox"
     body = withdraw(svc_client, auth, 10000, status=400)
@@ -519,7 +519,7 @@ def test_export_and_restore_keep_withdrawals_keys_and_their_schedule(
     earn(svc_client, live_auth, 50000)
     first = withdraw(svc_client, live_auth, 10000, key="persist")
     state = svc_client.get("/_sandbox/state").json
-    svc_client.post("/_sandbox/reset")
+    svc_client.post("/_sandbox/reset", json={})
     assert balance(svc_client, live_auth) == 0
     assert svc_client.put("/_sandbox/state", json=state).status_code == 200
     assert withdraw(svc_client, live_auth, 10000, key="persist", status=200) == first
@@ -615,7 +615,7 @@ def test_a_sandbox_token_sees_no_production_withdrawals(
     wid = withdraw(svc_client, live_auth, 10000)["_id"]
     org_id = org_id_of(svc_sandbox, live_auth)
     patch_org(svc_client, org_id, environment="sandbox")
-    token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens").json["token"]  # type: ignore[index]
+    token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
     sandbox_auth = {"Authorization": f"Bearer {token}"}
     assert listed(svc_client, sandbox_auth)["total"] == 0
     assert svc_client.get(f"/api/withdrawals/{wid}", headers=sandbox_auth).status_code == 404

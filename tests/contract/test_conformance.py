@@ -11,7 +11,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.cli import main
+from svc_sandbox.contract.reports import render
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
 from tests.helpers import create_product
 
 HEX = "0123456789abcdef01234567"
@@ -130,9 +132,9 @@ def test_clearing_and_resetting_empty_the_report(
     svc_client: FlaskClient, auth: dict[str, str]
 ) -> None:
     svc_client.get("/api/products?limit=500", headers=auth)
-    assert svc_client.delete("/_sandbox/conformance").json["summary"]["requests"] == 0  # type: ignore[index]
+    assert svc_client.delete("/_sandbox/conformance", json={}).json["summary"]["requests"] == 0  # type: ignore[index]
     svc_client.get("/api/products?limit=500", headers=auth)
-    svc_client.post("/_sandbox/reset")
+    svc_client.post("/_sandbox/reset", json={})
     assert report(svc_client)["summary"]["requestViolations"] == 0
 
 
@@ -181,3 +183,32 @@ def test_the_cli_shows_the_report_as_text_json_and_junit(
     failed = [c for c in suite.iter("testcase") if c.find("failure") is not None]
     assert [c.get("name") for c in failed] == ["GET /products"]
     assert request_id in (failed[0].find("failure").text or "")  # type: ignore[union-attr]
+
+
+def test_the_payment_link_attempt_is_neither_listed_nor_counted(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+) -> None:
+    """docs/contract.md: POST {pay_url}/{payToken} is outside the report, which watches
+    {base_url} (it has its own `servers` entry in the contract)."""
+    product_id = create_product(svc_client, auth, status="published")["product"]["_id"]
+    session = svc_client.post("/api/checkout", json={"productId": product_id}, headers=auth).json
+    pay = {"gateway": "cbe", "phone": "0900000001", "email": "a@b.co"}
+    assert svc_client.post(f"/pay/cs_{session['sessionId']}", json=pay).status_code == 200  # type: ignore[index]
+    found = report(svc_client)
+    in_contract = {op.operation_id for op in svc_sandbox.conformance.contract.operations}
+    listed = {op["operationId"] for op in found["operations"]}
+    assert "payAttempt" in in_contract and "payAttempt" not in listed
+    assert found["summary"]["operations"]["total"] == len(in_contract) - 1
+    assert found["summary"]["requests"] == 2  # the product and the checkout
+
+
+def test_the_text_report_shows_fields_that_had_no_effect(
+    svc_client: FlaskClient, auth: dict[str, str]
+) -> None:
+    body = {"amount": 500, "description": "Tip", "checkoutLink": "cl_old"}
+    assert svc_client.post("/api/checkout", json=body, headers=auth).status_code == 200
+    found = report(svc_client)
+    assert found["summary"]["notices"] == 1
+    assert found["summary"]["requestViolations"] == 0
+    text = render(found, "text")
+    assert "Notices (allowed, but without effect):" in text and "body.checkoutLink" in text

@@ -76,8 +76,8 @@ def test_provider_settings_reject_unknown_outcomes(svc_client: FlaskClient) -> N
 
 
 def test_faults_can_be_cleared(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    svc_client.post("/_sandbox/faults", json={"refuseCheckouts": 3, "initiateFailed": ["down"]})
-    cleared = svc_client.delete("/_sandbox/faults").json
+    svc_client.post("/_sandbox/faults", json={"refuseCheckouts": 3, "initiateFailures": ["down"]})
+    cleared = svc_client.delete("/_sandbox/faults", json={}).json
     assert (cleared["refuseCheckouts"], cleared["initiateFailures"]) == (0, [])  # type: ignore[index]
     checkout(svc_client, auth, amount=100, description="x")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -137,9 +138,9 @@ def test_create_and_revoke_token(svc_client: FlaskClient) -> None:
     token = created.json["token"]  # type: ignore[index]
     headers = {"Authorization": f"Bearer {token}"}
     assert svc_client.get("/api/products", headers=headers).status_code == 200
-    assert svc_client.delete(f"/_sandbox/tokens/{token}").json["revoked"] is True  # type: ignore[index]
+    assert svc_client.delete(f"/_sandbox/tokens/{token}", json={}).json["revoked"] is True  # type: ignore[index]
     assert svc_client.get("/api/products", headers=headers).status_code == 401
-    assert svc_client.delete("/_sandbox/tokens/svc_test_unknown").status_code == 404
+    assert svc_client.delete("/_sandbox/tokens/svc_test_unknown", json={}).status_code == 404
 
 
 def test_request_journal_lists_recent_requests_newest_first(
@@ -154,3 +155,34 @@ def test_request_journal_lists_recent_requests_newest_first(
     ]
     assert journal[1]["requestId"] == first.headers["X-Request-Id"]
     assert svc_client.get("/_sandbox/requests?limit=0").status_code == 400
+
+
+WIRE_INSTANT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+LOOKS_LIKE_AN_INSTANT = re.compile(r"^\d{4}-\d\d-\d\dT")
+
+
+def instants(document: Any) -> list[str]:
+    """Every string of a JSON document that starts like a timestamp."""
+    if isinstance(document, dict):
+        return [s for value in document.values() for s in instants(value)]
+    if isinstance(document, list):
+        return [s for value in document for s in instants(value)]
+    return [document] if isinstance(document, str) and LOOKS_LIKE_AN_INSTANT.match(document) else []
+
+
+def test_every_timestamp_has_one_format(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+    """`...000Z` everywhere: organizations and tokens too (they used `+00:00`)."""
+    svc_client.post("/_sandbox/clock/advance", json={"seconds": 1.5})
+    org = svc_client.post("/_sandbox/orgs", json={"name": "Shop"}).json
+    token = svc_client.post(f"/_sandbox/orgs/{org['id']}/tokens", json={}).json  # type: ignore[index]
+    answers = [
+        svc_client.get("/_sandbox").json,
+        svc_client.get("/_sandbox/orgs").json,
+        org,
+        token,
+        svc_client.get("/_sandbox/clock").json,
+    ]
+    found = instants(answers)
+    assert len(found) >= 6
+    assert [s for s in found if not WIRE_INSTANT.match(s)] == []
+    assert token["createdAt"] == "2026-01-01T00:00:01.500Z"  # type: ignore[index]

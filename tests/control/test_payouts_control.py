@@ -51,7 +51,7 @@ def test_only_a_withdrawal_in_review_can_be_decided(
 ) -> None:
     earn(svc_client, live_auth, 50000)
     wid = withdraw(svc_client, live_auth, 10000)["_id"]
-    response = svc_client.post(f"/_sandbox/withdrawals/{wid}/{decision}")
+    response = svc_client.post(f"/_sandbox/withdrawals/{wid}/{decision}", json={})
     assert response.status_code == 409
     target = "approved" if decision == "approve" else "rejected"
     assert response.json == {
@@ -64,7 +64,7 @@ def test_a_decision_is_final(svc_client: FlaskClient, live_auth: dict[str, str])
     earn(svc_client, live_auth, 2_000_000)
     wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
     decide(svc_client, wid, "reject")
-    assert svc_client.post(f"/_sandbox/withdrawals/{wid}/approve").status_code == 409
+    assert svc_client.post(f"/_sandbox/withdrawals/{wid}/approve", json={}).status_code == 409
 
 
 @pytest.mark.parametrize(
@@ -77,8 +77,10 @@ def test_a_decision_is_final(svc_client: FlaskClient, live_auth: dict[str, str])
     ],
 )
 def test_control_errors(svc_client: FlaskClient, path: str, status: int, message: str) -> None:
-    method = svc_client.post if path.endswith(("approve", "reject")) else svc_client.get
-    response = method(path)
+    if path.endswith(("approve", "reject")):
+        response = svc_client.post(path, json={})
+    else:
+        response = svc_client.get(path)
     assert response.status_code == status
     assert message in response.json["error"]  # type: ignore[index]
 

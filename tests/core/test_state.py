@@ -28,7 +28,7 @@ def test_export_reset_import_gives_back_identical_responses(
     before = snapshot_of_api(svc_client, auth)
     exported = svc_client.get("/_sandbox/state").json
 
-    assert svc_client.post("/_sandbox/reset").status_code == 200
+    assert svc_client.post("/_sandbox/reset", json={}).status_code == 200
     assert svc_client.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
     assert svc_sandbox.now().isoformat() == "2026-01-01T00:00:00+00:00"
 
@@ -50,7 +50,7 @@ def test_reset_gives_the_seeded_state_of_a_fresh_sandbox(svc_client: FlaskClient
     fresh = svc_client.get("/_sandbox").json
     svc_client.post("/_sandbox/orgs", json={"name": "Extra"})
     svc_client.post("/_sandbox/clock/advance", json={"seconds": 60})
-    svc_client.post("/_sandbox/reset")
+    svc_client.post("/_sandbox/reset", json={})
     assert svc_client.get("/_sandbox").json == fresh
 
 

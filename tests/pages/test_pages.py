@@ -19,6 +19,7 @@ from tests.commerce.checkout_helpers import (
     push_checkout,
     status_of,
 )
+from tests.pages.forms import csrf_of, submit
 
 
 def _link(client: FlaskClient, auth: dict[str, str], **body: object) -> tuple[str, str]:
@@ -75,7 +76,7 @@ def test_each_trigger_phone_on_the_payment_link_page(
     svc_client: FlaskClient, auth: dict[str, str], phone: str, state: str
 ) -> None:
     _, url = _link(svc_client, auth)
-    response = svc_client.post(url, data={"gateway": "telebirr", "phone": phone, "email": "a@b.co"})
+    response = submit(svc_client, url, {"gateway": "telebirr", "phone": phone, "email": "a@b.co"})
     assert response.status_code == 303
     html = _text(svc_client, path(response.headers["Location"]))
     assert f'data-state="{state}"' in html
@@ -89,10 +90,11 @@ def test_the_page_shows_a_refused_retry_and_bad_input(
     svc_client: FlaskClient, auth: dict[str, str]
 ) -> None:
     _, url = _link(svc_client, auth)
-    bad = svc_client.post(url, data={"gateway": "telebirr", "phone": "12", "email": "a@b.co"})
+    bad = submit(svc_client, url, {"gateway": "telebirr", "phone": "12", "email": "a@b.co"})
     assert bad.status_code == 400 and "phone must be a phone number" in bad.get_data(as_text=True)
-    svc_client.post(url, data={"gateway": "telebirr", "phone": "0911223344", "email": "a@b.co"})
-    again = svc_client.post(url, data={"gateway": "telebirr", "phone": "0911223344"})
+    token = csrf_of(svc_client, url)
+    submit(svc_client, url, {"gateway": "telebirr", "phone": "0911223344", "email": "a@b.co"})
+    again = svc_client.post(url, data={"gateway": "telebirr", "phone": "0911223344", "csrf": token})
     assert again.status_code == 409 and again.headers["Retry-After"] == "150"
 
 
@@ -107,7 +109,7 @@ def test_the_page_shows_expiry(
 
 def test_paid_page_links_to_the_success_url(svc_client: FlaskClient, auth: dict[str, str]) -> None:
     session_id, url = _link(svc_client, auth, successUrl="https://shop.example/done/{CHECKOUT_ID}")
-    svc_client.post(url, data={"gateway": "cbe", "phone": "0900000001", "email": "a@b.co"})
+    submit(svc_client, url, {"gateway": "cbe", "phone": "0900000001", "email": "a@b.co"})
     assert f'href="https://shop.example/done/{session_id}"' in _text(svc_client, url)
 
 
@@ -149,7 +151,7 @@ def test_the_simulator_page_offers_approve_and_every_failure_code(
 
 def test_approve_button(svc_client: FlaskClient, auth: dict[str, str]) -> None:
     session_id, url = _simulated(svc_client, auth)
-    response = svc_client.post(url + "/approve")
+    response = submit(svc_client, url, action=url + "/approve")
     assert response.status_code == 303
     assert 'data-state="paid"' in _text(svc_client, path(response.headers["Location"]))
     assert status_of(svc_client, session_id)["status"] == "completed"
@@ -158,7 +160,7 @@ def test_approve_button(svc_client: FlaskClient, auth: dict[str, str]) -> None:
 @pytest.mark.parametrize("code", FAILURE_CODES)
 def test_fail_buttons(svc_client: FlaskClient, auth: dict[str, str], code: str) -> None:
     session_id, url = _simulated(svc_client, auth)
-    svc_client.post(url + "/fail", data={"code": code})
+    submit(svc_client, url, {"code": code}, url + "/fail")
     status = status_of(svc_client, session_id)
     assert (status["status"], status["failure"]["code"]) == ("expired", code)
     assert FAILURE_MESSAGES[code] in _text(svc_client, url)
@@ -178,30 +180,83 @@ def test_the_simulator_decides_a_payment_link_prompt(
     svc_client: FlaskClient, auth: dict[str, str]
 ) -> None:
     session_id, url = _link(svc_client, auth)
-    svc_client.post(url, data={"gateway": "mpesa", "phone": "0911223344", "email": "a@b.co"})
-    svc_client.post(f"/simulate/{session_id}/fail", data={"code": "payment_canceled"})
+    submit(svc_client, url, {"gateway": "mpesa", "phone": "0911223344", "email": "a@b.co"})
+    sim = f"/simulate/{session_id}"
+    submit(svc_client, sim, {"code": "payment_canceled"}, sim + "/fail")
     assert status_of(svc_client, session_id)["attempt"]["lastFailure"]["code"] == "payment_canceled"
-    svc_client.post(url, data={"gateway": "mpesa", "phone": "0911223344"})
-    svc_client.post(f"/simulate/{session_id}/approve")
+    submit(svc_client, url, {"gateway": "mpesa", "phone": "0911223344"})
+    submit(svc_client, sim, action=sim + "/approve")
     assert status_of(svc_client, session_id)["status"] == "completed"
 
 
 # --- product page ---------------------------------------------------------------------------------
 
 
-def test_the_product_page_starts_a_hosted_checkout(
+def test_the_product_page_starts_a_hosted_checkout_on_the_simulator(
     svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
+    """Sandbox, no token, no gateway: no payment link; telebirr on the simulator (§4)."""
     product = published(svc_client, auth, description="A good book")
     url = f"/p/{product['checkoutToken']}"
     html = _text(svc_client, url)
-    assert "A good book" in html and "50.00 ETB" in html
-    response = svc_client.post(url, data={"email": "a@b.co", "name": "Abebe"})
+    assert "A good book" in html and "50.00 ETB" in html and "telebirr" in html
+    response = submit(svc_client, url, {"email": "a@b.co", "name": "Abebe"})
     assert response.status_code == 303
-    pay = path(response.headers["Location"])
-    assert pay.startswith("/pay/cs_")
-    assert svc_sandbox.checkout.get(pay[len("/pay/cs_") :]).mode.value == "hosted"
-    assert 'name="email"' not in _text(svc_client, pay)
+    simulator = path(response.headers["Location"])
+    session_id = simulator[len("/simulate/") :]
+    session = svc_sandbox.checkout.get(session_id)
+    assert (session.mode.value, session.gateway) == ("hosted", "telebirr")
+    assert svc_client.get(f"/pay/cs_{session_id}").status_code == 404
+    submit(svc_client, simulator, action=simulator + "/approve")
+    assert status_of(svc_client, session_id)["status"] == "completed"
+
+
+def _production_hosted(client: FlaskClient, live_auth: dict[str, str], **data: str) -> str:
+    product = published(client, live_auth)
+    page = f"/p/{product['checkoutToken']}"
+    response = submit(client, page, {"email": "a@b.co", **data})
+    assert response.status_code == 303
+    provider = path(response.headers["Location"])
+    assert provider.startswith("/provider/")
+    return provider
+
+
+def test_a_production_product_page_sends_the_buyer_to_the_provider_page(
+    svc_client: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    provider = _production_hosted(svc_client, live_auth, phone="0911223344")
+    html = _text(svc_client, provider)
+    assert "telebirr" in html and 'value="251911223344"' in html and 'id="confirm"' in html
+    confirmed = submit(svc_client, provider, {"phone": "0911223344"}, provider + "/confirm")
+    assert confirmed.status_code == 303
+    assert 'data-state="paid"' in _text(svc_client, provider)
+    assert status_of(svc_client, provider[len("/provider/") :])["status"] == "completed"
+
+
+def test_cancel_on_the_provider_page_ends_the_session(
+    svc_client: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    provider = _production_hosted(svc_client, live_auth)
+    submit(svc_client, provider, action=provider + "/cancel")
+    status = status_of(svc_client, provider[len("/provider/") :])
+    assert (status["status"], status["failure"]["code"]) == ("expired", "payment_canceled")
+    assert "attempt" not in status  # not a payment link
+
+
+def test_the_provider_page_refuses_a_bad_phone_and_keeps_the_session_open(
+    svc_client: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    provider = _production_hosted(svc_client, live_auth)
+    bad = submit(svc_client, provider, {"phone": "12"}, provider + "/confirm")
+    assert bad.status_code == 400 and "phone" in bad.get_data(as_text=True)
+    assert status_of(svc_client, provider[len("/provider/") :])["status"] == "open"
+
+
+def test_a_sandbox_session_has_no_provider_page(
+    svc_client: FlaskClient, auth: dict[str, str]
+) -> None:
+    session_id, _ = _link(svc_client, auth)
+    assert svc_client.get(f"/provider/{session_id}").status_code == 404
 
 
 def test_a_pwyw_product_page_takes_an_amount_in_etb(
@@ -212,15 +267,15 @@ def test_a_pwyw_product_page_takes_an_amount_in_etb(
     )
     url = f"/p/{product['checkoutToken']}"
     assert 'value="15.00"' in _text(svc_client, url)
-    low = svc_client.post(url, data={"email": "a@b.co", "amount": "9.99"})
+    low = submit(svc_client, url, {"email": "a@b.co", "amount": "9.99"})
     assert low.status_code == 400 and "amount must be at least 1000" in low.get_data(as_text=True)
-    ok = svc_client.post(url, data={"email": "a@b.co", "amount": "12.50"})
+    ok = submit(svc_client, url, {"email": "a@b.co", "amount": "12.50"})
     assert "12.50 ETB" in _text(svc_client, path(ok.headers["Location"]))
 
 
 def test_a_free_product_page_gives_the_order(svc_client: FlaskClient, auth: dict[str, str]) -> None:
     product = published(svc_client, auth, pricingModel="free", price=None)
-    response = svc_client.post(f"/p/{product['checkoutToken']}", data={"email": "a@b.co"})
+    response = submit(svc_client, f"/p/{product['checkoutToken']}", {"email": "a@b.co"})
     assert response.status_code == 200 and 'data-state="paid"' in response.get_data(as_text=True)
 
 
@@ -243,8 +298,8 @@ def test_the_product_page_asks_the_checkout_fields(
     ).json["id"]  # type: ignore[index]
     url = f"/p/{product['checkoutToken']}"
     assert f'name="field_{field}"' in _text(svc_client, url)
-    missing = svc_client.post(url, data={"email": "a@b.co"})
+    missing = submit(svc_client, url, {"email": "a@b.co"})
     assert missing.status_code == 400
-    ok = svc_client.post(url, data={"email": "a@b.co", f"field_{field}": "A7"})
-    session_id = path(ok.headers["Location"])[len("/pay/cs_") :]
+    ok = submit(svc_client, url, {"email": "a@b.co", f"field_{field}": "A7"})
+    session_id = path(ok.headers["Location"])[len("/simulate/") :]
     assert svc_sandbox.checkout.get(session_id).collected_fields == {field: "A7"}

@@ -90,7 +90,7 @@ def trigger(client: FlaskClient, type_: str, **fields: Any) -> dict[str, Any]:
 
 
 def flush(client: FlaskClient) -> list[dict[str, Any]]:
-    response = client.post("/_sandbox/webhooks/flush")
+    response = client.post("/_sandbox/webhooks/flush", json={})
     assert response.status_code == 200, response.json
     attempts: list[dict[str, Any]] = response.json["attempts"]  # type: ignore[index]
     return attempts

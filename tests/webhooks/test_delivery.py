@@ -246,6 +246,23 @@ def test_endpoints_see_only_their_own_organizations_events(
     assert attempt["organizationId"] == production.id
 
 
+@pytest.mark.parametrize("route", ["attempts", "deliveries"])
+def test_journals_filter_by_organization(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver, route: str
+) -> None:
+    orgs = {o.environment.value: o.id for o in svc_sandbox.orgs.all()}
+    for org_id in orgs.values():
+        add_endpoint(svc_client, receiver.url, orgId=org_id)
+        trigger(svc_client, "order.created", orgId=org_id)
+    flush(svc_client)
+    for org_id in orgs.values():
+        listed = svc_client.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": org_id})
+        assert listed.status_code == 200
+        assert [item["organizationId"] for item in listed.json["items"]] == [org_id]  # type: ignore[index]
+    unknown = svc_client.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": "nobody"})
+    assert unknown.json["items"] == []  # type: ignore[index]
+
+
 def test_deliveries_go_out_in_due_time_order(svc_client: FlaskClient) -> None:
     with running_receiver(200) as receiver:
         receiver.behaviours.append(500)
@@ -264,7 +281,7 @@ def test_redeliver_sends_the_same_event_again(svc_client: FlaskClient, receiver:
     event = trigger(svc_client, "order.completed")
     flush(svc_client)
     advance(svc_client, "10m")
-    response = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver")
+    response = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert response.status_code == 201
     body = response.json
     assert body is not None
@@ -281,9 +298,11 @@ def test_redeliver_sends_the_same_event_again(svc_client: FlaskClient, receiver:
 def test_redeliver_errors(
     svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
 ) -> None:
-    assert svc_client.post("/_sandbox/webhooks/events/evt_nope/redeliver").status_code == 404
+    assert (
+        svc_client.post("/_sandbox/webhooks/events/evt_nope/redeliver", json={}).status_code == 404
+    )
     event = trigger(svc_client, "order.created")
-    no_endpoint = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver")
+    no_endpoint = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert no_endpoint.status_code == 409
     production = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "production")
     other = add_endpoint(svc_client, receiver.url, orgId=production.id)
@@ -327,7 +346,7 @@ def test_disabling_an_endpoint_fails_its_due_attempts_and_deleting_it_ends_them(
         svc_client.patch(path, json={"enabled": False})
         advance(svc_client, "1m")
         assert attempts(svc_client)[-1]["error"] == "endpoint_disabled"
-        svc_client.delete(path)
+        svc_client.delete(path, json={})
         advance(svc_client, "5m")
         assert attempts(svc_client)[-1]["error"] == "endpoint_deleted"
         [delivery] = svc_client.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]

@@ -35,7 +35,10 @@ def test_create_read_update_delete(svc_client: FlaskClient) -> None:
     )
     assert [e["id"] for e in listed.json["items"]] == [created["id"]]  # type: ignore[index]
 
-    assert svc_client.delete(f"/_sandbox/webhooks/endpoints/{created['id']}").status_code == 200
+    assert (
+        svc_client.delete(f"/_sandbox/webhooks/endpoints/{created['id']}", json={}).status_code
+        == 200
+    )
     assert svc_client.get(f"/_sandbox/webhooks/endpoints/{created['id']}").status_code == 404
 
 
@@ -54,7 +57,8 @@ def test_a_secret_is_generated_when_none_is_given(svc_client: FlaskClient) -> No
     secret = response.json["secret"]  # type: ignore[index]
     assert secret.startswith("whsec_") and len(secret) > 20
     rotated = svc_client.post(
-        f"/_sandbox/webhooks/endpoints/{response.json['id']}/rotate-secret"  # type: ignore[index]
+        f"/_sandbox/webhooks/endpoints/{response.json['id']}/rotate-secret",  # type: ignore[index]
+        json={},
     )
     assert rotated.json["secret"].startswith("whsec_")  # type: ignore[index]
     assert rotated.json["secret"] != secret  # type: ignore[index]
@@ -111,7 +115,7 @@ def test_unknown_organization_or_endpoint_is_404(svc_client: FlaskClient) -> Non
     response = svc_client.post("/_sandbox/webhooks/endpoints", json={"url": URL, "orgId": "nope"})
     assert response.status_code == 404
     assert svc_client.patch("/_sandbox/webhooks/endpoints/we_x", json={}).status_code == 404
-    assert svc_client.delete("/_sandbox/webhooks/endpoints/we_x").status_code == 404
+    assert svc_client.delete("/_sandbox/webhooks/endpoints/we_x", json={}).status_code == 404
 
 
 def test_webhook_url_setting_gives_each_default_organization_an_endpoint() -> None:
@@ -132,7 +136,7 @@ def test_webhook_url_without_secret_generates_one_shown_by_info_and_kept_by_rese
     secret = info["webhooks"]["secret"]
     assert secret.startswith("whsec_")
     assert {o["webhookEndpoints"][0]["secret"] for o in info["organizations"]} == {secret}
-    after = client.post("/_sandbox/reset").json
+    after = client.post("/_sandbox/reset", json={}).json
     assert after is not None
     assert after["webhooks"]["secret"] == secret
     assert Sandbox(clock_mode="frozen", port=0, webhook_url=URL).info()["webhooks"] == {

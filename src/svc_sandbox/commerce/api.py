@@ -6,8 +6,10 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
+from svc_sandbox.commerce.checkout import fields_not_applying
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.commerce.schemas import CheckoutBody, ProductCreateBody, ProductUpdateBody
+from svc_sandbox.contract import api as contract_api
 from svc_sandbox.core.errors import Forbidden, SandboxError, Unauthorized
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.orgs.organizations import Principal
@@ -112,7 +114,13 @@ def create_checkout() -> Response:
     sb = sandbox()
     sb.limits.take_checkout(principal.token.token if principal else None, client_ip())
     body = parse_body(CheckoutBody)
-    return json_response(sb.checkout.create(principal, body))
+    result = sb.checkout.create(principal, body)
+    for name in fields_not_applying(body):
+        contract_api.notice(
+            f"body.{name}",
+            f"{name} does not apply to a custom-amount checkout (no productId): it was ignored",
+        )
+    return json_response(result)
 
 
 @blueprint.get("/checkout/<session_id>")

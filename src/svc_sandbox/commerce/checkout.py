@@ -43,11 +43,23 @@ class Mode(StrEnum):
     DIRECT = "direct"  # production + gateway: prompt pushed to the phone
     SIMULATOR = "simulator"  # sandbox + gateway: {simulate_url}/<session_id>
     LINK = "link"  # token, no gateway: payment link {pay_url}/cs_<id>
-    HOSTED = "hosted"  # no token, no gateway: the provider's hosted page (same page)
+    HOSTED = "hosted"  # no token, no gateway: the provider's hosted page, gateway telebirr
 
 
 #: Modes whose buyer pays on the payment-link page (attempts through POST /pay/{payToken}).
-LINK_MODES = (Mode.LINK, Mode.HOSTED)
+LINK_MODES = (Mode.LINK,)
+#: §4: "A default gateway of telebirr is also stated for product checkout without a token".
+HOSTED_GATEWAY = "telebirr"
+#: Fields of the product body that "do not apply" to a custom amount (§4): ignored there.
+PRODUCT_ONLY_FIELDS = ("checkoutLink", "collectedFields")
+
+
+def fields_not_applying(body: CheckoutBody) -> list[str]:
+    """The fields a custom-amount checkout sent that do not apply to it (ignored, reported)."""
+    if body.productId is not None:
+        return []
+    return [name for name in PRODUCT_ONLY_FIELDS if getattr(body, name) is not None]
+
 
 SESSION_LIFECYCLE = Lifecycle(
     "checkout session",
@@ -97,13 +109,15 @@ class CheckoutSession:
 
 @dataclass
 class _Plan:
-    """A checked checkout request: everything needed to open the session, nothing stored yet."""
+    """A checked checkout request: everything needed to open the session, nothing stored yet
+    and no id drawn (a refusal after planning must not shift later ids)."""
 
     org: Organization
     environment: str
     mode: Mode
     amount: int
-    product_id: str
+    #: None for a custom amount: the organization's placeholder, drawn when the session opens.
+    product_id: str | None
     product_title: str
     description: str | None
     customer: CustomerBody | None
@@ -164,11 +178,6 @@ class CheckoutService(Service):
         if body.productId is None:
             if principal is None:
                 raise ValidationFailed(rules.PRODUCT_ID_REQUIRED)
-            for name in ("checkoutLink", "collectedFields"):
-                if getattr(body, name) is not None:
-                    raise ValidationFailed(
-                        f"{name} applies only to product checkouts: send productId or omit {name}"
-                    )
             description: str | None = rules.custom_description(body.description)
             amount = rules.custom_amount(body.amount)
         else:
@@ -210,11 +219,11 @@ class CheckoutService(Service):
             environment=environment,
             mode=mode,
             amount=amount,
-            product_id=product.id if product else self._placeholder(org.id),
+            product_id=product.id if product else None,
             product_title=product.title if product else CUSTOM_PAYMENT_TITLE,
             description=description,
             customer=body.customer,
-            gateway=body.gateway,
+            gateway=HOSTED_GATEWAY if mode is Mode.HOSTED else body.gateway,
             success_url=success_url or link_success,
             checkout_link=link_id,
             metadata=rules.merge_metadata(
@@ -268,6 +277,7 @@ class CheckoutService(Service):
         return self.placeholders[org_id]
 
     def _open(self, plan: _Plan) -> CheckoutSession:
+        product_id = plan.product_id or self._placeholder(plan.org.id)
         now = self.clock.now()
         customer: Customer | None = None
         if plan.customer is not None and plan.customer.email is not None:
@@ -289,7 +299,7 @@ class CheckoutService(Service):
             amount=plan.amount,
             created_at=now,
             expires_at=now + SESSION_LIFETIME,
-            product_id=plan.product_id,
+            product_id=product_id,
             product_title=plan.product_title,
             description=plan.description,
             customer_id=customer.id if customer else None,
@@ -312,16 +322,19 @@ class CheckoutService(Service):
         SESSION_LIFECYCLE.move(session, "open")
         self.scheduler.schedule(session.expires_at, EXPIRE, {"sessionId": session.id})
         if plan.mode in (Mode.DIRECT, Mode.SIMULATOR):
-            channel = Channel.PUSH if plan.mode is Mode.DIRECT else Channel.SIMULATOR
-            self._attempt(session, channel, plan.gateway or "telebirr", session.phone or "")
+            self._attempt(session, self._channel(session), plan.gateway or "", session.phone or "")
         return session
 
     def checkout_url(self, session: CheckoutSession) -> str | None:
+        """Direct: none. Sandbox push or hosted: the simulator. Production hosted: the
+        emulated provider page. Token without gateway: the payment link."""
         if session.mode is Mode.DIRECT:
             return None
-        if session.mode is Mode.SIMULATOR:
-            return f"{self.settings.root('simulate_url')}/{session.id}"
-        return f"{self.settings.root('pay_url')}/{session.pay_token}"
+        if session.mode is Mode.LINK:
+            return f"{self.settings.root('pay_url')}/{session.pay_token}"
+        if session.environment == "production":
+            return f"{self.settings.root('provider_url')}/{session.id}"
+        return f"{self.settings.root('simulate_url')}/{session.id}"
 
     # --- payment attempts ------------------------------------------------------------------
 
@@ -372,10 +385,46 @@ class CheckoutService(Service):
         session = self.get(session_id)
         self.settle(session_id)
         self._require_open(session)
-        channel = Channel.LINK if session.mode in LINK_MODES else Channel.SIMULATOR
         return self._attempt(
-            session, channel, session.gateway or "telebirr", session.phone or "", plan=False
+            session,
+            self._channel(session),
+            session.gateway or "telebirr",
+            session.phone or "",
+            plan=False,
         )
+
+    @staticmethod
+    def _channel(session: CheckoutSession) -> Channel:
+        if session.mode in LINK_MODES:
+            return Channel.LINK
+        if session.mode is Mode.HOSTED and session.environment == "production":
+            return Channel.HOSTED
+        return Channel.PUSH if session.mode is Mode.DIRECT else Channel.SIMULATOR
+
+    @locked
+    def hosted_session(self, session_id: str) -> CheckoutSession:
+        """A production no-token checkout, whose buyer pays on the emulated provider page."""
+        session = self.sessions.get(session_id)
+        if (
+            session is None
+            or session.mode is not Mode.HOSTED
+            or session.environment != ("production")
+        ):
+            raise NotFound("Payment page not found")
+        return session
+
+    @locked
+    def confirm_hosted(self, session_id: str, phone: str) -> CheckoutSession:
+        """The buyer confirms on the provider page: one prompt, decided by the provider's
+        configured outcome at once (a failure ends the session, as a push's does)."""
+        session = self.hosted_session(session_id)
+        self.settle(session.id)
+        self._require_open(session)
+        if self.payments.in_flight_of(session.id) is not None:
+            raise Conflict("This payment is already waiting for the provider's decision")
+        session.phone = phone
+        self._attempt(session, Channel.HOSTED, session.gateway or HOSTED_GATEWAY, phone)
+        return session
 
     def _on_decided(self, attempt: PaymentAttempt) -> None:
         session = self.sessions.get(attempt.session_id)

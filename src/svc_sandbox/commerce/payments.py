@@ -53,7 +53,8 @@ DECIDE = "payments.decide"
 class Channel(StrEnum):
     PUSH = "push"  # production direct push
     SIMULATOR = "simulator"  # sandbox checkout with a gateway: the simulator page
-    LINK = "link"  # payment link / hosted page attempt (POST /pay/{payToken})
+    LINK = "link"  # payment link attempt (POST /pay/{payToken})
+    HOSTED = "hosted"  # the buyer confirms on the provider's hosted page (production)
 
 
 class AttemptStatus(StrEnum):
@@ -215,6 +216,12 @@ class PaymentService(Service):
         if self.config.initiate_failures:
             reason = self.config.initiate_failures.pop(0)
             return self._decide(attempt, Failure.of("initiate_failed", reason))
+        if channel is Channel.HOSTED:
+            # The buyer confirmed on the provider's own page: the provider's configured
+            # outcome applies at once ("none" leaves the prompt to the control plane).
+            if self.config.push_outcome == "none":
+                return attempt
+            return self._decide(attempt, outcome_failure(self.config.push_outcome))
         if environment == "sandbox" and phone == PAYS_AT_ONCE:
             return self._decide(attempt, None)
         if environment == "sandbox" and phone == FAILS_AT_ONCE:

@@ -94,6 +94,7 @@ class ProductService(Service):
             raise ValidationFailed("price.amount is required for fixed products")
         if body.pricingModel == "pwyw" and price.minimumAmount is None:
             raise ValidationFailed("price.minimumAmount is required for pwyw products")
+        self._pwyw_bounds(body.pricingModel, None, None, price)  # refuse before drawing ids
         now = self.clock.now()
         self._seq += 1
         product = Product(
@@ -190,18 +191,28 @@ class ProductService(Service):
             raise Unprocessable("price.type is locked after creation")
 
     @staticmethod
-    def _apply_price(product: Product, price: PriceBody) -> None:
+    def _pwyw_bounds(
+        pricing_model: str, minimum: int | None, default: int | None, price: PriceBody
+    ) -> tuple[int | None, int | None]:
+        """The pwyw minimum and default after ``price`` applies to the current ones; the
+        default may not be below the minimum."""
+        if pricing_model != "pwyw":
+            return minimum, default
+        if price.minimumAmount is not None:
+            minimum = price.minimumAmount
+        if price.defaultAmount is not None:
+            default = price.defaultAmount
+        if minimum is not None and default is not None and default < minimum:
+            raise ValidationFailed("price.defaultAmount must be at least price.minimumAmount")
+        return minimum, default
+
+    @classmethod
+    def _apply_price(cls, product: Product, price: PriceBody) -> None:
         """Checks the whole price first and only then writes it, so a refusal changes nothing."""
         if product.pricing_model == "pwyw":
-            minimum = (
-                price.minimumAmount if price.minimumAmount is not None else product.minimum_amount
+            product.minimum_amount, product.default_amount = cls._pwyw_bounds(
+                "pwyw", product.minimum_amount, product.default_amount, price
             )
-            default = (
-                price.defaultAmount if price.defaultAmount is not None else product.default_amount
-            )
-            if minimum is not None and default is not None and default < minimum:
-                raise ValidationFailed("price.defaultAmount must be at least price.minimumAmount")
-            product.minimum_amount, product.default_amount = minimum, default
         elif product.pricing_model == "fixed" and price.amount is not None:
             product.amount = price.amount
 

@@ -148,6 +148,12 @@ class PayBody(NoNulls):
 MIN_WITHDRAWAL = 10_000  # spec §8: 100.00 ETB
 
 
+class HostedConfirmBody(NoNulls):
+    """The emulated provider page's confirm form: the phone the buyer pays from."""
+
+    phone: Phone
+
+
 class WithdrawalCreateBody(Strict):
     """POST /withdrawals: all three fields required, ``amount`` gross santim, ``account`` a
     phone in one of the §2 formats (stored as 2519XXXXXXXX, like a customer's phone)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 
-from flask import Blueprint, Flask, Request, Response
+from flask import Blueprint, Flask, Request, Response, g
 
 from svc_sandbox.contract.conformance import Exchange
 from svc_sandbox.contract.document import served_contract
@@ -87,10 +87,15 @@ def check_response(req: Request, response: Response, request_id: str) -> Respons
         )
         if broken:
             violations += broken
-            sb.conformance.record(exchange, operation, violations)
+            sb.conformance.record(exchange, operation, violations, g.get("contract_notices"))
             return strict_failure(response, operation, broken, request_id)
-    sb.conformance.record(exchange, operation, violations)
+    sb.conformance.record(exchange, operation, violations, g.get("contract_notices"))
     return response
+
+
+def notice(location: str, message: str) -> None:
+    """Notes in the conformance report something this request did that had no effect."""
+    g.setdefault("contract_notices", []).append({"location": location, "message": message})
 
 
 def strict_failure(

@@ -39,13 +39,32 @@ class ConformanceRecorder:
             self._violations: list[dict[str, Any]] = []
             self._dropped = 0
             self._unmatched: list[dict[str, Any]] = []
+            self._notices: list[dict[str, Any]] = []
             self._requests = 0
 
     def record(
-        self, exchange: Exchange, operation: Operation | None, violations: list[Violation]
+        self,
+        exchange: Exchange,
+        operation: Operation | None,
+        violations: list[Violation],
+        notices: list[dict[str, str]] | None = None,
     ) -> None:
+        """``notices``: what the request did that the contract allows but that has no effect
+        (``{location, message}``, e.g. fields that do not apply and were ignored)."""
         with self._lock:
             self._requests += 1
+            for notice in notices or []:
+                if len(self._notices) < self.max_violations:
+                    self._notices.append(
+                        {
+                            "requestId": exchange.request_id,
+                            "operationId": operation.operation_id if operation else None,
+                            "method": exchange.method,
+                            "path": exchange.path,
+                            "status": exchange.status,
+                            **notice,
+                        }
+                    )
             if operation is None:
                 if len(self._unmatched) < self.max_violations:
                     self._unmatched.append(
@@ -79,6 +98,8 @@ class ConformanceRecorder:
             operations = []
             declared_total = exercised_total = 0
             for operation in self.contract.operations:
+                if operation.own_server:
+                    continue  # not under {base_url}: never recorded (docs/contract.md)
                 seen = self._statuses.get(operation.operation_id, Counter())
                 declared = operation.declared_statuses()
                 covered = [s for s in declared if self._covers(s, seen)]
@@ -109,10 +130,12 @@ class ConformanceRecorder:
                     "responseViolations": len(self._violations) - len(request_violations),
                     "violationsDropped": self._dropped,
                     "unmatched": len(self._unmatched),
+                    "notices": len(self._notices),
                 },
                 "operations": operations,
                 "violations": list(self._violations),
                 "unmatched": list(self._unmatched),
+                "notices": list(self._notices),
             }
 
     @staticmethod

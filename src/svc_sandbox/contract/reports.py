@@ -59,6 +59,13 @@ def to_text(report: dict[str, Any]) -> str:
             f"  {u['requestId']} {u['method']} {u['path']} -> {u['status']}"
             for u in report["unmatched"]
         ]
+    if report.get("notices"):
+        lines += ["", "Notices (allowed, but without effect):"]
+        lines += [
+            f"  {n['requestId']} {n['method']} {n['path']} -> {n['status']} "
+            f"{n['location']}: {n['message']}"
+            for n in report["notices"]
+        ]
     return "\n".join(lines)
 
 

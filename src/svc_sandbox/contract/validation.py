@@ -74,6 +74,9 @@ class Operation:
     reads_query: bool = False
     reads_headers: bool = False
     takes_body: bool = False
+    #: Served under its own root (a path-level ``servers`` entry, e.g. ``{pay_url}``), not under
+    #: ``{base_url}``: neither matched there nor in the conformance report.
+    own_server: bool = False
 
     @property
     def label(self) -> str:
@@ -104,6 +107,8 @@ class Contract:
         self._literal: dict[tuple[str, str], Operation] = {}
         self._templated: dict[str, list[Operation]] = {}
         for operation in self.operations:
+            if operation.own_server:
+                continue  # served under its own root: never matched under {base_url}
             if "{" in operation.path:
                 self._templated.setdefault(operation.method, []).append(operation)
             else:
@@ -139,6 +144,7 @@ class Contract:
                     reads_headers=any(p["in"] == "header" for _, p in params)
                     or (bool(security) and all(requirement for requirement in security)),
                     takes_body="requestBody" in definition,
+                    own_server="servers" in item or "servers" in definition,
                 )
 
     def _parameter(self, item: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:

@@ -98,7 +98,7 @@ def read_faults() -> Response:
 def add_faults() -> Response:
     body = parse_body(FaultsBody)
     config = sandbox().payments.add_faults(
-        body.refuseCheckouts, body.refuseMessage, list(body.initiateFailed)
+        body.refuseCheckouts, body.refuseMessage, list(body.initiateFailures)
     )
     return json_response(config.to_public())
 

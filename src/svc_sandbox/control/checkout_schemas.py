@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from svc_sandbox.commerce.schemas import Uri
 
@@ -29,8 +29,12 @@ class FaultsBody(Strict):
     #: The provider refuses the next N paid checkouts with 502 {error}.
     refuseCheckouts: Annotated[StrictInt, Field(ge=0, le=10_000)] = 0
     refuseMessage: Annotated[StrictStr, Field(min_length=1, max_length=500)] | None = None
-    #: The next attempts fail with ``initiate_failed``, one reason per attempt, in order.
-    initiateFailed: list[Annotated[StrictStr, Field(min_length=1, max_length=500)]] = []
+    #: The next attempts fail with ``initiate_failed``, one reason per attempt, in order. The
+    #: answer's name; ``initiateFailed`` (the first name) is still read.
+    initiateFailures: Annotated[
+        list[Annotated[StrictStr, Field(min_length=1, max_length=500)]],
+        Field(validation_alias=AliasChoices("initiateFailures", "initiateFailed")),
+    ] = []
 
 
 class CheckoutLinkBody(Strict):

@@ -41,8 +41,13 @@ def _query(model: Any) -> Any:
     return query
 
 
+#: Query parameters whose field in the public views has another name.
+VIEW_FIELDS = {"orgId": "organizationId"}
+
+
 def _filters(query: Any, *, skip: tuple[str, ...] = ("limit",)) -> dict[str, str | None]:
-    return {k: v for k, v in query.model_dump().items() if k not in skip}
+    """A query as filters over the public views (``orgId`` filters ``organizationId``)."""
+    return {VIEW_FIELDS.get(k, k): v for k, v in query.model_dump().items() if k not in skip}
 
 
 def _org(org_id: str | None) -> Organization:

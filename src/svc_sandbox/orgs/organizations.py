@@ -9,6 +9,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
+from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, Unauthorized, ValidationFailed, found
 from svc_sandbox.core.locking import locked
@@ -51,7 +52,7 @@ class Organization:
             "kyc": self.kyc.value,
             "customFeeRate": None if self.custom_fee_rate is None else str(self.custom_fee_rate),
             "redirectUrls": list(self.redirect_urls),
-            "createdAt": self.created_at.isoformat(),
+            "createdAt": isoformat(self.created_at),
         }
 
 
@@ -71,7 +72,7 @@ class ApiToken:
             "environment": self.environment.value,
             "name": self.name,
             "revoked": self.revoked,
-            "createdAt": self.created_at.isoformat(),
+            "createdAt": isoformat(self.created_at),
         }
 
 

@@ -2,7 +2,12 @@
 
 * {pay_url}/cs_<id>: the payment-link page; POST {pay_url}/<payToken> is one attempt;
 * {simulate_url}/<session_id>: the sandbox simulator, approve and fail buttons;
-* {product_page_url}/<token>: a published product's public page, which starts a hosted checkout.
+* {product_page_url}/<token>: a published product's public page, which starts a hosted checkout;
+* {provider_url}/<session_id>: the emulated provider's hosted page of a production no-token
+  checkout, where the buyer confirms (or cancels) the payment.
+
+Every form carries a CSRF token (``exposure.FormTokens``) bound to what it acts on; a form post
+without a valid one answers 403 and changes nothing. JSON requests need none.
 """
 
 from __future__ import annotations
@@ -12,23 +17,30 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.commerce.api import client_ip
-from svc_sandbox.commerce.schemas import CheckoutBody, PayBody
+from svc_sandbox.commerce.schemas import CheckoutBody, HostedConfirmBody, PayBody
 from svc_sandbox.core.errors import NotFound, SandboxError
 from svc_sandbox.core.validation import parse
+from svc_sandbox.exposure import FormTokens
+from svc_sandbox.exposure_api import form_tokens, require_form_token
 from svc_sandbox.pages.views import product_view, santim, session_view
 from svc_sandbox.web import error_response, json_body, json_response, sandbox
 
 pay = Blueprint("pay_pages", __name__, template_folder="templates")
 simulate = Blueprint("simulator_pages", __name__, template_folder="templates")
 product_pages = Blueprint("product_pages", __name__, template_folder="templates")
+provider = Blueprint("provider_pages", __name__, template_folder="templates")
 
 
 def wants_json() -> bool:
     return request.mimetype == "application/json"
 
 
-def page(template: str, status: int = 200, **context: Any) -> Response:
-    return Response(render_template(template, **context), status, mimetype="text/html")
+def page(
+    template: str, status: int = 200, *, form_subject: str | None = None, **context: Any
+) -> Response:
+    """A rendered page; ``form_subject`` names what its forms act on (their CSRF token)."""
+    csrf = form_tokens().issue(form_subject) if form_subject else None
+    return Response(render_template(template, csrf=csrf, **context), status, mimetype="text/html")
 
 
 def render_page_error(error: SandboxError) -> Response:
@@ -40,13 +52,14 @@ def render_page_error(error: SandboxError) -> Response:
     return response
 
 
-for blueprint in (pay, simulate, product_pages):
+for blueprint in (pay, simulate, product_pages, provider):
     blueprint.register_error_handler(SandboxError, render_page_error)
 
 
 def form_fields() -> dict[str, str]:
-    """A submitted form without its empty inputs (an empty input means "not given")."""
-    return {k: v for k, v in request.form.items() if v.strip() != ""}
+    """A submitted form without its empty inputs (an empty input means "not given") and
+    without its CSRF token (checked before)."""
+    return {k: v for k, v in request.form.items() if v.strip() != "" and k != FormTokens.FIELD}
 
 
 # --- payment link -------------------------------------------------------------------------
@@ -56,13 +69,14 @@ def form_fields() -> dict[str, str]:
 def pay_page(pay_token: str) -> Response:
     sb = sandbox()
     session = sb.checkout.by_pay_token(pay_token)
-    return page("pay.html", session=session_view(sb, session))
+    return page("pay.html", form_subject=pay_token, session=session_view(sb, session))
 
 
 @pay.post("/<pay_token>")
 def pay_attempt(pay_token: str) -> Response:
     """One attempt: JSON answers CheckoutStatus; the page's form gets a redirect back (303)."""
     sb = sandbox()
+    require_form_token(pay_token)
     sb.limits.take_pay(client_ip())
     session = sb.checkout.by_pay_token(pay_token)
     if wants_json():
@@ -72,7 +86,9 @@ def pay_attempt(pay_token: str) -> Response:
         sb.checkout.pay(pay_token, parse(PayBody, form_fields()))
     except SandboxError as error:
         view = session_view(sb, session)
-        response = page("pay.html", error.status, session=view, error=error.message)
+        response = page(
+            "pay.html", error.status, form_subject=pay_token, session=view, error=error.message
+        )
         response.headers.update(error.headers)
         return response
     return redirect(f"{sb.settings.root('pay_url')}/{pay_token}", 303)  # type: ignore[return-value]
@@ -84,12 +100,14 @@ def pay_attempt(pay_token: str) -> Response:
 @simulate.get("/<session_id>")
 def simulator_page(session_id: str) -> Response:
     sb = sandbox()
-    return page("simulate.html", session=session_view(sb, sb.checkout.get(session_id)))
+    view = session_view(sb, sb.checkout.get(session_id))
+    return page("simulate.html", form_subject=session_id, session=view)
 
 
 @simulate.post("/<session_id>/approve")
 def simulator_approve(session_id: str) -> Response:
     sb = sandbox()
+    require_form_token(session_id)
     sb.checkout.get(session_id)
     sb.payments.approve(session_id)
     return back_to_simulator(session_id)
@@ -98,6 +116,7 @@ def simulator_approve(session_id: str) -> Response:
 @simulate.post("/<session_id>/fail")
 def simulator_fail(session_id: str) -> Response:
     sb = sandbox()
+    require_form_token(session_id)
     sb.checkout.get(session_id)
     fields = json_body() if wants_json() else form_fields()
     sb.payments.fail(session_id, str(fields.get("code", "payment_failed")))
@@ -124,20 +143,22 @@ def published_product(token: str) -> Any:
 
 @product_pages.get("/<token>")
 def product_page(token: str) -> Response:
-    return page("product.html", product=product_view(sandbox(), published_product(token)))
+    view = product_view(sandbox(), published_product(token))
+    return page("product.html", form_subject=token, product=view)
 
 
 @product_pages.post("/<token>")
 def product_buy(token: str) -> Response:
     """The buy form: a checkout without a token and without a gateway (the hosted page)."""
     sb = sandbox()
+    require_form_token(token)
     product = published_product(token)
     sb.limits.take_checkout(None, client_ip())
     fields = form_fields()
     answers = {k[len("field_") :]: v for k, v in fields.items() if k.startswith("field_")}
     body: dict[str, Any] = {
         "productId": token,
-        "customer": {k: fields[k] for k in ("email", "name") if k in fields},
+        "customer": {k: fields[k] for k in ("email", "name", "phone") if k in fields},
     }
     if "amount" in fields:
         body["amount"] = santim(fields["amount"])
@@ -147,7 +168,58 @@ def product_buy(token: str) -> Response:
         result = sb.checkout.create(None, parse(CheckoutBody, body))
     except SandboxError as error:
         view = product_view(sb, product)
-        return page("product.html", error.status, product=view, error=error.message)
+        return page(
+            "product.html", error.status, form_subject=token, product=view, error=error.message
+        )
     if "orderId" in result:
         return page("message.html", title="Thank you", done=result, error=None)
     return redirect(result["checkoutUrl"], 303)  # type: ignore[return-value]
+
+
+# --- the emulated provider's hosted page (production, no token, no gateway) ----------------
+
+
+@provider.get("/<session_id>")
+def provider_page(session_id: str) -> Response:
+    sb = sandbox()
+    view = session_view(sb, sb.checkout.hosted_session(session_id))
+    return page("provider.html", form_subject=session_id, session=view)
+
+
+@provider.post("/<session_id>/confirm")
+def provider_confirm(session_id: str) -> Response:
+    """The buyer confirms with the phone they pay from; the page shows the outcome (303)."""
+    sb = sandbox()
+    require_form_token(session_id)
+    sb.limits.take_pay(client_ip())
+    fields = json_body() if wants_json() else form_fields()
+    try:
+        sb.checkout.confirm_hosted(session_id, parse(HostedConfirmBody, fields).phone)
+    except SandboxError as error:
+        if wants_json():
+            raise
+        view = session_view(sb, sb.checkout.hosted_session(session_id))
+        return page(
+            "provider.html",
+            error.status,
+            form_subject=session_id,
+            session=view,
+            error=error.message,
+        )
+    return back_to_provider(session_id)
+
+
+@provider.post("/<session_id>/cancel")
+def provider_cancel(session_id: str) -> Response:
+    sb = sandbox()
+    require_form_token(session_id)
+    sb.checkout.hosted_session(session_id)
+    sb.payments.fail(session_id, "payment_canceled")
+    return back_to_provider(session_id)
+
+
+def back_to_provider(session_id: str) -> Response:
+    sb = sandbox()
+    if wants_json():
+        return json_response(sb.checkout.status(session_id))
+    return redirect(f"{sb.settings.root('provider_url')}/{session_id}", 303)  # type: ignore[return-value]

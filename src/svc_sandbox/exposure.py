@@ -1,0 +1,165 @@
+"""Who may talk to the sandbox, and how: the rules that make it safe to leave running.
+
+Plain Python (no Flask); ``exposure_api.py`` applies them to every request. See the top of
+docs/control-plane.md for what a client must send.
+
+* Host names served (DNS rebinding): loopback names, the hosts of ``public_url`` and of the
+  roots, ``allowed_hosts``; on a non-loopback bind also IP literals (a rebinding attack needs
+  a DNS name the attacker controls, never an address).
+* Control-plane peers: this machine only, unless ``allow_remote_control``.
+* Control-plane writes: ``Content-Type: application/json`` (no HTML form can send it, so a
+  page on another site cannot post to the control plane).
+* Hosted-page forms: a token signed with a per-process secret, bound to what the form acts on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import secrets
+import socket
+from urllib.parse import urlsplit
+
+from svc_sandbox.settings import ROOT_DEFAULTS, Settings
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
+
+#: Headers on every response.
+COMMON_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    # Payment-link URLs carry the session's pay token: never hand them to another site.
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def is_loopback(address: str | None) -> bool:
+    """Whether an address (or ``localhost``) is this machine's loopback."""
+    if address is None:
+        return False
+    if address.lower() == "localhost":
+        return True
+    try:
+        parsed = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:
+        return False
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        return parsed.ipv4_mapped.is_loopback  # an IPv4 client of a dual-stack "::" bind
+    return parsed.is_loopback
+
+
+def is_ip_literal(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def host_name(header: str) -> str | None:
+    """The name part of a ``Host`` header (``[::1]:8700`` -> ``::1``), lowercased."""
+    try:
+        return urlsplit("//" + header).hostname
+    except ValueError:
+        return None
+
+
+class HostRule:
+    """Which ``Host`` header names this server answers."""
+
+    def __init__(self, settings: Settings) -> None:
+        names = set(LOOPBACK_NAMES)
+        urls = [settings.public_url, *(getattr(settings, root) for root in ROOT_DEFAULTS)]
+        names |= {host for url in urls if url and (host := urlsplit(url).hostname)}
+        extra = {n.strip().lower() for n in settings.allowed_hosts.split(",") if n.strip()}
+        self.any = "*" in extra
+        self.names = frozenset(names | extra)
+        self.addresses = not is_loopback(settings.host)
+        self.origin = settings.origin
+
+    def allows(self, header: str) -> bool:
+        if self.any:
+            return True
+        name = host_name(header)
+        if name is None:
+            return False
+        return name in self.names or (self.addresses and is_ip_literal(name))
+
+    def refusal(self, header: str) -> str:
+        return (
+            f"Host {header!r} is not served here (a guard against DNS rebinding): use "
+            f"{self.origin}, or start svc-sandbox with --allowed-hosts {host_name(header) or ''}"
+        ).rstrip()
+
+
+def remote_control_refusal(peer: str | None) -> str:
+    return (
+        f"The control plane answers only this machine (this request came from {peer}): "
+        f"start svc-sandbox with --allow-remote-control to allow other machines"
+    )
+
+
+JSON_ONLY = (
+    "Control-plane requests that change state must send Content-Type: application/json "
+    "(an empty body is fine)"
+)
+
+
+def content_security_policy(settings: Settings) -> str:
+    """The CSP of the hosted pages: no script at all, forms only to the sandbox's roots, never
+    framed. Styles are inline in the page; images are the products' media URLs."""
+    origins = sorted({f"{p.scheme}://{p.netloc}" for p in map(urlsplit, settings.roots().values())})
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "style-src 'unsafe-inline'",
+            "img-src http: https: data:",
+            "form-action 'self' " + " ".join(origins),
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+        ]
+    )
+
+
+class FormTokens:
+    """CSRF tokens of the hosted pages' forms: HMAC of what the form acts on (a session,
+    a pay token, a product token) under a secret made per process. The secret is not from
+    the seeded id factory on purpose: a seed is public (default 1), so tokens derived from
+    it could be forged; it touches no resource id, event or API body."""
+
+    FIELD = "csrf"
+
+    def __init__(self, secret: bytes | None = None) -> None:
+        self._secret = secret or secrets.token_bytes(32)
+
+    def issue(self, subject: str) -> str:
+        return hmac.new(self._secret, subject.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def valid(self, subject: str, token: str | None) -> bool:
+        return token is not None and hmac.compare_digest(self.issue(subject), token)
+
+
+STALE_FORM = (
+    "This form is out of date or did not come from this page: nothing was changed. "
+    "Go back, reload the page and try again."
+)
+
+
+def usable_origins(settings: Settings) -> list[str]:
+    """Origins a person can open for a server bound to ``settings.host``: a wildcard bind is
+    reached through loopback and this machine's addresses, never at ``0.0.0.0``."""
+    if settings.public_url:
+        return [settings.public_url]
+    if settings.host not in WILDCARD_BINDS:
+        return [settings.origin]
+    origins = [settings.origin]
+    try:
+        _, _, addresses = socket.gethostbyname_ex(socket.gethostname())
+    except OSError:
+        addresses = []
+    for address in addresses:
+        if not is_loopback(address):
+            origins.append(f"http://{address}:{settings.port}")
+    return origins

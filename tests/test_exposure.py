@@ -1,0 +1,216 @@
+"""Safe to leave running (issue 9 §3): what another site, a rebinding DNS name or another
+machine can and cannot do to the sandbox, and the headers every answer carries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.app import create_app
+from svc_sandbox.cli import banner
+from svc_sandbox.exposure import HostRule, usable_origins
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.settings import Settings
+from tests.commerce.checkout_helpers import BUYER, checkout, path, published, push_checkout
+
+# What an HTML form on another site can send: none of them is application/json.
+FORM_TYPES = [
+    None,
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "text/plain",
+]
+
+
+# --- control plane: JSON writes only ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content_type", FORM_TYPES)
+@pytest.mark.parametrize(
+    ("method", "route"),
+    [
+        ("POST", "/_sandbox/reset"),
+        ("POST", "/_sandbox/clock/advance"),
+        ("POST", "/_sandbox/orgs"),
+        ("PUT", "/_sandbox/state"),
+        ("DELETE", "/_sandbox/faults"),
+    ],
+)
+def test_a_cross_site_form_cannot_change_the_control_plane(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, content_type: str | None, method: str, route: str
+) -> None:
+    before = svc_sandbox.export()
+    headers = {"Content-Type": content_type} if content_type else {}
+    response = svc_client.open(route, method=method, data="", headers=headers)
+    assert response.status_code == 415
+    assert response.json == {
+        "error": "Control-plane requests that change state must send Content-Type: "
+        "application/json (an empty body is fine)",
+        "code": "unsupported_media_type",
+    }
+    assert svc_sandbox.export() == before
+
+
+def test_an_empty_json_request_is_enough(svc_client: FlaskClient) -> None:
+    response = svc_client.post("/_sandbox/reset", headers={"Content-Type": "application/json"})
+    assert response.status_code == 200
+
+
+def test_reads_need_no_content_type(svc_client: FlaskClient) -> None:
+    assert svc_client.get("/_sandbox").status_code == 200
+
+
+# --- Host names (DNS rebinding) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost", "localhost:8700", "127.0.0.1:8700", "[::1]:8700", "LOCALHOST:1"]
+)
+def test_loopback_host_names_are_served(svc_client: FlaskClient, host: str) -> None:
+    assert svc_client.get("/_sandbox", headers={"Host": host}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "route", ["/_sandbox", "/_sandbox/state", "/api/products", "/nowhere", "/p/p_x"]
+)
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:8700", "10.0.0.5"])
+def test_other_host_names_are_refused_on_a_loopback_bind(
+    svc_client: FlaskClient, route: str, host: str
+) -> None:
+    response = svc_client.get(route, headers={"Host": host})
+    assert response.status_code == 400
+    body = response.get_data(as_text=True)
+    assert "is not served here" in body and "--allowed-hosts" in body
+    assert "svc_test_" not in body
+
+
+def test_the_public_url_and_allowed_hosts_are_served() -> None:
+    sandbox = Sandbox(
+        clock_mode="frozen", public_url="https://sandbox.test:9443", allowed_hosts="dev.box"
+    )
+    client = create_app(sandbox).test_client()
+    for host in ("sandbox.test", "sandbox.test:9443", "dev.box:8700", "localhost"):
+        assert client.get("/_sandbox", headers={"Host": host}).status_code == 200, host
+    assert client.get("/_sandbox", headers={"Host": "other.test"}).status_code == 400
+
+
+def test_a_wide_bind_also_serves_ip_addresses_but_not_names() -> None:
+    rule = HostRule(Settings(host="0.0.0.0"))
+    assert rule.allows("192.168.1.20:8700") and rule.allows("[fe80::1]:8700")
+    assert not rule.allows("attacker.example")
+    assert HostRule(Settings(allowed_hosts="*")).allows("anything.example")
+
+
+# --- other machines -------------------------------------------------------------------------------
+
+
+def test_the_control_plane_refuses_other_machines(svc_client: FlaskClient) -> None:
+    remote = {"REMOTE_ADDR": "192.168.1.20"}
+    response = svc_client.get("/_sandbox", environ_base=remote)
+    assert response.status_code == 403
+    assert response.json["code"] == "remote_control"  # type: ignore[index]
+    assert "--allow-remote-control" in response.json["error"]  # type: ignore[index]
+    # the public API still answers them
+    assert svc_client.get("/api/products", environ_base=remote).status_code == 403  # no token
+
+
+@pytest.mark.parametrize("peer", ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"])
+def test_every_loopback_peer_is_this_machine(svc_client: FlaskClient, peer: str) -> None:
+    assert svc_client.get("/_sandbox", environ_base={"REMOTE_ADDR": peer}).status_code == 200
+
+
+def test_allow_remote_control_lets_them_in() -> None:
+    client = create_app(Sandbox(clock_mode="frozen", allow_remote_control=True)).test_client()
+    assert client.get("/_sandbox", environ_base={"REMOTE_ADDR": "192.168.1.20"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("host", "origin"),
+    [("0.0.0.0", "http://127.0.0.1:8700"), ("::", "http://[::1]:8700")],
+)
+def test_a_wildcard_bind_hands_out_usable_urls(host: str, origin: str) -> None:
+    settings = Settings(host=host)
+    assert settings.origin == origin
+    assert settings.root("pay_url") == origin + "/pay"
+    origins = usable_origins(settings)
+    assert origins[0] == origin and all("0.0.0.0" not in o for o in origins)
+    text = banner(Sandbox(Settings(host=host, clock_mode="frozen")).info(), origins)
+    assert "0.0.0.0" not in text and origin in text
+
+
+# --- headers --------------------------------------------------------------------------------------
+
+
+def test_every_answer_carries_nosniff_and_a_referrer_policy(
+    svc_client: FlaskClient, auth: dict[str, str]
+) -> None:
+    for response in (
+        svc_client.get("/_sandbox"),
+        svc_client.get("/api/products", headers=auth),
+        svc_client.get("/nowhere"),
+        svc_client.get("/_sandbox", headers={"Host": "attacker.example"}),
+    ):
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["Referrer-Policy"] == "no-referrer"
+        assert "Content-Security-Policy" not in response.headers
+
+
+def test_pages_forbid_scripts_and_framing(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+    product = published(svc_client, auth)
+    session = push_checkout(svc_client, auth)
+    for url in (f"/p/{product['checkoutToken']}", path(session["checkoutUrl"]), "/p/p_missing"):
+        policy = svc_client.get(url).headers["Content-Security-Policy"]
+        directives = dict(d.split(" ", 1) for d in policy.split("; "))
+        assert directives["default-src"] == "'none'"  # no script-src: no script runs
+        assert directives["frame-ancestors"] == "'none'"
+        assert "http://127.0.0.1:8700" in directives["form-action"]
+
+
+# --- hosted-page forms (CSRF) ---------------------------------------------------------------------
+
+
+def _forms(client: FlaskClient, auth: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """Each state-changing hosted-page form (action and fields), as a forger would send it."""
+    product = published(client, auth)
+    link = checkout(client, auth, productId=product["_id"])
+    simulator = path(push_checkout(client, auth)["checkoutUrl"])
+    return [
+        (path(link["checkoutUrl"]), {"gateway": "telebirr", "phone": "0900000001", **BUYER}),
+        (simulator + "/approve", {}),
+        (simulator + "/fail", {"code": "payment_failed"}),
+        (f"/p/{product['checkoutToken']}", {"email": "a@b.co"}),
+    ]
+
+
+@pytest.mark.parametrize("forged", [None, "", "0" * 32, "stale-token-of-another-process"])
+def test_a_form_without_its_pages_token_changes_nothing(
+    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str], forged: str | None
+) -> None:
+    for action, fields in _forms(svc_client, auth):
+        before = svc_sandbox.export()
+        data = fields if forged is None else {**fields, "csrf": forged}
+        response = svc_client.post(action, data=data)
+        assert response.status_code == 403, action
+        assert response.mimetype == "text/html"
+        assert "out of date" in response.get_data(as_text=True)
+        assert svc_sandbox.export() == before
+
+
+def test_a_token_is_bound_to_its_page(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+    from tests.pages.forms import csrf_of
+
+    first = path(push_checkout(svc_client, auth)["checkoutUrl"])
+    second = path(push_checkout(svc_client, auth)["checkoutUrl"])
+    stolen = csrf_of(svc_client, first)
+    assert svc_client.post(second + "/approve", data={"csrf": stolen}).status_code == 403
+    assert svc_client.post(first + "/approve", data={"csrf": stolen}).status_code == 303
+
+
+def test_json_requests_to_pages_need_no_token(
+    svc_client: FlaskClient, auth: dict[str, str]
+) -> None:
+    simulator = path(push_checkout(svc_client, auth)["checkoutUrl"])
+    response = svc_client.post(simulator + "/approve", json={})
+    assert response.status_code == 200 and response.json["status"] == "completed"  # type: ignore[index]
