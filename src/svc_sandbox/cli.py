@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -233,6 +234,8 @@ def serve(settings: Settings) -> int:
             flush=True,
         )
     sandbox.start_background()
+    # Ready first; then compile the contract's validators off the start-up path.
+    threading.Thread(target=sandbox.conformance.contract.warm, daemon=True).start()
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

@@ -216,6 +216,20 @@ class Contract:
                 self._format_checker = FormatChecker()
             return self._format_checker
 
+    def warm(self) -> None:
+        """Loads jsonschema and compiles the request-body validators ahead of the first
+        request (``serve`` calls this from a background thread once it is ready)."""
+        self._formats_checker()
+        for operation in self.operations:
+            spec = operation.definition.get("requestBody")
+            if spec is None:
+                continue
+            owner = operation.pointer + "/requestBody"
+            if "$ref" in spec:
+                owner, spec = spec["$ref"], self.resolve_object(spec)
+            for media in spec.get("content", {}):
+                self._compiled(_schema_of(owner, media))
+
     def _compiled(self, schema_pointer: str) -> jsonschema_rs.Validator:
         """The compiled validator of a schema (built once per pointer). Its format checks are
         jsonschema's own, so both validators mean the same by ``uri``, ``email``, ..."""
