@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import shutil
@@ -35,19 +36,66 @@ SERVE = [PY, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--clock", "frozen
 
 
 def servers() -> dict[str, list[str]]:
-    found = {
+    found: dict[str, list[str]] = {
         "bare Flask": [PY, str(HERE / "checkout_throughput.py"), "--bare-server"],
         "svc-sandbox": [*SERVE, "--no-rate-limits"],
         "svc-sandbox --strict": [*SERVE, "--no-rate-limits", "--strict"],
     }
+    prism = prism_command()
+    if prism is not None:
+        found["Prism mock"] = [PY, str(HERE / "compare.py"), "--prism-server", json.dumps(prism)]
     return found
 
 
+def prism_server(command: list[str]) -> None:
+    """Runs Prism on a free port and prints the line ``load_gen.start`` waits for."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    contract = HERE.parent / "contracts" / "commerce.openapi.yaml"
+    prism = subprocess.Popen([*command, "mock", "-h", "127.0.0.1", "-p", str(port), str(contract)])
+    for _ in range(600):  # bounded: 60 s
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    print(f"base_url http://127.0.0.1:{port}/api", flush=True)
+    prism.wait()
+
+
+def prism_command() -> list[str] | None:
+    """Prism's CLI when it is installed (``prism``, or ``npx`` with the package already in its
+    cache: ``--no-install`` never fetches)."""
+    if shutil.which("prism"):
+        return ["prism"]
+    if shutil.which("npx"):
+        probe = ["npx", "--no-install", "@stoplight/prism-cli", "--version"]
+        try:
+            done = subprocess.run(probe, capture_output=True, timeout=60, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if done.returncode == 0:
+            return probe[:3]
+    return None
+
+
 def prism_note() -> str | None:
-    """Prism runs only when installed (no internet here to fetch it through npx)."""
-    if shutil.which("prism") is None and shutil.which("npx") is None:
-        return "Prism skipped: neither `prism` nor `npx` is on PATH (no internet to fetch it)."
-    return "Prism skipped: found on PATH, but this run was offline (`npx` cannot fetch it)."
+    if prism_command() is None:
+        return (
+            "Prism skipped: no `prism` on PATH and `npx` has no cached @stoplight/prism-cli "
+            "(no internet here to fetch it). On a machine with it, this command adds Prism's "
+            "mock of contracts/commerce.openapi.yaml as a server."
+        )
+    return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (robust to a loaded machine, unlike req/s)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def request_rounds(rounds: int, per_client: int) -> dict[str, dict[str, list[dict[str, float]]]]:
@@ -66,19 +114,25 @@ def request_rounds(rounds: int, per_client: int) -> dict[str, dict[str, list[dic
         for name, (_, server_port) in running.items():
             # Same seed: every svc-sandbox server has the same token; the bare app ignores it.
             c = load_gen.http.client.HTTPConnection("127.0.0.1", server_port, timeout=30)
-            created = load_gen.request(c, "POST", "/api/checkout", headers, load_gen.BODY)
-            sessions[name] = (json.loads(created)["sessionId"], headers)
+            prefix = "" if name == "Prism mock" else "/api"  # Prism serves the bare paths
+            created = load_gen.request(c, "POST", prefix + "/checkout", headers, load_gen.BODY)
+            sessions[name] = (json.loads(created)["sessionId"], headers, prefix)
             c.close()
         conn.close()
         for endpoint in ("POST /checkout", "GET /checkout/{id}"):
             results[endpoint] = {name: [] for name in running}
             for name, (_, server_port) in running.items():  # warm-up, bounded
-                sid, h = sessions[name]
-                load_gen.load(server_port, maker(endpoint, sid), h, 20)
+                sid, h, prefix = sessions[name]
+                load_gen.load(server_port, maker(endpoint, sid, prefix), h, 20)
             for _ in range(rounds):
-                for name, (_, server_port) in running.items():
-                    sid, h = sessions[name]
-                    figures = load_gen.load(server_port, maker(endpoint, sid), h, per_client)
+                for name, (proc, server_port) in running.items():
+                    sid, h, prefix = sessions[name]
+                    before = cpu_seconds(proc.pid)
+                    figures = load_gen.load(
+                        server_port, maker(endpoint, sid, prefix), h, per_client
+                    )
+                    requests = load_gen.CLIENTS * per_client
+                    figures["cpu_us"] = (cpu_seconds(proc.pid) - before) / requests * 1e6
                     results[endpoint][name].append(figures)
     finally:
         for proc, _ in running.values():
@@ -87,10 +141,10 @@ def request_rounds(rounds: int, per_client: int) -> dict[str, dict[str, list[dic
     return results
 
 
-def maker(endpoint: str, session_id: str) -> Any:
+def maker(endpoint: str, session_id: str, prefix: str) -> Any:
     if endpoint.startswith("POST"):
-        return lambda _i, _j: ("POST", "/api/checkout", load_gen.BODY)
-    return lambda _i, _j: ("GET", f"/api/checkout/{session_id}", None)
+        return lambda _i, _j: ("POST", f"{prefix}/checkout", load_gen.BODY)
+    return lambda _i, _j: ("GET", f"{prefix}/checkout/{session_id}", None)
 
 
 def startup_rounds(runs: int) -> dict[str, float]:
@@ -207,18 +261,26 @@ def write_page(data: dict[str, Any], png: bool) -> str:
     lines += [
         "## Requests",
         "",
-        "| endpoint | server | req/s | ×bare | p50 ms | p99 ms | p99 ×bare |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| endpoint | server | req/s | ×bare | p50 ms | p99 ms | p99 ×bare | CPU µs/req | "
+        "×bare (CPU) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for endpoint, per_server in requests.items():
         bare_rps = median_of(per_server["bare Flask"], "rps")
         bare_p99 = median_of(per_server["bare Flask"], "p99_ms")
+        bare_cpu = median_of(per_server["bare Flask"], "cpu_us")
         for name, runs in per_server.items():
-            rps, p50, p99 = (median_of(runs, k) for k in ("rps", "p50_ms", "p99_ms"))
+            rps, p50, p99, cpu = (median_of(runs, k) for k in ("rps", "p50_ms", "p99_ms", "cpu_us"))
             lines.append(
                 f"| {endpoint} | {name} | {rps:.0f} | {rps / bare_rps:.2f} | {p50:.2f} | "
-                f"{p99:.2f} | {p99 / bare_p99:.2f} |"
+                f"{p99:.2f} | {p99 / bare_p99:.2f} | {cpu:.0f} | {bare_cpu / cpu:.2f} |"
             )
+    lines += [
+        "",
+        "`×bare (CPU)` is the bare app's server CPU time per request divided by this "
+        "server's (1.00 = as cheap as bare Flask): on a machine this loaded it is the steadier "
+        "of the two ratios, because req/s also measures who else got the cores.",
+    ]
     boot = data["startup"]
     mem = data["memory"]
     lines += [
@@ -246,13 +308,14 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         "and every event is attempted 6 times (bench/warp.py). In-process receiver "
         "(`Sandbox.add_webhook_receiver`, no socket):",
         "",
-        "| sessions | attempts | seconds | µs per session | attempts/s |",
-        "|---:|---:|---:|---:|---:|",
+        "| sessions | attempts | seconds | CPU seconds | µs per session | attempts/s |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
     for row in data["warp"]["inProcess"]:
         lines.append(
             f"| {row['sessions']:,} | {row['attempts']:,} | {row['seconds']:.2f} | "
-            f"{row['us_per_session']:.0f} | {row['attempts_per_s']:.0f} |"
+            f"{row['cpu_seconds']:.2f} | {row['us_per_session']:.0f} | "
+            f"{row['attempts_per_s']:.0f} |"
         )
     over_http = data["warp"]["http"]
     curve = data["warp"]["inProcess"]
@@ -283,7 +346,11 @@ def main() -> int:
     parser.add_argument("--warp-sessions", default="1000,10000,100000")
     parser.add_argument("--http-sessions", type=int, default=2000)
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--prism-server", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.prism_server:
+        prism_server(json.loads(args.prism_server))
+        return 0
     if args.quick:
         args.rounds, args.requests, args.startup_runs = 1, 30, 1
         args.memory_sessions, args.warp_sessions, args.http_sessions = 1000, "100,1000", 100
@@ -292,7 +359,7 @@ def main() -> int:
     data: dict[str, Any] = {
         "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}",
-        "cores": len(__import__("os").sched_getaffinity(0)),
+        "cores": len(os.sched_getaffinity(0)),
         "load": load_average(),
         "rounds": rounds,
         "per_client": per_client,
