@@ -17,12 +17,13 @@ from svc_sandbox.control import api as control_api
 from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
 from svc_sandbox.control import payouts_api as control_payouts_api
+from svc_sandbox.control import scenarios_api as control_scenarios_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
-from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response
+from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response, request_details
 
 CONTROL_PREFIX = "/_sandbox"
 JOURNAL_PATH = CONTROL_PREFIX + "/requests"
@@ -69,6 +70,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
     app.register_blueprint(pages_api.provider, url_prefix=settings.path_of("provider_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     base_path = settings.path_of("base_url")
     contract_api.install(app)
@@ -93,7 +95,12 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         response = contract_api.check_response(req, response, request_id)
         if not req.path.startswith(JOURNAL_PATH):
             sandbox.journal.record(
-                request_id, sandbox.now(), req.method, req.path, response.status_code
+                request_id,
+                sandbox.now(),
+                req.method,
+                req.path,
+                response.status_code,
+                request_details(),
             )
         return response
 

@@ -15,6 +15,7 @@ from svc_sandbox import __version__
 from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
 from svc_sandbox.exposure import is_loopback, usable_origins
+from svc_sandbox.scenarios import command as scenario_commands
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
 
@@ -140,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _serve_parser(sub)
     _contract_parsers(sub)
+    scenario_commands.add_parsers(sub)
     return parser
 
 
@@ -282,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return contract_command(args)
     if args.command == "conformance":
         return conformance_command(args)
+    if args.command == "run":
+        return scenario_commands.run_command(args)
+    if args.command == "record":
+        return scenario_commands.record_command(args)
     return 2
 
 

@@ -18,6 +18,11 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.scenarios.pytest_items import (  # noqa: F401  (hooks: YAML scenarios as items)
+    pytest_addoption,
+    pytest_collect_file,
+    pytest_configure,
+)
 
 
 @dataclass

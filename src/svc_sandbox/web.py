@@ -64,3 +64,25 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
 
 def error_response(error: SandboxError, body: dict[str, Any]) -> Response:
     return json_response(body, error.status, error.headers)
+
+
+#: Bodies up to this size are kept in the request journal (for `svc-sandbox record`).
+JOURNAL_BODY_BYTES = 16 * 1024
+
+
+def request_details() -> dict[str, Any]:
+    """What the recorder needs to replay the current request: query, body, Authorization."""
+    details: dict[str, Any] = {}
+    if request.query_string:
+        details["query"] = request.query_string.decode("utf-8", "replace")
+    header = request.headers.get("Authorization")
+    if header is not None:
+        details["authorization"] = header
+    size = request.content_length or 0
+    if 0 < size <= JOURNAL_BODY_BYTES:
+        if request.mimetype == "application/x-www-form-urlencoded":
+            details["form"] = request.form.to_dict()
+        else:
+            details["body"] = request.get_data(cache=True).decode("utf-8", "replace")
+            details["contentType"] = request.mimetype
+    return details

@@ -12,7 +12,7 @@ from typing import Any
 
 from svc_sandbox.core.clock import isoformat
 
-Entry = tuple[str, datetime, str, str, int]
+Entry = tuple[str, datetime, str, str, int, dict[str, Any]]
 
 
 class RequestJournal:
@@ -20,9 +20,18 @@ class RequestJournal:
         self._entries: deque[Entry] = deque(maxlen=size)
         self._lock = threading.Lock()
 
-    def record(self, request_id: str, time: datetime, method: str, path: str, status: int) -> None:
+    def record(
+        self,
+        request_id: str,
+        time: datetime,
+        method: str,
+        path: str,
+        status: int,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        """One request; ``details`` (query, body, Authorization) are for the recorder."""
         with self._lock:
-            self._entries.append((request_id, time, method, path, status))
+            self._entries.append((request_id, time, method, path, status, details or {}))
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
         with self._lock:
@@ -34,8 +43,9 @@ class RequestJournal:
                 "method": method,
                 "path": path,
                 "status": status,
+                **details,
             }
-            for request_id, time, method, path, status in newest
+            for request_id, time, method, path, status, details in newest
         ]
 
     def clear(self) -> None:

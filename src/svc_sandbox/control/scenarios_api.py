@@ -1,0 +1,30 @@
+"""``GET /_sandbox/scenario``: the request journal as a replayable YAML scenario."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from svc_sandbox.core.errors import SandboxError, ValidationFailed
+from svc_sandbox.scenarios.recorder import dump, record
+from svc_sandbox.web import error_response, sandbox
+
+blueprint = Blueprint("control_scenarios", __name__)
+
+
+@blueprint.errorhandler(SandboxError)
+def render_error(error: SandboxError) -> Response:
+    return error_response(error, {"error": error.message, "code": error.code})
+
+
+@blueprint.get("/scenario")
+def recorded_scenario() -> Response:
+    name = request.args.get("name", "recorded flow").strip()
+    if not 1 <= len(name) <= 200:
+        raise ValidationFailed("name must be 1 to 200 characters")
+    limit = request.args.get("limit", "1000")
+    if not limit.isdigit() or not 1 <= int(limit) <= 1000:
+        raise ValidationFailed("limit must be an integer between 1 and 1000")
+    sb = sandbox()
+    entries = list(reversed(sb.journal.recent(int(limit))))
+    text = dump(record(entries, sb.info(), name))
+    return Response(text, 200, mimetype="application/yaml")

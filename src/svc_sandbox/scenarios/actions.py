@@ -1,0 +1,104 @@
+"""The ``control`` step: each action is one control-plane route (docs/control-plane.md).
+
+An action's ``{name}`` arguments fill the path; the rest go in the JSON body (or the query of a
+GET). The same table turns a recorded control-plane request back into an action (recorder.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+CONTROL_PREFIX = "/_sandbox"
+
+
+@dataclass(frozen=True)
+class Action:
+    method: str
+    #: Path under the control plane, with ``{argument}`` parts.
+    path: str
+    doc: str
+
+    @property
+    def path_arguments(self) -> list[str]:
+        return re.findall(r"\{([a-z_]+)\}", self.path)
+
+    def route(self, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The path with its arguments filled and what is left for the body or query."""
+        rest = dict(arguments)
+        path = self.path
+        for name in self.path_arguments:
+            path = path.replace("{" + name + "}", quote(str(rest.pop(name)), safe=""))
+        return CONTROL_PREFIX + path, rest
+
+    def pattern(self) -> re.Pattern[str]:
+        escaped = re.escape(CONTROL_PREFIX + self.path)
+        for name in self.path_arguments:
+            escaped = escaped.replace(re.escape("{" + name + "}"), f"(?P<{name}>[^/]+)")
+        return re.compile(f"^{escaped}$")
+
+
+ACTIONS: dict[str, Action] = {
+    # clock and state
+    "advance": Action("POST", "/clock/advance", "move the clock (duration: '30m' or seconds)"),
+    "set_clock": Action("POST", "/clock/set", "set the clock (now: ISO 8601)"),
+    "run_due": Action("POST", "/clock/run-due", "run what is due now"),
+    "clock": Action("GET", "/clock", "the clock and the scheduled work"),
+    "reset": Action("POST", "/reset", "back to the seeded state"),
+    "info": Action("GET", "", "version, seed, clock, roots, seeded credentials"),
+    "state": Action("GET", "/state", "export the whole state"),
+    # organizations and tokens
+    "create_org": Action("POST", "/orgs", "an organization (name, environment, kyc, ...)"),
+    "update_org": Action("PATCH", "/orgs/{org}", "change an organization's settings"),
+    "create_token": Action("POST", "/orgs/{org}/tokens", "a new API token"),
+    "revoke_token": Action("DELETE", "/tokens/{token}", "revoke an API token"),
+    # checkout and the provider
+    "session": Action("GET", "/checkout/sessions/{session}", "a session with its attempts"),
+    "approve_session": Action("POST", "/checkout/sessions/{session}/approve", "buyer approves"),
+    "fail_session": Action("POST", "/checkout/sessions/{session}/fail", "attempt fails (code)"),
+    "approve_attempt": Action("POST", "/payments/attempts/{attempt}/approve", "approve one"),
+    "fail_attempt": Action("POST", "/payments/attempts/{attempt}/fail", "fail one (code)"),
+    "provider": Action("PATCH", "/payments/provider", "production push outcome and delay"),
+    "faults": Action("POST", "/faults", "refuseCheckouts: N, initiateFailures: [reason]"),
+    "clear_faults": Action("DELETE", "/faults", "clear the provider faults"),
+    "create_checkout_link": Action("POST", "/orgs/{org}/checkout-links", "a checkout link"),
+    "update_checkout_link": Action("PATCH", "/checkout-links/{link}", "change a checkout link"),
+    "create_checkout_field": Action("POST", "/orgs/{org}/checkout-fields", "a checkout field"),
+    "events": Action("GET", "/events", "the event log (type, sessionId, orgId)"),
+    # webhooks
+    "create_webhook_endpoint": Action("POST", "/webhooks/endpoints", "a webhook endpoint"),
+    "update_webhook_endpoint": Action(
+        "PATCH", "/webhooks/endpoints/{endpoint}", "change a webhook endpoint"
+    ),
+    "delete_webhook_endpoint": Action(
+        "DELETE", "/webhooks/endpoints/{endpoint}", "remove a webhook endpoint"
+    ),
+    "trigger_event": Action("POST", "/events/trigger", "emit a test event (type, data)"),
+    "deliveries": Action("GET", "/webhooks/deliveries", "webhook deliveries (filters)"),
+    "attempts": Action("GET", "/webhooks/attempts", "the webhook attempt journal (filters)"),
+    "redeliver": Action("POST", "/webhooks/events/{event}/redeliver", "send an event again"),
+    "flush": Action("POST", "/webhooks/flush", "send every due webhook attempt now"),
+    "receiver_fault": Action("POST", "/webhooks/faults/receiver", "next N attempts fail"),
+    # withdrawals
+    "withdrawals": Action("GET", "/withdrawals", "every organization's withdrawals"),
+    "withdrawal": Action("GET", "/withdrawals/{withdrawal}", "one withdrawal"),
+    "approve_withdrawal": Action("POST", "/withdrawals/{withdrawal}/approve", "review: approve"),
+    "reject_withdrawal": Action("POST", "/withdrawals/{withdrawal}/reject", "review: reject"),
+    "owner_wallet": Action("PUT", "/orgs/{org}/owner-wallet", "canCover: false makes 402"),
+    # what clients did
+    "requests": Action("GET", "/requests", "the request journal"),
+    "conformance": Action("GET", "/conformance", "the contract conformance report"),
+}
+
+
+def action_for(method: str, path: str) -> tuple[str, dict[str, str]] | None:
+    """The action a control-plane request is, with its path arguments (for the recorder)."""
+    for name, action in ACTIONS.items():
+        if action.method != method.upper():
+            continue
+        matched = action.pattern().match(path)
+        if matched:
+            return name, matched.groupdict()
+    return None

@@ -1,0 +1,145 @@
+"""``svc-sandbox run`` and ``svc-sandbox record``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from svc_sandbox.settings import ROOT_DEFAULTS
+
+if TYPE_CHECKING:
+    from svc_sandbox.scenarios.model import Scenario
+    from svc_sandbox.scenarios.targets import Target
+
+# The scenario machinery (YAML, HTTP clients, the runner) is imported by the commands that use
+# it, not by every `svc-sandbox` start: `serve` builds this parser too (start-up, issue 10).
+
+DEFAULT_PATHS = ["scenarios"]
+
+
+def add_parsers(sub: Any) -> None:
+    run = sub.add_parser("run", help="run YAML scenarios (docs/scenarios.md)")
+    run.add_argument("paths", nargs="*", help="scenario files or folders (default: scenarios/)")
+    run.add_argument("--base-url", help="run against a running server (its {base_url} or origin)")
+    run.add_argument(
+        "--target",
+        choices=["emulator", "real"],
+        default="emulator",
+        help="what --base-url is: an svc-sandbox emulator (default) or another server, where "
+        "control and webhook steps are skipped",
+    )
+    run.add_argument("--token", help="API token for --target real (default: env SVC_TOKEN)")
+    run.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="another root of --target real, such as pay_url=https://... (repeatable)",
+    )
+    run.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
+    run.add_argument("-k", dest="keyword", help="only scenarios whose name contains this")
+    run.add_argument("--seed", type=int, help="seed of every in-process sandbox (default 1)")
+    run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report")
+    run.add_argument("--json", metavar="PATH", help="write a JSON report")
+    run.add_argument("--fail-fast", action="store_true", help="stop at the first failure")
+    run.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds each HTTP request may take"
+    )
+
+    record = sub.add_parser(
+        "record", help="turn a running emulator's request journal into a scenario file"
+    )
+    record.add_argument("--url", default="http://127.0.0.1:8700", help="origin of the emulator")
+    record.add_argument("--out", required=True, help="the scenario file to write")
+    record.add_argument("--name", default="recorded flow", help="the scenario's name")
+    record.add_argument("--limit", type=int, default=1000, help="journal entries to read")
+
+
+def select(scenarios: list[Scenario], tags: list[str], keyword: str | None) -> list[Scenario]:
+    chosen = scenarios
+    if tags:
+        chosen = [s for s in chosen if set(tags) & set(s.tags)]
+    if keyword:
+        chosen = [s for s in chosen if keyword.lower() in s.name.lower()]
+    return chosen
+
+
+def make_target(args: argparse.Namespace) -> Target:
+    from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget
+
+    if not args.base_url:
+        if args.target == "real":
+            raise ValueError("--target real needs --base-url")
+        return InProcessTarget(seed=args.seed or 1)
+    if args.target == "emulator":
+        return EmulatorTarget(args.base_url, timeout=args.timeout)
+    roots: dict[str, str] = {}
+    for item in args.root:
+        name, _, url = item.partition("=")
+        if name not in ROOT_DEFAULTS or not url:
+            raise ValueError(f"--root {item}: expected NAME=URL with NAME one of {ROOT_DEFAULTS}")
+        roots[name] = url.rstrip("/")
+    token = args.token or os.environ.get("SVC_TOKEN")
+    return RealTarget(args.base_url, token, roots, timeout=args.timeout)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from svc_sandbox.scenarios.console import ConsoleReport
+    from svc_sandbox.scenarios.loader import load_paths
+    from svc_sandbox.scenarios.model import ScenarioError
+    from svc_sandbox.scenarios.reports import write_json, write_junit
+    from svc_sandbox.scenarios.results import ERROR, FAILED
+    from svc_sandbox.scenarios.runner import Runner
+
+    try:
+        scenarios = select(load_paths(args.paths or DEFAULT_PATHS), args.tag, args.keyword)
+        target = make_target(args)
+    except ScenarioError as exc:
+        print(f"svc-sandbox: {exc.describe()}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"svc-sandbox: {exc}", file=sys.stderr)
+        return 2
+    report = ConsoleReport()
+    report.start(len(scenarios), target.description)
+    started, finished = report.hooks()
+    runner = Runner(target, seed=args.seed, fail_fast=args.fail_fast)
+    try:
+        results = runner.run_all(scenarios, started, finished)
+    finally:
+        report.progress.stop()
+    report.finish(results)
+    if args.json:
+        write_json(args.json, results, target.description)
+    if args.junit:
+        write_junit(args.junit, results, target.description)
+    return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
+
+
+def record_command(args: argparse.Namespace) -> int:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    import yaml
+
+    query = urllib.parse.urlencode({"name": args.name, "limit": args.limit})
+    url = f"{args.url.rstrip('/')}/_sandbox/scenario?{query}"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            text = answer.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        detail = error.read().decode("utf-8", "replace")
+        print(f"svc-sandbox: {url} answered {error.code}: {detail}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"svc-sandbox: cannot read {url}: {exc}", file=sys.stderr)
+        return 2
+    with open(args.out, "w", encoding="utf-8") as out:
+        out.write(text)
+    steps = len(yaml.safe_load(text)["steps"])
+    print(json.dumps({"out": args.out, "steps": steps}))
+    return 0

@@ -1,0 +1,128 @@
+"""Console output of ``svc-sandbox run`` (rich): a progress bar naming the running scenario,
+then a summary table; a failure shows the step, request, response and expectation side by side."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from svc_sandbox.scenarios.model import Scenario
+from svc_sandbox.scenarios.results import (
+    ERROR,
+    FAILED,
+    PASSED,
+    SKIPPED,
+    ScenarioResult,
+    summary,
+)
+
+STYLES = {PASSED: "green", FAILED: "red", ERROR: "red", SKIPPED: "yellow"}
+
+
+class ConsoleReport:
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console()
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+        )
+        self._task: Any = None
+
+    def start(self, total: int, target: str) -> None:
+        self.console.print(f"Running {total} scenario(s) against {target}")
+        self.progress.start()
+        self._task = self.progress.add_task("starting", total=total)
+
+    def hooks(self) -> tuple[Callable[[Scenario], None], Callable[[ScenarioResult], None]]:
+        def started(scenario: Scenario) -> None:
+            self.progress.update(self._task, description=scenario.name)
+
+        def finished(result: ScenarioResult) -> None:
+            self.progress.advance(self._task)
+            if result.status in (FAILED, ERROR):
+                self.progress.console.print(failure_panel(result))
+
+        return started, finished
+
+    def finish(self, results: list[ScenarioResult]) -> None:
+        self.progress.stop()
+        self.console.print(summary_table(results))
+        counts = summary(results)
+        line = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+        self.console.print(Text(line or "nothing ran", style="bold"))
+
+
+def summary_table(results: list[ScenarioResult]) -> Table:
+    table = Table(title="Scenarios", show_lines=False)
+    table.add_column("scenario", min_width=24)
+    table.add_column("file", style="dim", max_width=28, overflow="ellipsis", no_wrap=True)
+    table.add_column("status")
+    table.add_column("steps", justify="right")
+    table.add_column("skipped", justify="right")
+    table.add_column("wall", justify="right")
+    table.add_column("sandbox time", justify="right")
+    for result in results:
+        table.add_row(
+            result.name,
+            _short(result.file),
+            Text(result.status, style=STYLES[result.status]),
+            str(len(result.steps)),
+            str(len(result.skipped_steps)) if result.skipped_steps else "",
+            f"{result.wall_seconds:.2f}s",
+            _span(result.sandbox_seconds),
+        )
+    return table
+
+
+def failure_panel(result: ScenarioResult) -> Panel:
+    step = result.failure
+    if step is None:
+        return Panel(Text(result.message), title=f"{result.name}: {result.status}", style="red")
+    where = f"{result.file}:{step.line}" if step.line else result.file
+    side = Table.grid(expand=True, padding=(0, 2))
+    for column in ("request", "response", "expected"):
+        side.add_column(column, ratio=1)
+    side.add_row(
+        Text("request", style="bold"),
+        Text("response", style="bold"),
+        Text("expected", style="bold"),
+    )
+    side.add_row(_block(step.request), _block(step.response), _block(step.expectation))
+    heading = Text(f"{where}  step {step.index}: {step.name}\n", style="bold")
+    heading.append(step.message, style="red")
+    return Panel(Group(heading, side), title=f"{result.name}: {result.status}", style="red")
+
+
+def _block(value: Any) -> Text:
+    if value is None:
+        return Text("-", style="dim")
+    return Text(json.dumps(value, indent=2, default=str))
+
+
+def _span(seconds: float) -> str:
+    if not seconds:
+        return ""
+    hours, rest = divmod(int(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
+
+def _short(file: str) -> str:
+    """A file as the user named it from here: relative to the working folder when inside it."""
+    path = Path(file)
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path.name

@@ -1,0 +1,196 @@
+"""Reads scenario files: YAML with line numbers, the JSON Schema, variables and actions checked
+before anything runs, so a bad file never leaves a half-run sandbox behind."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from svc_sandbox.scenarios.actions import ACTIONS
+from svc_sandbox.scenarios.model import DocPath, Lines, Scenario, ScenarioError
+from svc_sandbox.scenarios.templating import DYNAMIC, PROVIDED, references
+
+SCHEMA_NAME = "scenario.schema.json"
+SUFFIXES = (".yaml", ".yml")
+#: Actions the runner does itself (its webhook receiver), not the control plane.
+RUNNER_ACTIONS = ("receiver",)
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    """The scenario JSON Schema shipped in the package (a copy of contracts/)."""
+    text = resources.files("svc_sandbox").joinpath("contracts", SCHEMA_NAME).read_text("utf-8")
+    document: dict[str, Any] = json.loads(text)
+    return document
+
+
+@functools.cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(schema())
+
+
+def scenario_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The YAML files of ``paths`` (files as given, folders searched recursively), sorted."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found += sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+        elif path.exists():
+            found.append(path)
+        else:
+            raise ScenarioError(path, None, (), "no such file or folder")
+    return found
+
+
+def load_paths(paths: Iterable[str | Path]) -> list[Scenario]:
+    """Every scenario (one per matrix row) of ``paths``; the first bad file raises."""
+    return [s for file in scenario_files(paths) for s in load_file(file)]
+
+
+def load_file(file: Path) -> list[Scenario]:
+    try:
+        text = file.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(file, None, (), f"cannot read the file: {exc}") from None
+    return load_text(text, file)
+
+
+def load_text(text: str, file: Path) -> list[Scenario]:
+    document, lines = parse_yaml(text, file)
+    check_schema(document, lines)
+    check_document(document, lines)
+    return expand(document, lines)
+
+
+def parse_yaml(text: str, file: Path) -> tuple[dict[str, Any], Lines]:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        document = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        problem = exc.problem or exc.context or "malformed YAML"
+        raise ScenarioError(file, line, (), f"YAML syntax: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise ScenarioError(file, None, (), f"YAML syntax: {exc}") from None
+    lines = Lines(file)
+    if node is not None:
+        _index(node, (), lines.by_path)
+    if not isinstance(document, dict):
+        raise ScenarioError(file, 1, (), "a scenario is a mapping with name and steps")
+    return document, lines
+
+
+def _index(node: yaml.Node, path: DocPath, into: dict[DocPath, int]) -> None:
+    into[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            child = path + (str(key.value),)
+            _index(value, child, into)
+            into[child] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _index(item, path + (index,), into)
+
+
+def check_schema(document: dict[str, Any], lines: Lines) -> None:
+    errors = list(_validator().iter_errors(document))
+    if not errors:
+        return
+    error = _deepest(best_match(errors))
+    path: DocPath = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        # Point at the first unexpected key rather than at the mapping that holds it.
+        allowed = set(error.schema.get("properties", {}))
+        extra = [k for k in error.instance if k not in allowed]
+        if extra:
+            path += (str(extra[0]),)
+    raise lines.error(path, f"schema: {error.message}")
+
+
+def _deepest(error: ValidationError) -> ValidationError:
+    """For a step that fits none of the oneOf shapes, the reason inside the closest shape."""
+    while error.context:
+        error = best_match(error.context)
+    return error
+
+
+def check_document(document: dict[str, Any], lines: Lines) -> None:
+    """Unknown variables and control actions, found before the first step runs."""
+    known = set(DYNAMIC) | set(PROVIDED) | set(document.get("vars", {}))
+    known |= set(document.get("matrix", {}))
+    for name, path in references(document.get("vars", {}), ("vars",)):
+        if name not in known:
+            raise lines.error(path, f"unknown variable ${{{name}}}")
+    _check_steps(document["steps"], ("steps",), known, lines)
+
+
+def _check_steps(steps: list[dict[str, Any]], at: DocPath, known: set[str], lines: Lines) -> None:
+    for index, step in enumerate(steps):
+        path = at + (index,)
+        if "repeat" in step:
+            inner = set(known)
+            if "as" in step["repeat"]:
+                inner.add(step["repeat"]["as"])
+            _check_steps(step["repeat"]["steps"], path + ("repeat", "steps"), inner, lines)
+            known |= inner
+            continue
+        for key in ("request", "control", "expect", "expect_webhook", "set"):
+            if key not in step:
+                continue
+            for name, where in references(step[key], path + (key,)):
+                if name not in known:
+                    raise lines.error(where, f"unknown variable ${{{name}}}")
+        if "control" in step:
+            _check_action(step["control"], path + ("control",), lines)
+        known |= set(step.get("save", {})) | set(step.get("set", {}))
+        known |= set(step.get("expect_webhook", {}).get("save", {}))
+
+
+def _check_action(control: dict[str, Any], path: DocPath, lines: Lines) -> None:
+    name = control["action"]
+    if name in RUNNER_ACTIONS:
+        return
+    action = ACTIONS.get(name)
+    if action is None:
+        raise lines.error(
+            path + ("action",), f"unknown control action {name!r} (see docs/scenarios.md)"
+        )
+    for argument in action.path_arguments:
+        if argument not in control:
+            raise lines.error(path, f"control action {name!r} needs {argument!r}")
+
+
+def expand(document: dict[str, Any], lines: Lines) -> list[Scenario]:
+    """One scenario per combination of the matrix's values (in the file's order)."""
+    matrix: dict[str, list[Any]] = document.get("matrix", {})
+    if not matrix:
+        return [Scenario(document, lines)]
+    names = list(matrix)
+    rows = []
+    for picks in itertools.product(*(range(len(matrix[n])) for n in names)):
+        row = {n: matrix[n][i] for n, i in zip(names, picks, strict=True)}
+        label = ",".join(
+            f"{n}={_label(matrix[n][i], i)}" for n, i in zip(names, picks, strict=True)
+        )
+        rows.append(Scenario(document, lines, row, label))
+    return rows
+
+
+def _label(value: Any, index: int) -> str:
+    """How a matrix value shows in a scenario's name: itself, its ``name``, or its number."""
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        return str(value["name"])
+    if isinstance(value, dict | list):
+        return f"#{index + 1}"
+    return str(value)

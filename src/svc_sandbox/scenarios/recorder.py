@@ -1,0 +1,163 @@
+"""Turns the request journal of an emulator into a scenario that replays those requests.
+
+Every request becomes a step expecting the status it got; control-plane mutations become
+``control`` steps (reads of the control plane are left out); time that passed between
+requests becomes ``advance`` steps. A reset in the journal marks the start: what came before
+it is left out, and the scenario starts at the reset's clock with the emulator's seed, so the
+replay produces the same ids (they come from the seed) as the recording.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import yaml
+
+from svc_sandbox.core.clock import parse_instant
+from svc_sandbox.scenarios.actions import CONTROL_PREFIX, action_for
+
+#: Control-plane requests that are not replayed (reads, and the recorder's own routes).
+NOT_REPLAYED = (CONTROL_PREFIX + "/requests", CONTROL_PREFIX + "/scenario")
+
+
+def record(entries: list[dict[str, Any]], info: dict[str, Any], name: str) -> dict[str, Any]:
+    """A scenario document from journal ``entries`` (oldest first) and ``GET /_sandbox``."""
+    start = _last_reset(entries)
+    if start is not None:
+        clock = entries[start]["time"]
+        entries = entries[start + 1 :]
+    else:
+        clock = entries[0]["time"] if entries else info["clock"]["now"]
+    roots = sorted(
+        ((urlsplit(url).path.rstrip("/"), root) for root, url in info["roots"].items()),
+        key=lambda item: -len(item[0]),
+    )
+    credentials = _credentials(info)
+    steps: list[dict[str, Any]] = []
+    now = parse_instant(clock)
+    for entry in entries:
+        when = parse_instant(entry["time"])
+        step = _step(entry, roots, credentials)
+        if step is None:
+            continue
+        page = _form_page(step)
+        moves_clock = "control" in step and step["control"]["action"] in (
+            "advance",
+            "set_clock",
+            "run_due",
+        )
+        if not moves_clock and when > now:
+            seconds = (when - now).total_seconds()
+            steps.append({"control": {"action": "advance", "seconds": seconds}})
+        now = max(now, when)
+        if page is not None:
+            steps.append(page)
+        steps.append(step)
+    return {
+        "name": name,
+        "description": f"Recorded from the request journal ({len(steps)} steps).",
+        "tags": ["recorded"],
+        "seed": info["seed"],
+        "clock": clock,
+        "steps": steps,
+    }
+
+
+def dump(document: dict[str, Any]) -> str:
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+
+
+#: Form actions of hosted pages whose page is one path segment up.
+FORM_ACTIONS = ("approve", "fail", "confirm", "cancel")
+
+
+def _form_page(step: dict[str, Any]) -> dict[str, Any] | None:
+    """A GET of the page a recorded form came from, saving its CSRF token for the replay
+    (the recording's token is bound to the recording process's secret)."""
+    request = step.get("request")
+    if request is None or "csrf" not in request.get("form", {}):
+        return None
+    request["form"]["csrf"] = "${csrf}"
+    path = request["path"]
+    head, _, last = path.rpartition("/")
+    page_path = head if last in FORM_ACTIONS else path
+    page = {"method": "GET", "root": request["root"], "path": page_path, "auth": "none"}
+    return {"request": page, "expect": {"status": 200}, "save": {"csrf": "form.csrf"}}
+
+
+def _last_reset(entries: list[dict[str, Any]]) -> int | None:
+    found = None
+    for index, entry in enumerate(entries):
+        if entry["method"] == "POST" and entry["path"] == CONTROL_PREFIX + "/reset":
+            found = index
+    return found
+
+
+def _credentials(info: dict[str, Any]) -> dict[str, str]:
+    """Seeded tokens -> the variable that holds them in a scenario."""
+    found: dict[str, str] = {}
+    for org in info["organizations"]:
+        variable = "token" if org["environment"] == "sandbox" else "production_token"
+        if variable in found.values():
+            continue
+        live = [t["token"] for t in org["tokens"] if not t["revoked"]]
+        if live:
+            found[live[0]] = variable
+    return found
+
+
+def _body(entry: dict[str, Any]) -> Any:
+    raw = entry.get("body")
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _step(
+    entry: dict[str, Any], roots: list[tuple[str, str]], credentials: dict[str, str]
+) -> dict[str, Any] | None:
+    method, path = entry["method"], entry["path"]
+    if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/"):
+        if method == "GET" or path.startswith(NOT_REPLAYED):
+            return None
+        found = action_for(method, path)
+        if found is None:
+            return None
+        action, arguments = found
+        body = _body(entry)
+        control: dict[str, Any] = {"action": action, **arguments}
+        if isinstance(body, dict):
+            control.update(body)
+        return {"control": control, "expect": {"status": entry["status"]}}
+    root, prefix = next(((r, p) for p, r in roots if path.startswith(p + "/")), (None, ""))
+    if root is None:
+        return None
+    request: dict[str, Any] = {"method": method, "root": root, "path": path[len(prefix) :]}
+    query = entry.get("query")
+    if query:
+        request["query"] = dict(parse_qsl(query, keep_blank_values=True))
+    if entry.get("form") is not None:
+        request["form"] = entry["form"]
+    elif entry.get("body"):
+        body = _body(entry)
+        if body is not None and entry.get("contentType") == "application/json":
+            request["json"] = body
+        else:
+            request["raw"] = entry["body"]
+            request["headers"] = {"Content-Type": entry.get("contentType") or "text/plain"}
+    authorization = entry.get("authorization")
+    if authorization:
+        token = authorization.partition(" ")[2].strip()
+        if token in credentials:
+            request["auth"] = credentials[token]
+        else:
+            request["auth"] = "none"
+            request.setdefault("headers", {})["Authorization"] = authorization
+    elif root == "base_url":
+        request["auth"] = "none"
+    return {"request": request, "expect": {"status": entry["status"]}}

@@ -1,0 +1,543 @@
+"""Runs scenarios step by step against a target and reports each step's outcome."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from svc_sandbox.contract.validation import commerce_contract
+from svc_sandbox.core.clock import isoformat, monotonic
+from svc_sandbox.core.durations import parse_duration
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.scenarios.actions import ACTIONS, CONTROL_PREFIX
+from svc_sandbox.scenarios.html import input_value
+from svc_sandbox.scenarios.matchers import MISSING, match, resolve
+from svc_sandbox.scenarios.model import DocPath, Scenario, ScenarioError, dotted
+from svc_sandbox.scenarios.receiver import Delivery, WebhookReceiver
+from svc_sandbox.scenarios.results import (
+    ERROR,
+    FAILED,
+    PASSED,
+    SKIPPED,
+    ScenarioResult,
+    StepResult,
+)
+from svc_sandbox.scenarios.targets import Session, Target
+from svc_sandbox.scenarios.templating import PROVIDED, UnboundVariable, render
+from svc_sandbox.scenarios.transport import HttpRequest, HttpResponse, TransportError
+from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
+
+#: Wall seconds a webhook may take to arrive from a running emulator after its due time.
+REMOTE_WEBHOOK_WAIT = 3.0
+EMULATOR_ONLY = "emulator-only step (control plane and webhooks) skipped against another server"
+
+
+class StepFailed(Exception):
+    def __init__(
+        self,
+        message: str,
+        request: HttpRequest | None = None,
+        response: HttpResponse | None = None,
+        expectation: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.request = request
+        self.response = response
+        self.expectation = expectation
+
+
+class Skip(Exception):
+    """This step cannot run against this target; the reason is reported."""
+
+
+class _Stop(Exception):
+    """The scenario ends at a failed step."""
+
+
+class Runner:
+    def __init__(self, target: Target, seed: int | None = None, fail_fast: bool = False) -> None:
+        self.target = target
+        self.seed = seed
+        self.fail_fast = fail_fast
+
+    def run_all(
+        self,
+        scenarios: Iterable[Scenario],
+        started: Callable[[Scenario], None] | None = None,
+        finished: Callable[[ScenarioResult], None] | None = None,
+    ) -> list[ScenarioResult]:
+        results = []
+        for scenario in scenarios:
+            if started:
+                started(scenario)
+            result = self.run(scenario)
+            results.append(result)
+            if finished:
+                finished(result)
+            if self.fail_fast and result.status in (FAILED, ERROR):
+                break
+        return results
+
+    def run(self, scenario: Scenario) -> ScenarioResult:
+        result = ScenarioResult(scenario.name, str(scenario.file), scenario.tags)
+        began = monotonic()
+        try:
+            session = self.target.open(scenario, self.seed)
+        except (ScenarioError, TransportError) as exc:
+            result.status, result.message = ERROR, str(exc)
+            result.wall_seconds = monotonic() - began
+            return result
+        run = _Run(scenario, session, result, self.seed)
+        try:
+            run.execute()
+        finally:
+            run.close()
+            result.wall_seconds = monotonic() - began
+        return result
+
+
+class _Run:
+    """One scenario's run: its variables, its receiver, its step results."""
+
+    def __init__(
+        self, scenario: Scenario, session: Session, result: ScenarioResult, seed: int | None
+    ) -> None:
+        self.scenario = scenario
+        self.session = session
+        self.result = result
+        self.vars: dict[str, Any] = dict(session.provided)
+        #: Variables a skipped step would have saved, with the reason.
+        self.unbound: dict[str, str] = {}
+        #: ``${uuid}`` and ``${random_hex}``: from the scenario's seed, the same every run.
+        self.ids = IdFactory(f"{seed if seed is not None else scenario.seed or 1}:scenario")
+        self.receiver: WebhookReceiver | None = None
+        self.webhook_secret: str | None = None
+        self.quiet = 0
+
+    # --- the run ------------------------------------------------------------------------------
+
+    def execute(self) -> None:
+        start: datetime | None = None
+        try:
+            if self.session.emulator:
+                start = self.session.now()
+                self._open_receiver()
+            for name, value in self.scenario.document.get("vars", {}).items():
+                self.vars[name] = render(value, self.lookup)
+            self.vars.update(self.scenario.row)
+            self._steps(self.scenario.steps, ("steps",))
+        except _Stop:
+            self.result.status = self.result.failure.status if self.result.failure else FAILED
+        except (TransportError, Skip) as exc:
+            self.result.status, self.result.message = ERROR, str(exc)
+        if (
+            self.result.status == PASSED
+            and self.result.steps
+            and all(s.status == SKIPPED for s in self.result.steps)
+        ):
+            self.result.status = SKIPPED
+        if start is not None and self.result.status != ERROR:
+            try:
+                end = self.session.now()
+                self.result.sandbox_seconds = (end - start).total_seconds()
+            except TransportError:
+                pass
+
+    def close(self) -> None:
+        if self.receiver is not None:
+            self.receiver.close()
+        self.session.close()
+
+    def _open_receiver(self) -> None:
+        config = self.scenario.document.get("webhooks")
+        wants = config is not None or _uses_webhooks(self.scenario.steps)
+        if not wants:
+            return
+        config = config or {}
+        self.receiver = WebhookReceiver()
+        self.receiver.answer(list(config.get("answers", [])))
+        body: dict[str, Any] = {"url": self.receiver.url, "description": "scenario receiver"}
+        if "eventTypes" in config:
+            body["eventTypes"] = config["eventTypes"]
+        if "org" in config:
+            body["orgId"] = render(config["org"], self.lookup)
+        endpoint = self.session.control_json("POST", CONTROL_PREFIX + "/webhooks/endpoints", body)
+        self.webhook_secret = endpoint["secret"]
+        self.vars.update(
+            webhook_url=self.receiver.url,
+            webhook_secret=endpoint["secret"],
+            webhook_endpoint_id=endpoint["id"],
+        )
+
+    def _steps(self, steps: list[dict[str, Any]], at: DocPath) -> None:
+        for index, step in enumerate(steps):
+            path = at + (index,)
+            if "repeat" in step:
+                self._repeat(step, path)
+            else:
+                self._step(step, path)
+
+    def _repeat(self, step: dict[str, Any], path: DocPath) -> None:
+        spec = step["repeat"]
+        record = self._record(step, path, "repeat")
+        self.quiet += 1
+        try:
+            for round_ in range(spec["times"]):
+                if "as" in spec:
+                    self.vars[spec["as"]] = round_
+                self._steps(spec["steps"], path + ("repeat", "steps"))
+        finally:
+            self.quiet -= 1
+        record.message = f"{spec['times']} rounds"
+        self._keep(record)
+
+    def _record(self, step: dict[str, Any], path: DocPath, kind: str) -> StepResult:
+        return StepResult(
+            index=dotted(path),
+            kind=kind,
+            name=str(step.get("name") or _default_name(step, kind)),
+            status=PASSED,
+            line=self.scenario.lines.of(path),
+        )
+
+    def _keep(self, record: StepResult) -> None:
+        if not self.quiet or record.status != PASSED:
+            self.result.steps.append(record)
+
+    def _step(self, step: dict[str, Any], path: DocPath) -> None:
+        kind = next(k for k in ("request", "control", "expect_webhook", "set") if k in step)
+        record = self._record(step, path, kind)
+        try:
+            if kind == "set":
+                for name, value in step["set"].items():
+                    self.vars[name] = render(value, self.lookup)
+            elif kind == "expect_webhook":
+                record.expectation = render(step["expect_webhook"], self.lookup)
+                self._expect_webhook(record.expectation)
+            else:
+                request, response, root = (
+                    self._request(step["request"])
+                    if kind == "request"
+                    else self._control(step["control"])
+                )
+                record.request, record.response = request.to_json(), response.to_json()
+                expect = render(step.get("expect", {}), self.lookup)
+                record.expectation = expect or None
+                self._expect(expect, request, response, root, control=kind == "control")
+                self._save(step.get("save", {}), response)
+        except Skip as skip:
+            record.status, record.message = SKIPPED, str(skip)
+            for name in _saves(step):
+                self.unbound[name] = str(skip)
+        except StepFailed as failed:
+            record.status, record.message = FAILED, failed.message
+            if failed.request is not None:
+                record.request = failed.request.to_json()
+            if failed.response is not None:
+                record.response = failed.response.to_json()
+            if failed.expectation is not None:
+                record.expectation = failed.expectation
+            self.result.steps.append(record)
+            raise _Stop from None
+        except TransportError as exc:
+            record.status, record.message = ERROR, str(exc)
+            self.result.steps.append(record)
+            raise _Stop from None
+        except ValidationFailed as exc:
+            record.status, record.message = FAILED, exc.message
+            self.result.steps.append(record)
+            raise _Stop from None
+        except UnboundVariable as exc:
+            record.status, record.message = FAILED, f"${{{exc.name}}} has no value here"
+            self.result.steps.append(record)
+            raise _Stop from None
+        self._keep(record)
+
+    # --- variables ----------------------------------------------------------------------------
+
+    def lookup(self, name: str) -> Any:
+        if name in self.unbound:
+            raise Skip(f"needs ${{{name}}}: {self.unbound[name]}")
+        if name in self.vars:
+            return self.vars[name]
+        if name == "now":
+            return isoformat(self.session.now())
+        if name == "now_unix":
+            return int(self.session.now().timestamp())
+        if name == "uuid":
+            return str(uuid.UUID(hex=self.ids.object_id() + self.ids.object_id()[:8], version=4))
+        if name == "random_hex":
+            return self.ids.object_id()
+        if name in PROVIDED:
+            raise Skip(f"the target does not provide ${{{name}}}")
+        raise UnboundVariable(name)
+
+    # --- requests -----------------------------------------------------------------------------
+
+    def _request(self, raw: dict[str, Any]) -> tuple[HttpRequest, HttpResponse, str]:
+        spec = render(raw, self.lookup)
+        root = spec.get("root", "base_url")
+        if root in self.session.missing_roots:
+            raise Skip(f"{root} is not known for this target (give --root {root}=URL)")
+        url = spec["path"] if root == "url" else str(self.lookup(root)) + spec["path"]
+        if spec.get("query"):
+            url += ("&" if "?" in url else "?") + urlencode(
+                {k: _text(v) for k, v in spec["query"].items()}
+            )
+        headers: dict[str, str] = {}
+        auth = spec.get("auth", "token" if root == "base_url" else "none")
+        if isinstance(auth, dict):
+            headers["Authorization"] = f"Bearer {auth['bearer']}"
+        elif auth != "none":
+            headers["Authorization"] = f"Bearer {self.lookup(auth)}"
+        body: bytes | None = None
+        if "json" in spec:
+            body = json.dumps(spec["json"]).encode()
+            headers["Content-Type"] = "application/json"
+        elif "form" in spec:
+            body = urlencode({k: _text(v) for k, v in spec["form"].items()}).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif "raw" in spec:
+            body = spec["raw"].encode()
+        headers.update({k: _text(v) for k, v in spec.get("headers", {}).items()})
+        request = HttpRequest(spec.get("method", "GET"), url, headers, body)
+        return request, self.session.transport.send(request), root
+
+    def _control(self, raw: dict[str, Any]) -> tuple[HttpRequest, HttpResponse, str]:
+        if not self.session.emulator:
+            raise Skip(EMULATOR_ONLY)
+        spec = render(raw, self.lookup)
+        name = spec.pop("action")
+        if name == "receiver":
+            return self._receiver_action(spec)
+        action = ACTIONS[name]
+        path, rest = action.route(spec)
+        query = ""
+        if action.method == "GET":
+            query, rest = urlencode({k: _text(v) for k, v in rest.items()}), {}
+        request, response = self.session.control(action.method, path, rest, query)
+        return request, response, "control"
+
+    def _receiver_action(self, spec: dict[str, Any]) -> tuple[HttpRequest, HttpResponse, str]:
+        if self.receiver is None:
+            raise StepFailed("the scenario has no webhook receiver (add `webhooks:`)")
+        self.receiver.answer([int(s) for s in spec.get("answers", [])])
+        request = HttpRequest("SET", self.receiver.url, {}, json.dumps(spec).encode())
+        return request, HttpResponse(200, {}, b"{}"), "receiver"
+
+    # --- expectations -------------------------------------------------------------------------
+
+    def _expect(
+        self,
+        expect: dict[str, Any],
+        request: HttpRequest,
+        response: HttpResponse,
+        root: str,
+        control: bool = False,
+    ) -> None:
+        problems: list[str] = []
+        if "status" in expect:
+            wanted = expect["status"] if isinstance(expect["status"], list) else [expect["status"]]
+            if response.status not in wanted:
+                shown = wanted[0] if len(wanted) == 1 else wanted
+                problems.append(f"status: expected {shown}, got {response.status}")
+        elif control and response.status >= 300:
+            problems.append(f"status: expected 2xx, got {response.status}")
+        for name, want in expect.get("headers", {}).items():
+            got = response.header(name)
+            problems += match(want, MISSING if got is None else got, f"headers.{name}")
+        body = response.json()
+        if "json" in expect:
+            problems += match(expect["json"], MISSING if body is None else body, "body")
+        for path, want in expect.get("paths", {}).items():
+            problems += match(want, _pick(response, path), path)
+        if "body_contains" in expect:
+            text = response.body.decode("utf-8", "replace")
+            if expect["body_contains"] not in text:
+                problems.append(f"body does not contain {expect['body_contains']!r}")
+        if expect.get("schema"):
+            problems += self._schema(request, response, root)
+        if problems:
+            raise StepFailed("; ".join(problems), request, response, expect)
+
+    def _schema(self, request: HttpRequest, response: HttpResponse, root: str) -> list[str]:
+        if root != "base_url":
+            return ["schema: only responses of {base_url} are in the contract"]
+        contract = commerce_contract()
+        base = urlsplit(str(self.vars["base_url"])).path.rstrip("/")
+        path = urlsplit(request.url).path[len(base) :] or "/"
+        found = contract.find(request.method, path)
+        if found is None:
+            return [f"schema: no contract operation for {request.method} {path}"]
+        violations = contract.validate_response(
+            found[0],
+            response.status,
+            response.headers,
+            response.header("Content-Type"),
+            response.body,
+        )
+        return [f"schema: {v.location}: {v.message} ({v.schema_path})" for v in violations]
+
+    def _save(self, saves: dict[str, str], response: HttpResponse) -> None:
+        for name, path in saves.items():
+            value = _pick(response, path)
+            if value is MISSING:
+                raise StepFailed(f"save {name}: {path} is not in the response", None, response)
+            self.vars[name] = value
+
+    # --- webhooks -----------------------------------------------------------------------------
+
+    def _expect_webhook(self, spec: dict[str, Any]) -> None:
+        if not self.session.emulator:
+            raise Skip(EMULATOR_ONLY)
+        assert self.receiver is not None
+        within = parse_duration(spec.get("within", 0), "within")
+        count = int(spec.get("count", 1))
+        deadline = self.session.now() + within
+        if spec.get("none"):
+            self._advance_to(deadline)
+            self._wait_remote(lambda: False)
+            found = self._matching(spec)
+            if found:
+                raise StepFailed(
+                    f"expected no {spec.get('type', 'event')} within {within}, "
+                    f"{len(found)} arrived: {found[0].body[:300]!r}",
+                    expectation=spec,
+                )
+            return
+        while True:
+            self._wait_remote(lambda: len(self._matching(spec)) >= count)
+            found = self._matching(spec)
+            if len(found) >= count:
+                break
+            now = self.session.now()
+            due = [d for d in self.session.scheduled() if d <= deadline]
+            if due and due[0] <= now:
+                self.session.control_json("POST", CONTROL_PREFIX + "/clock/run-due")
+                if len(self._matching(spec)) < count:
+                    self.session.control_json("POST", CONTROL_PREFIX + "/webhooks/flush")
+                if self.session.now() == now and len(self._matching(spec)) < count:
+                    due = [d for d in due if d > now]
+                else:
+                    continue
+            if not due:
+                if now < deadline:
+                    self._advance_to(deadline)
+                    continue
+                arrived = [d.envelope() for d in self.receiver.received()]
+                raise StepFailed(
+                    f"{count} x {spec.get('type', 'event')} not delivered within {within} "
+                    f"of sandbox time ({len(found)} matched; the receiver got "
+                    f"{[a.get('type') if isinstance(a, dict) else a for a in arrived]})",
+                    expectation=spec,
+                )
+            self._advance_to(due[0])
+        now = self.session.now()
+        for delivery in found[:count]:
+            self._check_signature(delivery, now, spec)
+            delivery.claimed = True
+        for name, path in spec.get("save", {}).items():
+            value = resolve(found[0].envelope(), path)
+            if value is MISSING:
+                raise StepFailed(f"save {name}: {path} is not in the event", expectation=spec)
+            self.vars[name] = value
+
+    def _advance_to(self, instant: datetime) -> None:
+        delta = instant - self.session.now()
+        if delta > timedelta(0):
+            seconds = delta.total_seconds()
+            self.session.control_json(
+                "POST", CONTROL_PREFIX + "/clock/advance", {"seconds": seconds}
+            )
+
+    def _wait_remote(self, done: Callable[[], bool]) -> None:
+        """An emulator whose clock flows sends from its worker thread: give it a moment."""
+        if self.session.frozen:
+            return
+        give_up = monotonic() + REMOTE_WEBHOOK_WAIT
+        while not done() and monotonic() < give_up:
+            time.sleep(0.05)
+
+    def _matching(self, spec: dict[str, Any]) -> list[Delivery]:
+        assert self.receiver is not None
+        found = []
+        for delivery in self.receiver.received():
+            envelope = delivery.envelope()
+            if delivery.claimed or not isinstance(envelope, dict):
+                continue
+            if "type" in spec and envelope.get("type") != spec["type"]:
+                continue
+            if "data" in spec and match(spec["data"], envelope.get("data", MISSING), "data"):
+                continue
+            found.append(delivery)
+        return found
+
+    def _check_signature(self, delivery: Delivery, now: datetime, spec: dict[str, Any]) -> None:
+        assert self.webhook_secret is not None
+        header = next(
+            (v for k, v in delivery.headers.items() if k.lower() == SIGNATURE_HEADER.lower()),
+            None,
+        )
+        checked = verify(header, delivery.body, self.webhook_secret, now=now, tolerance=None)
+        if not checked.valid:
+            raise StepFailed(f"webhook signature: {checked.message}", expectation=spec)
+        if checked.timestamp is not None and checked.timestamp > now.timestamp() + 1:
+            raise StepFailed(
+                f"webhook signature time {checked.timestamp} is after the sandbox clock",
+                expectation=spec,
+            )
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _pick(response: HttpResponse, path: str) -> Any:
+    if path == "status":
+        return response.status
+    if path.startswith("headers."):
+        found = response.header(path[len("headers.") :])
+        return MISSING if found is None else found
+    if path.startswith("form."):
+        text = response.body.decode("utf-8", "replace")
+        found = input_value(text, path[len("form.") :])
+        return MISSING if found is None else found
+    body = response.json()
+    path = path[len("body") :] if path == "body" or path.startswith("body.") else path
+    return resolve(body, path) if path else body
+
+
+def _saves(step: dict[str, Any]) -> list[str]:
+    names = list(step.get("save", {})) + list(step.get("set", {}))
+    return names + list(step.get("expect_webhook", {}).get("save", {}))
+
+
+def _uses_webhooks(steps: list[dict[str, Any]]) -> bool:
+    for step in steps:
+        if "expect_webhook" in step:
+            return True
+        if "repeat" in step and _uses_webhooks(step["repeat"]["steps"]):
+            return True
+    return False
+
+
+def _default_name(step: dict[str, Any], kind: str) -> str:
+    if kind == "request":
+        request = step["request"]
+        return f"{request.get('method', 'GET')} {request['path']}"
+    if kind == "control":
+        return f"control {step['control']['action']}"
+    if kind == "expect_webhook":
+        spec = step["expect_webhook"]
+        prefix = "no " if spec.get("none") else ""
+        return f"webhook {prefix}{spec.get('type', 'event')}"
+    return kind

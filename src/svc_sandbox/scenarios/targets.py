@@ -1,0 +1,185 @@
+"""Where a scenario runs: a fresh in-process Sandbox, a running emulator, or another server.
+
+Each target gives the transport, the variables it provides (credentials, roots) and the
+sandbox clock; only emulators run ``control`` and ``expect_webhook`` steps.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from svc_sandbox.core.clock import parse_instant, wall_now
+from svc_sandbox.scenarios.actions import CONTROL_PREFIX
+from svc_sandbox.scenarios.model import Scenario
+from svc_sandbox.scenarios.transport import (
+    HttpRequest,
+    HttpResponse,
+    HttpTransport,
+    Transport,
+    TransportError,
+    WsgiTransport,
+)
+
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+
+
+class Target(Protocol):
+    #: Runs control-plane steps and webhook expectations (False for another server).
+    emulator: bool
+    description: str
+
+    def open(self, scenario: Scenario, seed: int | None) -> Session: ...
+
+
+@dataclass
+class Session:
+    """One scenario's connection to its target."""
+
+    transport: Transport
+    emulator: bool
+    origin: str
+    provided: dict[str, Any] = field(default_factory=dict)
+    #: Steps of these roots are skipped (another server that was not told where they are).
+    missing_roots: set[str] = field(default_factory=set)
+    #: The target's clock moves only when told (deliveries happen inside the control call).
+    frozen: bool = True
+    closer: Any = None
+
+    def control(
+        self, method: str, path: str, body: Any = None, query: str = ""
+    ) -> tuple[HttpRequest, HttpResponse]:
+        """One control-plane call; mutations always carry a JSON body (``{}`` when empty)."""
+        url = self.origin + path + (f"?{query}" if query else "")
+        data = None
+        if method != "GET":
+            data = json.dumps({} if body is None else body).encode()
+        request = HttpRequest(method, url, dict(JSON_HEADERS), data)
+        return request, self.transport.send(request)
+
+    def control_json(self, method: str, path: str, body: Any = None) -> Any:
+        request, response = self.control(method, path, body)
+        if response.status >= 400:
+            raise TransportError(
+                f"{method} {path} answered {response.status}: {response.body[:300]!r}"
+            )
+        return response.json()
+
+    def now(self) -> datetime:
+        if not self.emulator:
+            return wall_now()
+        clock = self.control_json("GET", CONTROL_PREFIX + "/clock")
+        return parse_instant(clock["clock"]["now"])
+
+    def scheduled(self) -> list[datetime]:
+        clock = self.control_json("GET", CONTROL_PREFIX + "/clock")
+        return sorted(parse_instant(e["due"]) for e in clock["scheduled"])
+
+    def close(self) -> None:
+        if self.closer is not None:
+            self.closer()
+
+
+def provided_by_emulator(info: dict[str, Any]) -> dict[str, Any]:
+    """Variables from ``GET /_sandbox``: the seeded organizations' ids and tokens, the roots."""
+    values: dict[str, Any] = dict(info["roots"])
+    values["seed"] = info["seed"]
+    for org in info["organizations"]:
+        prefix = "" if org["environment"] == "sandbox" else "production_"
+        if prefix + "org_id" in values:
+            continue
+        values[prefix + "org_id"] = org["id"]
+        live = [t["token"] for t in org["tokens"] if not t["revoked"]]
+        if live:
+            values[prefix + "token"] = live[0]
+    return values
+
+
+class InProcessTarget:
+    """A fresh frozen-clock Sandbox per scenario, with the scenario's (or the run's) seed."""
+
+    emulator = True
+    description = "in-process"
+
+    def __init__(self, seed: int = 1, strict: bool = True) -> None:
+        self.seed = seed
+        self.strict = strict
+
+    def open(self, scenario: Scenario, seed: int | None) -> Session:
+        from svc_sandbox.app import create_app
+        from svc_sandbox.sandbox import Sandbox
+
+        document = scenario.document
+        overrides: dict[str, Any] = dict(document.get("settings", {}))
+        overrides.update(
+            clock_mode="frozen",
+            seed=seed if seed is not None else scenario.seed or self.seed,
+            strict=self.strict,
+        )
+        if "clock" in document:
+            overrides["clock_start"] = document["clock"]
+        try:
+            sandbox = Sandbox(**overrides)
+        except (ValidationError, ValueError) as exc:
+            raise scenario.lines.error(("settings",), f"settings: {exc}") from None
+        transport = WsgiTransport(create_app(sandbox))
+        session = Session(transport, True, sandbox.settings.origin, closer=sandbox.stop)
+        session.provided = provided_by_emulator(sandbox.info())
+        return session
+
+
+class EmulatorTarget:
+    """A running emulator (``--base-url``): reset before each scenario, driven over HTTP."""
+
+    emulator = True
+
+    def __init__(self, url: str, timeout: float = 10.0) -> None:
+        parts = urlsplit(url)
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.transport = HttpTransport(timeout)
+        self.description = f"emulator at {self.origin}"
+
+    def open(self, scenario: Scenario, seed: int | None) -> Session:
+        session = Session(self.transport, True, self.origin)
+        info = session.control_json("POST", CONTROL_PREFIX + "/reset")
+        if "clock" in scenario.document and info["clock"]["mode"] == "frozen":
+            session.control_json(
+                "POST", CONTROL_PREFIX + "/clock/set", {"now": scenario.document["clock"]}
+            )
+        session.provided = provided_by_emulator(info)
+        session.frozen = info["clock"]["mode"] == "frozen"
+        return session
+
+
+class RealTarget:
+    """Any server that speaks the contract: only ``request`` steps run."""
+
+    emulator = False
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None,
+        roots: dict[str, str] | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self.roots = {"base_url": base_url.rstrip("/"), **(roots or {})}
+        self.token = token
+        self.transport = HttpTransport(timeout)
+        self.description = f"server at {base_url}"
+
+    def open(self, scenario: Scenario, seed: int | None) -> Session:
+        parts = urlsplit(self.roots["base_url"])
+        session = Session(self.transport, False, f"{parts.scheme}://{parts.netloc}")
+        session.provided = dict(self.roots)
+        if self.token:
+            session.provided["token"] = self.token
+        from svc_sandbox.settings import ROOT_DEFAULTS
+
+        session.missing_roots = {r for r in ROOT_DEFAULTS if r not in self.roots}
+        return session

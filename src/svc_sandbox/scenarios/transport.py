@@ -1,0 +1,133 @@
+"""One HTTP exchange, in-process (the WSGI app, no sockets) or over the network (urllib)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from werkzeug.test import Client
+
+
+@dataclass
+class HttpRequest:
+    method: str
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "url": self.url,
+            "headers": self.headers,
+            "body": shown(self.body),
+        }
+
+
+@dataclass
+class HttpResponse:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        """The JSON body, or None when the body is not JSON."""
+        try:
+            return json.loads(self.body) if self.body.strip() else None
+        except ValueError:
+            return None
+
+    def header(self, name: str) -> str | None:
+        lowered = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == lowered), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "headers": self.headers, "body": shown(self.body)}
+
+
+class TransportError(Exception):
+    """No answer: the server is unreachable or did not answer in time."""
+
+
+class Transport(Protocol):
+    def send(self, request: HttpRequest) -> HttpResponse: ...
+
+
+def shown(body: bytes | None) -> Any:
+    """A body for a report: its JSON when it is JSON, else (a bounded piece of) its text."""
+    if body is None:
+        return None
+    try:
+        return json.loads(body) if len(body) <= 64_000 else text_of(body)
+    except ValueError:
+        return text_of(body)
+
+
+def text_of(body: bytes | None, limit: int = 4000) -> str | None:
+    if body is None:
+        return None
+    text = body.decode("utf-8", "replace")
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+#: In-process requests come from this machine, as a local client's would.
+LOOPBACK_PEER = {"REMOTE_ADDR": "127.0.0.1"}
+
+
+class WsgiTransport:
+    """Requests straight into a WSGI app (what ``create_app`` returns): no server, no sockets."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self._client = Client(app)
+
+    def send(self, request: HttpRequest) -> HttpResponse:
+        answer = self._client.open(
+            request.url,
+            method=request.method,
+            headers=request.headers,
+            data=request.body,
+            environ_base=LOOPBACK_PEER,
+        )
+        body = answer.get_data()
+        answer.close()
+        return HttpResponse(answer.status_code, dict(answer.headers.items()), body)
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class HttpTransport:
+    """Requests over the network; ``timeout`` seconds for each (connect and answer)."""
+
+    def __init__(self, timeout: float = 10.0) -> None:
+        self.timeout = timeout
+        self._opener = urllib.request.build_opener(_NoRedirects)
+
+    def send(self, request: HttpRequest) -> HttpResponse:
+        prepared = urllib.request.Request(
+            request.url, data=request.body, headers=request.headers, method=request.method
+        )
+        try:
+            with self._opener.open(prepared, timeout=self.timeout) as answer:
+                return HttpResponse(answer.status, dict(answer.headers.items()), answer.read())
+        except urllib.error.HTTPError as error:
+            body = error.read()
+            return HttpResponse(error.code, dict(error.headers.items()), body)
+        except TimeoutError:
+            raise TransportError(
+                f"timed out after {self.timeout:g} s waiting for {request.method} {request.url}"
+            ) from None
+        except urllib.error.URLError as error:
+            if isinstance(error.reason, TimeoutError):
+                raise TransportError(
+                    f"timed out after {self.timeout:g} s waiting for {request.method} {request.url}"
+                ) from None
+            raise TransportError(f"cannot reach {request.url}: {error.reason}") from None
+        except OSError as error:
+            raise TransportError(f"cannot reach {request.url}: {error}") from None

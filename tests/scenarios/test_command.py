@@ -1,0 +1,150 @@
+"""``svc-sandbox run`` and ``svc-sandbox record`` as a user types them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.cli import main
+from svc_sandbox.pytest_plugin import RunningServer
+from tests.scenarios.helpers import write
+
+PASSING = """
+    name: lists products
+    tags: [smoke]
+    steps:
+      - request: {path: /products}
+        expect: {status: 200, json: {total: 0}}
+      - control: {action: advance, duration: 1h}
+"""
+FAILING = """
+    name: expects the wrong status
+    tags: [broken]
+    steps:
+      - request: {path: /products}
+        expect: {status: 201}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    write(tmp_path, "passing.yaml", PASSING)
+    write(tmp_path, "failing.yaml", FAILING)
+    return tmp_path
+
+
+def test_run_reports_every_scenario_and_exits_1_on_a_failure(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "Running 2 scenario(s) against in-process" in out
+    assert "lists products" in out and "expects the wrong status" in out
+    assert "status: expected 201, got 200" in out  # the failure panel
+    assert "1 passed, 1 failed" in out
+
+
+def test_tag_and_name_filters(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(folder), "--tag", "smoke"]) == 0
+    assert "Running 1 scenario(s)" in capsys.readouterr().out
+    assert main(["run", str(folder), "-k", "WRONG"]) == 1
+    assert "expects the wrong status" in capsys.readouterr().out
+
+
+def test_json_and_junit_reports(folder: Path) -> None:
+    report, junit = folder / "out.json", folder / "out.xml"
+    main(["run", str(folder), "--json", str(report), "--junit", str(junit)])
+    data = json.loads(report.read_text())
+    assert data["summary"] == {"passed": 1, "failed": 1, "skipped": 0, "error": 0}
+    by_name = {s["name"]: s for s in data["scenarios"]}
+    assert by_name["lists products"]["sandboxSeconds"] == 3600
+    failed = by_name["expects the wrong status"]["steps"][0]
+    assert failed["status"] == "failed" and failed["line"] == 4
+    suite = ElementTree.parse(junit).getroot()
+    assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
+    failure = suite.find("testcase/failure")
+    assert failure is not None and failure.get("message") == "status: expected 201, got 200"
+    assert failure.text is not None and "failing.yaml:4" in failure.text
+
+
+def test_fail_fast_stops_after_the_first_failure(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(folder, "a_failing_first.yaml", FAILING.replace("expects the", "first"))
+    assert main(["run", str(folder), "--fail-fast"]) == 1
+    assert "1 failed" in capsys.readouterr().out
+
+
+def test_a_bad_file_runs_nothing_and_exits_2(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(folder, "zz_bad.yaml", "name: x\nsteps:\n  - control: {action: nap}\n")
+    assert main(["run", str(folder)]) == 2
+    captured = capsys.readouterr()
+    assert "Running" not in captured.out
+    assert f"{folder / 'zz_bad.yaml'}:3: unknown control action 'nap'" in captured.err
+
+
+def test_target_real_needs_a_base_url(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(folder), "--target", "real"]) == 2
+    assert "--target real needs --base-url" in capsys.readouterr().err
+
+
+def test_run_against_a_running_emulator_and_another_server(
+    folder: Path, svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    passing = str(folder / "passing.yaml")
+    assert main(["run", passing, "--base-url", svc_server.url]) == 0
+    assert f"against emulator at {svc_server.url}" in capsys.readouterr().out
+    token = svc_server.sandbox.info()["organizations"][0]["tokens"][0]["token"]
+    args = ["run", passing, "--target", "real", "--base-url", svc_server.url + "/api"]
+    assert main([*args, "--token", token]) == 0
+    assert "1 passed" in capsys.readouterr().out
+
+
+def test_record_writes_a_scenario_that_replays_green(
+    svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import urllib.request
+
+    token = svc_server.sandbox.info()["organizations"][0]["tokens"][0]["token"]
+    base = svc_server.url
+
+    def call(method: str, path: str, body: object = None, auth: bool = True) -> None:
+        headers = {"Content-Type": "application/json"}
+        if auth:
+            headers["Authorization"] = f"Bearer {token}"
+        data = json.dumps(body if body is not None else {}).encode()
+        request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            answer.read()
+
+    call("POST", "/_sandbox/reset", auth=False)
+    call("POST", "/api/checkout", {"amount": 900, "description": "Soup"})
+    call("POST", "/_sandbox/clock/advance", {"duration": "31m"}, auth=False)
+    out = tmp_path / "recorded.yaml"
+    assert main(["record", "--url", base, "--out", str(out), "--name", "soup"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"out": str(out), "steps": 2}
+    text = out.read_text()
+    assert "name: soup" in text and "action: advance" in text
+    assert main(["run", str(out)]) == 0
+
+
+def test_the_record_route_refuses_bad_parameters(svc_client: FlaskClient) -> None:
+    assert svc_client.get("/_sandbox/scenario?limit=0").status_code == 400
+    answer = svc_client.get("/_sandbox/scenario?name=")
+    assert answer.status_code == 400
+    assert answer.json == {"error": "name must be 1 to 200 characters", "code": "validation_failed"}
+
+
+def test_a_bad_file_never_touches_a_running_emulator(
+    folder: Path, svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(folder, "zz_bad.yaml", "name: x\nsteps:\n  - request: {path: '/${ghost}'}\n")
+    assert main(["run", str(folder), "--base-url", svc_server.url]) == 2
+    assert "zz_bad.yaml:3: unknown variable ${ghost}" in capsys.readouterr().err
+    assert svc_server.sandbox.journal.recent(10) == []

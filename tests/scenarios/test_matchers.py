@@ -1,0 +1,84 @@
+"""Subset matches, paths and the $ matchers, as a table of (expected, actual, matches)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from svc_sandbox.scenarios.matchers import MISSING, check_path, match, resolve
+
+CASES: list[tuple[Any, Any, bool]] = [
+    ({"a": 1}, {"a": 1, "b": 2}, True),
+    ({"a": 1}, {"a": 2}, False),
+    ({"a": {"b": [1, 2]}}, {"a": {"b": [1, 2], "c": 0}}, True),
+    ([1, 2], [1, 2, 3], False),
+    (1, True, False),
+    (True, 1, False),
+    (1, 1.0, True),
+    (None, None, True),
+    ("$any", "x", True),
+    ("$any", MISSING, False),
+    ({"k": "$absent"}, {"j": 1}, True),
+    ({"k": "$absent"}, {"k": None}, False),
+    ({"$regex": "^p_"}, "p_abc", True),
+    ({"$regex": "^p_"}, 5, False),
+    ({"$gte": 10, "$lte": 20}, 15, True),
+    ({"$gte": 10}, 9, False),
+    ({"$gt": 10}, 10, False),
+    ({"$lt": 10}, 9.5, True),
+    ({"$gte": 0}, "5", False),
+    ({"$len": 2}, [1, 2], True),
+    ({"$len": {"$gte": 3}}, "ab", False),
+    ({"$len": 1}, 5, False),
+    ("$iso8601", "2026-01-01T00:30:00.000Z", True),
+    ("$iso8601", "2026-01-01", False),
+    ({"$iso8601": False}, "soon", True),
+    ("$hex24", "5dfbd3d12c4a3698aa2ca1af", True),
+    ("$hex24", "5DFBD3D12C4A3698AA2CA1AF", False),
+    ({"$ne": "a"}, "b", True),
+    ({"$in": ["a", "b"]}, "c", False),
+    ({"$contains": "guard"}, "the retry guard", True),
+    ({"$contains": {"code": "x"}}, [{"code": "y"}, {"code": "x"}], True),
+    ({"$type": "integer"}, True, False),
+    ({"$type": "null"}, None, True),
+    ({"$nope": 1}, 1, False),
+]
+
+
+@pytest.mark.parametrize(("expected", "actual", "matches"), CASES)
+def test_match(expected: Any, actual: Any, matches: bool) -> None:
+    problems = match(expected, actual, "body")
+    assert (problems == []) is matches, problems
+
+
+def test_a_mismatch_names_where_and_what() -> None:
+    assert match({"a": {"b": [1, {"c": 2}]}}, {"a": {"b": [1, {"c": 3}]}}) == [
+        "a.b[1].c: expected 2, got 3"
+    ]
+
+
+DOC = {"items": [{"_id": "x", "tags": ["a"]}, {"_id": "y", "tags": []}], "total": 2}
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("total", 2),
+        ("$.total", 2),
+        ("items[0]._id", "x"),
+        ("items[-1]._id", "y"),
+        ("$.items[*]._id", ["x", "y"]),
+        ("items[0].tags[0]", "a"),
+        ("items[5]._id", MISSING),
+        ("nothing.here", MISSING),
+        ("$", DOC),
+    ],
+)
+def test_resolve(path: str, value: Any) -> None:
+    assert resolve(DOC, path) == value
+
+
+def test_an_unreadable_path_is_reported() -> None:
+    assert check_path("items[x]") is not None
+    assert check_path("items[0].a") is None

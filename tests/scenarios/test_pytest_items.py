@@ -1,0 +1,60 @@
+"""The pytest plugin collects scenario files as items: one per scenario and matrix row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.scenarios.helpers import write
+
+
+def pytest_run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_scenarios_folders_and_svc_scenarios_dirs_become_items(tmp_path: Path) -> None:
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "qa").mkdir()
+    write(
+        tmp_path / "scenarios",
+        "grid.yaml",
+        """
+        name: grid
+        matrix: {status: [draft, published]}
+        steps:
+          - request: {path: /products, query: {status: "${status}"}}
+            expect: {status: 200, json: {total: 0}}
+        """,
+    )
+    write(
+        tmp_path / "qa",
+        "wrong.yaml",
+        """
+        name: wrong
+        steps:
+          - request: {path: /products}
+            expect: {status: 418}
+        """,
+    )
+    collected = pytest_run(tmp_path, "--co", "scenarios")
+    assert "2 tests collected" in collected.stdout, collected.stdout + collected.stderr
+    ran = pytest_run(tmp_path, "scenarios", "--svc-scenarios", "qa")
+    out = ran.stdout
+    assert "1 failed, 2 passed" in out, out + ran.stderr
+    assert "wrong.yaml:3: step steps[0] (GET /products)" in out
+    assert "status: expected 418, got 200" in out
+
+
+def test_a_bad_file_is_a_collection_error_with_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "scenarios").mkdir()
+    write(tmp_path / "scenarios", "bad.yaml", "name: x\nsteps:\n  - control: {action: nap}\n")
+    ran = pytest_run(tmp_path, "scenarios")
+    assert ran.returncode != 0
+    assert "bad.yaml:3: unknown control action 'nap'" in ran.stdout, ran.stdout

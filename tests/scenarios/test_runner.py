@@ -1,0 +1,229 @@
+"""The runner: failure reports, skipped steps against another server, unreachable servers, and
+the same scenarios against a running emulator over HTTP."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.scenarios.loader import load_file
+from svc_sandbox.scenarios.results import ERROR, FAILED, PASSED, SKIPPED
+from svc_sandbox.scenarios.runner import EMULATOR_ONLY, Runner
+from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget
+from tests.scenarios.helpers import one
+
+LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
+
+PRODUCT_AND_EXPIRY = """
+    name: product then expiry
+    tags: [t]
+    steps:
+      - request:
+          method: POST
+          path: /products
+          json: {title: Pen, pricingModel: fixed, price: {amount: 500}, status: published}
+        expect: {status: 201}
+        save: {product: product._id}
+      - request: {method: POST, path: /checkout, json: {productId: "${product}"}}
+        expect: {status: 200}
+        save: {session: sessionId}
+      - control: {action: advance, duration: 30m}
+      - expect_webhook: {type: checkout.session.expired, data: {sessionId: "${session}"}}
+      - request: {path: "/checkout/${session}", auth: none}
+        expect: {status: 200, json: {status: expired}}
+"""
+
+
+def test_a_failed_expectation_reports_step_request_response_and_expectation(
+    tmp_path: Path,
+) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: wrong
+        steps:
+          - request: {path: /products}
+            expect: {status: 200}
+          - request: {path: /products, query: {limit: 500}}
+            expect: {status: 200, json: {total: 0}}
+          - request: {path: /never}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == FAILED
+    step = result.failure
+    assert step is not None
+    assert (step.index, step.line) == ("steps[1]", 5)
+    assert step.message.startswith("status: expected 200, got 400")
+    assert step.request is not None and step.request["url"].endswith("/api/products?limit=500")
+    assert step.response is not None and step.response["status"] == 400
+    assert step.response["body"] == {"error": step.response["body"]["error"]}
+    assert step.expectation == {"status": 200, "json": {"total": 0}}
+    assert len(result.steps) == 2  # the scenario stops at the failed step
+
+
+def test_webhook_signature_and_timing_are_checked(tmp_path: Path) -> None:
+    scenario = one(tmp_path, PRODUCT_AND_EXPIRY)
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == PASSED, result.failure
+    assert result.sandbox_seconds == 1800
+
+
+def test_a_webhook_that_does_not_arrive_in_time_fails(tmp_path: Path) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: too soon
+        steps:
+          - request: {method: POST, path: /checkout, json: {amount: 500, description: Tea}}
+          - expect_webhook: {type: checkout.session.expired, within: 29m}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == FAILED
+    assert result.failure is not None
+    assert "not delivered within 0:29:00" in result.failure.message
+
+
+def test_a_scenario_with_a_bad_setting_runs_nothing(tmp_path: Path) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: bad setting
+        settings: {webhook_retries: often}
+        steps:
+          - request: {path: /products}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == ERROR
+    assert result.steps == []
+    assert result.message.startswith(f"{scenario.file}:2: settings:")
+
+
+def test_another_server_skips_emulator_only_steps_with_the_reason(
+    tmp_path: Path, svc_server: RunningServer
+) -> None:
+    scenario = one(tmp_path, PRODUCT_AND_EXPIRY)
+    token = svc_server.sandbox.info()["organizations"][0]["tokens"][0]["token"]
+    target = RealTarget(svc_server.url + "/api", token)
+    result = Runner(target).run(scenario)
+    kinds = [(s.kind, s.status) for s in result.steps]
+    assert kinds == [
+        ("request", PASSED),
+        ("request", PASSED),
+        ("control", SKIPPED),
+        ("expect_webhook", SKIPPED),
+        ("request", FAILED),  # nobody moved the real server's clock: still open
+    ]
+    assert result.steps[2].message == EMULATOR_ONLY
+
+
+def test_steps_needing_a_value_from_a_skipped_step_are_skipped(
+    tmp_path: Path, svc_server: RunningServer
+) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: skip chain
+        steps:
+          - control: {action: create_token, org: "${org_id}"}
+            save: {ci: token}
+          - request: {path: /products, auth: ci}
+          - request: {root: pay_url, path: /cs_x}
+        """,
+    )
+    result = Runner(RealTarget(svc_server.url + "/api", None)).run(scenario)
+    assert result.status == SKIPPED
+    assert [s.message for s in result.steps] == [
+        EMULATOR_ONLY,
+        f"needs ${{ci}}: {EMULATOR_ONLY}",
+        "pay_url is not known for this target (give --root pay_url=URL)",
+    ]
+
+
+def test_an_unreachable_server_fails_with_a_message(tmp_path: Path) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    scenario = one(tmp_path, "name: x\nsteps:\n  - request: {path: /products}\n")
+    result = Runner(RealTarget(f"http://127.0.0.1:{port}/api", "t")).run(scenario)
+    assert result.status == ERROR
+    assert result.failure is not None
+    assert result.failure.message.startswith(f"cannot reach http://127.0.0.1:{port}/api/products")
+
+
+def test_a_server_that_never_answers_fails_with_a_timeout(tmp_path: Path) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)  # accepts the connection, never answers
+    port = listener.getsockname()[1]
+    try:
+        scenario = one(tmp_path, "name: x\nsteps:\n  - request: {path: /products}\n")
+        target = RealTarget(f"http://127.0.0.1:{port}/api", "t", timeout=0.5)
+        result = Runner(target).run(scenario)
+    finally:
+        listener.close()
+    assert result.status == ERROR
+    assert result.failure is not None
+    assert result.failure.message == (
+        f"timed out after 0.5 s waiting for GET http://127.0.0.1:{port}/api/products"
+    )
+
+
+def test_an_unreachable_emulator_fails_before_any_step(tmp_path: Path) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    scenario = one(tmp_path, "name: x\nsteps:\n  - request: {path: /products}\n")
+    result = Runner(EmulatorTarget(f"http://127.0.0.1:{port}")).run(scenario)
+    assert result.status == ERROR
+    assert "cannot reach" in result.message and result.steps == []
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        "checkout/expiry_after_timeout_webhook_retries.yaml",
+        "webhooks/retry_schedule.yaml",
+        "payouts/review_above_threshold.yaml",
+        "pages/trigger_phones_payment_link.yaml",
+    ],
+)
+def test_library_scenarios_pass_against_a_running_emulator(
+    file: str, svc_server: RunningServer
+) -> None:
+    runner = Runner(EmulatorTarget(svc_server.url + "/api"))
+    for scenario in load_file(LIBRARY / file):
+        result = runner.run(scenario)
+        assert result.status == PASSED, (scenario.name, result.failure, result.message)
+
+
+def test_generated_values_come_from_the_seed_and_now_from_the_sandbox_clock(
+    tmp_path: Path,
+) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: generated
+        clock: "2026-03-01T08:00:00Z"
+        steps:
+          - control: {action: advance, duration: 90s}
+          - set: {label: "${uuid}|${random_hex}|${now}"}
+          - control: {action: create_org, name: "${label}"}
+            expect:
+              json:
+                name: {$regex: "^[0-9a-f-]{36}\\\\|[0-9a-f]{24}\\\\|2026-03-01T08:01:30.000Z$"}
+        """,
+    )
+    names = []
+    for _ in range(2):
+        result = Runner(InProcessTarget()).run(scenario)
+        assert result.status == PASSED, result.failure
+        response = result.steps[-1].response
+        assert response is not None
+        names.append(response["body"]["name"])
+    assert names[0] == names[1]
