@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE))
 
 import checkout_throughput as load_gen  # noqa: E402
 import startup  # noqa: E402
+import state_scaling  # noqa: E402
 import warp  # noqa: E402
 
 DOCS = HERE.parent / "docs"
@@ -332,6 +333,32 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         f"{over_http['plain_posts_per_s']:.0f}/s (**{over_http['ratio']:.2f}×**).",
         "",
     ]
+    scaling = data["scaling"]
+    first = scaling[0]
+    lines += [
+        "## Costs that must not grow with the state",
+        "",
+        "N link sessions each with a payment prompt in flight, N products, one queued entry per "
+        "session and prompt (bench/state_scaling.py). Median µs per request through the WSGI app "
+        "(no server); the ratio to the smallest row follows each figure (1.00 = flat). The last "
+        "column is the longest any other request waited for the lock while one advance expired "
+        "every session (advances let go of the lock every 256 due entries).",
+        "",
+        "| sessions | poll with a prompt in flight | product by `p_` token | GET /_sandbox/clock "
+        "| GET /_sandbox | longest lock wait during the advance |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in scaling:
+        cells = [
+            f"{row[key]:.0f} µs ({row[key] / first[key]:.2f}×)"
+            for key in ("poll_us", "product_by_token_us", "clock_us", "info_us")
+        ]
+        lines.append(
+            f"| {row['sessions']:,} | "
+            + " | ".join(cells)
+            + f" | {row['advance_longest_wait_ms']:.1f} ms |"
+        )
+    lines.append("")
     if png:
         lines += ["![throughput, latency and warp scaling](performance.png)", ""]
     return "\n".join(lines)
@@ -345,6 +372,7 @@ def main() -> int:
     parser.add_argument("--memory-sessions", type=int, default=100_000)
     parser.add_argument("--warp-sessions", default="1000,10000,100000")
     parser.add_argument("--http-sessions", type=int, default=2000)
+    parser.add_argument("--scaling-sessions", default="1000,10000,100000")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--prism-server", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -354,6 +382,7 @@ def main() -> int:
     if args.quick:
         args.rounds, args.requests, args.startup_runs = 1, 30, 1
         args.memory_sessions, args.warp_sessions, args.http_sessions = 1000, "100,1000", 100
+        args.scaling_sessions = "100,1000"
     rounds = max(1, min(args.rounds, 20))
     per_client = max(1, min(args.requests, 5000))
     data: dict[str, Any] = {
@@ -372,6 +401,10 @@ def main() -> int:
     data["memory"] = memory(max(1, min(args.memory_sessions, 200_000)))
     sizes = [max(1, min(int(s), warp.MAX_SESSIONS)) for s in args.warp_sessions.split(",")]
     data["warp"] = warp.run(sizes, max(1, min(args.http_sessions, warp.MAX_SESSIONS)))
+    scaling_sizes = [
+        max(1, min(int(s), state_scaling.MAX_SESSIONS)) for s in args.scaling_sessions.split(",")
+    ]
+    data["scaling"] = state_scaling.run(scaling_sizes)
     png = plot(data["requests"], data["warp"]["inProcess"], DOCS / "performance.png")
     page = write_page(data, png)
     (DOCS / "performance.md").write_text(page, encoding="utf-8")

@@ -78,9 +78,19 @@ class Scheduler:
         return [entry for _, _, entry in sorted(self._heap) if not entry.cancelled]
 
     def upcoming(self, limit: int) -> list[Entry]:
-        """The next ``limit`` live entries in due order (a partial selection, no full sort)."""
-        live = (item for item in self._heap if not item[2].cancelled)
-        return [entry for _, _, entry in heapq.nsmallest(limit, live)]
+        """The next ``limit`` live entries in due order, read off the heap's tree best-first
+        (O(limit log limit), whatever the queue's size; cancelled ones are skipped)."""
+        heap = self._heap
+        found: list[Entry] = []
+        frontier: list[tuple[tuple[datetime, int, Entry], int]] = [(heap[0], 0)] if heap else []
+        while frontier and len(found) < limit:
+            (_, _, entry), index = heapq.heappop(frontier)
+            if not entry.cancelled:
+                found.append(entry)
+            for child in (2 * index + 1, 2 * index + 2):
+                if child < len(heap):
+                    heapq.heappush(frontier, (heap[child], child))
+        return found
 
     def count(self) -> int:
         """How many live entries are queued (O(1))."""
