@@ -72,7 +72,7 @@ SESSION_LIFECYCLE = Lifecycle(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class CheckoutSession:
     id: str
     org_id: str

@@ -76,7 +76,7 @@ ATTEMPT_LIFECYCLE = Lifecycle(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Failure:
     code: str
     message: str
@@ -89,7 +89,7 @@ class Failure:
         return {"code": self.code, "message": self.message}
 
 
-@dataclass
+@dataclass(slots=True)
 class PaymentAttempt:
     id: str
     session_id: str

@@ -19,7 +19,7 @@ PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
 STATUSES = ("draft", "published", "archived")
 
 
-@dataclass
+@dataclass(slots=True)
 class Product:
     id: str
     org_id: str

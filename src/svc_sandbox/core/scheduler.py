@@ -17,7 +17,7 @@ from svc_sandbox.core.clock import isoformat, parse_instant
 Handler = Callable[[dict[str, Any]], None]
 
 
-@dataclass(order=True)
+@dataclass(order=True, slots=True)
 class Entry:
     due: datetime
     seq: int

@@ -47,7 +47,7 @@ DELIVERY_LIFECYCLE = Lifecycle(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Delivery:
     id: str
     event_id: str
@@ -75,7 +75,7 @@ class Delivery:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Attempt:
     delivery_id: str
     event_id: str
@@ -116,7 +116,7 @@ class Attempt:
         }
 
 
-@dataclass(order=True)
+@dataclass(order=True, slots=True)
 class DueAttempt:
     due: datetime
     seq: int

@@ -72,7 +72,7 @@ def sample_data(type_: str, session_id: str, order_id: str, at: datetime) -> dic
     return data
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     id: str
     type: str
