@@ -52,10 +52,10 @@ def test_parallel_creates_over_a_real_server_all_land_with_distinct_ids(
     assert {p["_id"] for p in listing["items"]} == set(ids)
 
 
-def test_url_rules_build_urls_when_asked(svc_client: FlaskClient) -> None:
+def test_url_rules_build_urls_when_asked(svc_http: FlaskClient) -> None:
     """Rules compile their URL builders on first use (start-up cost): building still works,
     for every rule and both builders (known and unknown arguments)."""
-    app = svc_client.application
+    app = svc_http.application
     with app.test_request_context():
         adapter = app.url_map.bind("127.0.0.1")
         for rule in app.url_map.iter_rules():

@@ -27,38 +27,36 @@ def _round_trip(client: FlaskClient) -> None:
 
 
 def test_the_prompt_in_flight_is_found_after_import(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    product = published(svc_client, auth)
-    out = checkout(svc_client, auth, productId=product["_id"])["sessionId"]
-    idle = checkout(svc_client, auth, productId=product["_id"])["sessionId"]
-    _pay(svc_client, out, 200)
-    _round_trip(svc_client)
-    assert status_of(svc_client, out)["attempt"]["inFlight"] is True
-    assert status_of(svc_client, idle)["attempt"]["inFlight"] is False
-    conflict = _pay(svc_client, out, 409)
+    product = published(svc_http, auth)
+    out = checkout(svc_http, auth, productId=product["_id"])["sessionId"]
+    idle = checkout(svc_http, auth, productId=product["_id"])["sessionId"]
+    _pay(svc_http, out, 200)
+    _round_trip(svc_http)
+    assert status_of(svc_http, out)["attempt"]["inFlight"] is True
+    assert status_of(svc_http, idle)["attempt"]["inFlight"] is False
+    conflict = _pay(svc_http, out, 409)
     assert conflict["error"].startswith("A payment prompt is already out")
-    _pay(svc_client, idle, 200)  # the index takes new attempts after the import too
-    assert status_of(svc_client, idle)["attempt"]["inFlight"] is True
+    _pay(svc_http, idle, 200)  # the index takes new attempts after the import too
+    assert status_of(svc_http, idle)["attempt"]["inFlight"] is True
 
 
 def test_a_product_is_found_by_its_token_after_import(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    first = published(svc_client, auth, title="First")
-    _round_trip(svc_client)
-    second = published(svc_client, auth, title="Second")
+    first = published(svc_http, auth, title="First")
+    _round_trip(svc_http)
+    second = published(svc_http, auth, title="Second")
     for product in (first, second):
-        found = svc_client.get(f"/api/products/{product['checkoutToken']}", headers=auth)
+        found = svc_http.get(f"/api/products/{product['checkoutToken']}", headers=auth)
         assert found.status_code == 200, found.json
         assert found.json["product"]["_id"] == product["_id"]
-    assert svc_client.get("/api/products/p_doesNotExist", headers=auth).status_code == 404
+    assert svc_http.get("/api/products/p_doesNotExist", headers=auth).status_code == 404
 
 
-def test_a_reset_forgets_what_the_indexes_knew(
-    svc_client: FlaskClient, auth: dict[str, str]
-) -> None:
-    product = published(svc_client, auth)
-    assert svc_client.post("/_sandbox/reset", json={}).status_code == 200
-    gone = svc_client.get(f"/api/products/{product['checkoutToken']}", headers=auth)
+def test_a_reset_forgets_what_the_indexes_knew(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    product = published(svc_http, auth)
+    assert svc_http.post("/_sandbox/reset", json={}).status_code == 200
+    gone = svc_http.get(f"/api/products/{product['checkoutToken']}", headers=auth)
     assert gone.status_code == 404

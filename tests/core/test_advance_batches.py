@@ -66,14 +66,14 @@ def test_requests_get_in_during_a_long_advance(svc_server: RunningServer) -> Non
 
 
 def test_the_clock_shows_the_next_entries_and_counts_the_rest(
-    svc_client: FlaskClient, svc_sandbox: Sandbox
+    svc_http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:
     open_sessions(svc_sandbox, 3)
-    clock = svc_client.get("/_sandbox/clock?limit=2").json
+    clock = svc_http.get("/_sandbox/clock?limit=2").json
     assert clock["scheduledCount"] == 3
     assert [e["seq"] for e in clock["scheduled"]] == [1, 2]
     assert clock["scheduled"][0]["kind"] == "checkout.expire"
-    assert svc_client.get("/_sandbox").json["scheduled"] == 3
-    bad = svc_client.get("/_sandbox/clock?limit=0")
+    assert svc_http.get("/_sandbox").json["scheduled"] == 3
+    bad = svc_http.get("/_sandbox/clock?limit=0")
     assert bad.status_code == 400
     assert bad.json["error"] == "limit must be an integer between 1 and 1000"
