@@ -75,7 +75,7 @@ def request(
     conn.request(method, path, body=body, headers=headers)
     response = conn.getresponse()
     data = response.read()
-    if response.status != 200:
+    if not 200 <= response.status < 300:
         raise RuntimeError(f"{method} {path} -> {response.status} {data[:200]!r}")
     return data
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Request, Response, request
+from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
@@ -16,13 +16,18 @@ from svc_sandbox.contract import api as contract_api
 from svc_sandbox.control import api as control_api
 from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
+from svc_sandbox.control import identity_api as control_identity_api
 from svc_sandbox.control import payouts_api as control_payouts_api
+from svc_sandbox.control import provider_api as control_provider_api
 from svc_sandbox.control import scenarios_api as control_scenarios_api
+from svc_sandbox.control import wallet_api as control_wallet_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.identity import api as identity_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
+from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
     MAX_BODY_BYTES,
     error_response,
@@ -32,9 +37,16 @@ from svc_sandbox.web import (
 )
 
 CONTROL_PREFIX = "/_sandbox"
-JOURNAL_PATH = CONTROL_PREFIX + "/requests"
-#: Where each request keeps its id (the WSGI environ: cheaper than flask.g on every request).
-REQUEST_ID_KEY = "svc_sandbox.request_id"
+#: The roots whose paths the app's routes are registered under.
+ROUTED_ROOTS = (
+    "base_url",
+    "auth_url",
+    "wallet_base_url",
+    "pay_url",
+    "simulate_url",
+    "product_page_url",
+    "provider_url",
+)
 
 
 class LazyBuildRule(Rule):
@@ -52,10 +64,6 @@ class LazyBuildRule(Rule):
             return compiled(rule, *args, **kwargs)
 
         return build
-
-
-#: The roots whose paths the app's routes are registered under.
-ROUTED_ROOTS = ("base_url", "pay_url", "simulate_url", "product_page_url", "provider_url")
 
 
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
@@ -80,38 +88,47 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
     app.register_blueprint(pages_api.provider, url_prefix=settings.path_of("provider_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(wallet_api.blueprint, url_prefix=settings.path_of("wallet_base_url"))
+    app.register_blueprint(control_wallet_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
+    app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(control_provider_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
-
-    base_path = settings.path_of("base_url")
-    contract_api.install(app)
 
     # Every request finds its Sandbox through the app (never a captured one), so ``bind`` can
     # put another Sandbox behind a built app: the pytest plugin builds the app once.
     @app.before_request
     def assign_request_id() -> None:
-        request.environ[REQUEST_ID_KEY] = sandbox_of(app).next_request_id()
+        g.request_id = sandbox_of(app).next_request_id()
 
     exposure_api.install(app, settings, CONTROL_PREFIX)  # Host, control-plane peers and JSON
 
     @app.before_request
-    def check_contract() -> None:
-        """After the request id and the exposure checks: a commerce request is checked
-        against the contract (and later recorded in the conformance report)."""
-        contract_api.validate_request(request._get_current_object(), base_path)  # type: ignore[attr-defined]
+    def injected_latency() -> None:
+        """The latency fault (latency.py): a matching request waits before it is handled."""
+        current = sandbox_of(app)
+        if not current.latency.rules:  # the common case, without taking the lock
+            return
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header[:7].lower() == "bearer " else None
+        delay = current.latency.take(request.method, request.path, token)
+        if delay:
+            current.delay(delay)
+
+    contract_api.install(app)  # after the request id: validates requests to {base_url}
 
     @app.after_request
     def stamp_and_journal(response: Response) -> Response:
         sandbox = sandbox_of(app)
-        req: Request = request._get_current_object()  # type: ignore[attr-defined]
-        request_id = req.environ.get(REQUEST_ID_KEY) or sandbox.next_request_id()
+        request_id = g.get("request_id") or sandbox.next_request_id()
         response.headers["X-Request-Id"] = request_id
-        response = contract_api.check_response(req, response, request_id)
-        if not req.path.startswith(JOURNAL_PATH):
+        response = contract_api.check_response(response, request_id)
+        if not request.path.startswith(CONTROL_PREFIX + "/requests"):
             sandbox.journal.record(
                 request_id,
                 sandbox.now(),
-                req.method,
-                req.path,
+                request.method,
+                request.path,
                 response.status_code,
                 request_details(),
             )

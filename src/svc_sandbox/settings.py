@@ -77,6 +77,11 @@ class Settings(BaseModel):
         "none",
     ] = "approve"
     production_push_delay_seconds: float = Field(default=10.0, ge=0)
+    #: A status poll checks the payment provider at most once per this many seconds per
+    #: session (spec §3 "throttled per session"; see spec-gaps, notification model).
+    provider_check_interval_seconds: float = Field(default=5.0, ge=0, le=3600, allow_inf_nan=False)
+    #: A YAML or JSON file of custom trigger phones, loaded at start and kept by reset.
+    triggers_file: str | None = None
     threads: int = Field(default=8, ge=1, le=256)
     #: Open connections waitress serves at once; more wait in the listen backlog. Idle
     #: keep-alive connections count, so the waitress default of 100 stalls busy clients.
@@ -109,6 +114,17 @@ class Settings(BaseModel):
     payout_processing_seconds: float = Field(default=300.0, ge=0)
     #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered.
     idempotency_retention_hours: float = Field(default=24.0, gt=0)
+    #: Wallet: a repeated idempotencyKey with another body ``replay``s the original transfer
+    #: (spec §4 read literally) or is refused with 422 ``idempotency_key_reused`` (``reject``).
+    wallet_key_reuse: Literal["replay", "reject"] = "replay"
+    #: Wallet: whose API token X-Svc-Key accepts, the ``owner`` organization of the token's
+    #: app or ``any`` organization's (see docs/spec-gaps.md, wallet).
+    wallet_key_org: Literal["owner", "any"] = "owner"
+    #: Wallet: refuse access tokens of an app the user disconnected (spec §5.6 keeps them
+    #: valid until expiry; issue 12 asks for 401).
+    wallet_refuse_disconnected: bool = False
+    #: Wallet: santim each seeded user's wallet starts with (after reset too).
+    wallet_seed_minor: int = Field(default=1_000_000, ge=0, le=10**13)
     #: A webhook endpoint set for each default organization at start (and after reset).
     webhook_url: str | None = None
     #: Its signing secret, also used by endpoints created without one; generated when unset.
@@ -124,6 +140,15 @@ class Settings(BaseModel):
     deliveries_kept: int = Field(default=100_000, ge=1)
     #: ... and the webhook attempt journal keeps this many most recent attempts.
     webhook_attempts_kept: int = Field(default=10_000, ge=1)
+    #: URI prefix of the custom claims (spec §2 ``{claims_namespace}/handle``); default
+    #: ``{auth_url}/claims``.
+    claims_namespace: str | None = None
+    #: What the identity limits of §8 count per: the calling ``client`` (its client_id, or the
+    #: IP when a request names none) or the caller's ``ip``. See docs/spec-gaps.md.
+    identity_rate_limit_key: Literal["client", "ip"] = "client"
+    #: The "one-off KYC on first use" rule for app registration: ``require`` an approved
+    #: organization KYC, or ``skip`` the check. See docs/spec-gaps.md.
+    app_kyc: Literal["require", "skip"] = "require"
 
     @field_validator(
         "public_url",
@@ -136,6 +161,7 @@ class Settings(BaseModel):
         "product_page_url",
         "provider_url",
         "webhook_url",
+        "claims_namespace",
     )
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:
@@ -169,6 +195,15 @@ class Settings(BaseModel):
         """The absolute URL of one spec root (``base_url``, ``pay_url``, ...)."""
         explicit: str | None = getattr(self, name)
         return explicit or self.origin + ROOT_DEFAULTS[name]
+
+    @property
+    def issuer(self) -> str:
+        """{auth_url}, exactly the ``iss`` of every token and authorization response."""
+        return self.root("auth_url")
+
+    @property
+    def claims_prefix(self) -> str:
+        return self.claims_namespace or self.issuer + "/claims"
 
     def roots(self) -> dict[str, str]:
         roots = {name: self.root(name) for name in ROOT_DEFAULTS}

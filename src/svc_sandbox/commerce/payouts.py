@@ -10,7 +10,6 @@ nor create two withdrawals under one idempotency key.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -31,6 +30,7 @@ from svc_sandbox.core.errors import (
 )
 from svc_sandbox.core.lifecycle import NEW, Lifecycle, Transition
 from svc_sandbox.core.locking import locked
+from svc_sandbox.core.ratelimit import rolling_cap_wait
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import optional_one_of
 from svc_sandbox.orgs.organizations import (
@@ -269,28 +269,23 @@ class PayoutService(Service):
 
     def _check_daily_cap(self, org_id: str, amount: int) -> None:
         now = self.clock.now()
-        recent = sorted(
+        wait = rolling_cap_wait(
             (
-                w
+                (w.created_at, w.amount)
                 for w in self.withdrawals.values()
-                if w.org_id == org_id and w.status != "rejected" and w.created_at > now - CAP_WINDOW
+                if w.org_id == org_id and w.status != "rejected"
             ),
-            key=lambda w: (w.created_at, w.seq),
+            amount,
+            DAILY_CAP,
+            CAP_WINDOW,
+            now,
         )
-        total = sum(w.amount for w in recent) + amount
-        if total <= DAILY_CAP:
-            return
-        retry_after = CAP_WINDOW.total_seconds()
-        for w in recent:
-            total -= w.amount
-            if total <= DAILY_CAP:
-                retry_after = (w.created_at + CAP_WINDOW - now).total_seconds()
-                break
-        raise RateLimited(
-            f"Daily payout limit: withdrawals of this organization may not pass {DAILY_CAP} "
-            "(100,000.00 ETB) per rolling 24 hours",
-            retry_after=math.ceil(retry_after),
-        )
+        if wait is not None:
+            raise RateLimited(
+                f"Daily payout limit: withdrawals of this organization may not pass {DAILY_CAP} "
+                "(100,000.00 ETB) per rolling 24 hours",
+                retry_after=wait,
+            )
 
     def _record(self, org: Organization, body: WithdrawalCreateBody, key: str | None) -> Withdrawal:
         quote = self.quote_for(org, body.amount)

@@ -19,6 +19,8 @@ from importlib.resources.abc import Traversable
 from typing import Any
 
 COMMERCE = "commerce.openapi.yaml"
+IDENTITY = "identity.openapi.yaml"
+WALLET = "wallet.openapi.yaml"
 
 
 def _file(name: str) -> Traversable:
@@ -75,9 +77,11 @@ def shared_contract(name: str = COMMERCE) -> dict[str, Any]:
 
 
 def served_contract(base_url: str, name: str = COMMERCE) -> dict[str, Any]:
-    """The document as an emulator serves it: its one server is the emulator's {base_url}."""
+    """The document as an emulator serves it: its one server is the emulator's root
+    ({base_url} for commerce, {wallet_base_url} for the wallet)."""
     document = load_contract(name)
-    document["servers"] = [{"url": base_url, "description": "{base_url} of this emulator"}]
+    root = "{wallet_base_url}" if name == WALLET else "{base_url}"
+    document["servers"] = [{"url": base_url, "description": f"{root} of this emulator"}]
     return document
 
 

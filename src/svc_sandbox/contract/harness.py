@@ -59,6 +59,13 @@ POSITIVE_ALLOWANCES = (
         "another body answers 422",
     ),
     Allowance(
+        "sendFromWallet",
+        ("400", "402"),
+        "a schema-valid recipient may be the sender (400 self_transfer) and a valid amount may "
+        "be more than the sender's wallet holds (402 insufficient_funds): both depend on who "
+        "sends and on stored balances",
+    ),
+    Allowance(
         "updateProduct",
         ("400", "422"),
         "locked pricingModel/price.type changes answer 422, and price.amount on a pwyw or free "
@@ -76,8 +83,11 @@ def config_dict(
     base_url: str | None = None,
     stateful_steps: int = 10,
     skip_operations: tuple[str, ...] = (),
+    schemes: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """The schemathesis configuration (the dictionary form of its TOML file)."""
+    """The schemathesis configuration (the dictionary form of its TOML file). ``token`` is
+    the commerce bearer; ``schemes`` gives every security scheme by name instead (the
+    wallet's two factors: ``{"accessToken": {"bearer": ...}, "svcKey": {"api_key": ...}}``)."""
     checks: dict[str, Any] = {"enabled": False}
     for name in CHECKS:
         checks[name] = {"enabled": True}
@@ -108,7 +118,9 @@ def config_dict(
         # Turned off through the config: a loaded schema's own include() would be OR-ed
         # with the config's per-operation entries and select everything again.
         per_operation.append({"include-operation-id": list(skip_operations), "enabled": False})
-    if token:
+    if schemes:
+        config["auth"] = {"openapi": schemes}
+    elif token:
         config["auth"] = {"openapi": {"bearer": {"bearer": token}}}
     if base_url:
         config["base-url"] = base_url

@@ -20,11 +20,11 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 import jsonschema_rs
 
-from svc_sandbox.contract.document import COMMERCE, shared_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
 
 if TYPE_CHECKING:  # jsonschema is imported when a message is first checked, not at start-up
     from jsonschema import Draft202012Validator, FormatChecker
@@ -390,9 +390,10 @@ class Contract:
             message = f"Content-Type {media or '(none)'} is not one of {', '.join(content)}"
             return [Violation(kind, "header.Content-Type", message, owner + "/content")]
         try:
-            document = json.loads(body)
+            document = decode_body(media, body)
         except (ValueError, UnicodeDecodeError) as exc:
-            return [Violation(kind, "body", f"body is not valid JSON: {exc}", owner + "/content")]
+            message = f"body is not valid {media}: {exc}"
+            return [Violation(kind, "body", message, owner + "/content")]
         return self.check(_schema_of(owner, media), document, kind, "body")
 
     # --- webhooks ----------------------------------------------------------------------------
@@ -469,6 +470,25 @@ class Contract:
         return found + self.check_content(response_ptr, content, content_type, body, "response")
 
 
+def decode_body(media: str, body: bytes) -> Any:
+    """A body as its schema sees it: a form as an object (a repeated field becomes an array),
+    a text page as a string, anything else as JSON."""
+    if media == "application/x-www-form-urlencoded":
+        fields: dict[str, Any] = {}
+        for name, value in parse_qsl(body.decode(), keep_blank_values=True, strict_parsing=False):
+            if name in fields:
+                previous = fields[name]
+                fields[name] = (
+                    [*previous, value] if isinstance(previous, list) else [previous, value]
+                )
+            else:
+                fields[name] = value
+        return fields
+    if media.startswith("text/"):
+        return body.decode()
+    return json.loads(body)
+
+
 def pointer_join(base: str, *tokens: str | int) -> str:
     return base + "".join("/" + escape(t) for t in tokens)
 
@@ -502,9 +522,21 @@ _CONTRACTS: dict[str, Contract] = {}
 _CONTRACTS_LOCK = threading.Lock()
 
 
-def commerce_contract() -> Contract:
-    """The shipped commerce contract, built once per process."""
+def shipped_contract(name: str) -> Contract:
+    """A shipped contract (``COMMERCE``, ``IDENTITY``, ``WALLET``), built once per process."""
     with _CONTRACTS_LOCK:
-        if COMMERCE not in _CONTRACTS:
-            _CONTRACTS[COMMERCE] = Contract(shared_contract(COMMERCE))
-        return _CONTRACTS[COMMERCE]
+        if name not in _CONTRACTS:
+            _CONTRACTS[name] = Contract(shared_contract(name))
+        return _CONTRACTS[name]
+
+
+def commerce_contract() -> Contract:
+    return shipped_contract(COMMERCE)
+
+
+def identity_contract() -> Contract:
+    return shipped_contract(IDENTITY)
+
+
+def wallet_contract() -> Contract:
+    return shipped_contract(WALLET)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from svc_sandbox.contract.document import served_contract
+from svc_sandbox.contract.conformance import ConformanceRecorder
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, served_contract
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.web import error_response, json_response, sandbox
 
@@ -19,10 +20,31 @@ def render_error(error: SandboxError) -> Response:
     return error_response(error, {"error": error.message, "code": error.code})
 
 
+#: ``?contract=`` names: the document and the settings root it is served under.
+CONTRACTS = {
+    "commerce": (COMMERCE, "base_url"),
+    "identity": (IDENTITY, "auth_url"),
+    "wallet": (WALLET, "wallet_base_url"),
+}
+
+
+def chosen_contract() -> tuple[str, str]:
+    """The contract ``?contract=`` names: ``commerce`` (default), ``identity`` or ``wallet``."""
+    name = request.args.get("contract", "commerce")
+    if name not in CONTRACTS:
+        raise ValidationFailed("contract must be commerce, identity or wallet")
+    return CONTRACTS[name]
+
+
+def chosen_recorder() -> ConformanceRecorder:
+    return sandbox().recorders[chosen_contract()[0]]
+
+
 @blueprint.get("/contract")
 def contract_document() -> Response:
-    """The commerce contract (JSON; ``?format=yaml`` for YAML)."""
-    document = served_contract(sandbox().settings.root("base_url"))
+    """A contract (``?contract=commerce|identity|wallet``; JSON, ``?format=yaml`` for YAML)."""
+    name, root = chosen_contract()
+    document = served_contract(sandbox().settings.root(root), name)
     wanted = request.args.get("format", "json")
     if wanted == "json":
         return json_response(document)
@@ -36,10 +58,13 @@ def contract_document() -> Response:
 
 @blueprint.get("/conformance")
 def conformance_report() -> Response:
-    return json_response(sandbox().conformance.report())
+    """The report of one contract (``?contract=``, default commerce)."""
+    return json_response(chosen_recorder().report())
 
 
 @blueprint.delete("/conformance")
 def clear_conformance() -> Response:
-    sandbox().conformance.clear()
-    return json_response(sandbox().conformance.report())
+    """Clears the report of the contract ``?contract=`` names, and answers it."""
+    chosen = chosen_recorder()
+    chosen.clear()
+    return json_response(chosen.report())

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from svc_sandbox.core.errors import RateLimited
 
@@ -51,3 +52,24 @@ class SlidingWindow:
 
     def clear(self) -> None:
         self._hits.clear()
+
+
+def rolling_cap_wait(
+    recent: Iterable[tuple[datetime, int]],
+    amount: int,
+    cap: int,
+    window: timedelta,
+    now: datetime,
+) -> int | None:
+    """Seconds until ``amount`` more fits under ``cap`` per rolling ``window``, or None when
+    it fits now. ``recent`` holds (time, amount) of what counts against the cap; what left
+    the window is ignored, and the wait is until enough of the oldest leaves it."""
+    inside = sorted((t, a) for t, a in recent if t > now - window)
+    total = sum(a for _, a in inside) + amount
+    if total <= cap:
+        return None
+    for at, spent in inside:
+        total -= spent
+        if total <= cap:
+            return max(1, math.ceil((at + window - now).total_seconds()))
+    return math.ceil(window.total_seconds())
