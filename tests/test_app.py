@@ -52,6 +52,21 @@ def test_parallel_creates_over_a_real_server_all_land_with_distinct_ids(
     assert {p["_id"] for p in listing["items"]} == set(ids)
 
 
+def test_url_rules_build_urls_when_asked(svc_http: FlaskClient) -> None:
+    """Rules compile their URL builders on first use (start-up cost): building still works,
+    for every rule and both builders (known and unknown arguments)."""
+    app = svc_http.application
+    with app.test_request_context():
+        adapter = app.url_map.bind("127.0.0.1")
+        for rule in app.url_map.iter_rules():
+            values = {name: "x1" for name in rule.arguments}
+            method = sorted((rule.methods or {"GET"}) - {"HEAD", "OPTIONS"})[0]
+            built = adapter.build(rule.endpoint, values, method=method)
+            assert adapter.match(built, method=method) == (rule.endpoint, values)
+            with_query = adapter.build(rule.endpoint, {**values, "extra": "1"})
+            assert with_query.endswith("extra=1")
+
+
 # --- one app, another Sandbox behind it (app.bind) -------------------------------------------
 
 

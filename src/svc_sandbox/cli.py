@@ -7,8 +7,7 @@ import json
 import os
 import signal
 import sys
-import urllib.error
-import urllib.request
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,6 +81,15 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
         "--webhook-timeout-seconds", type=float, help="receiver answer timeout (default 10)"
     )
     serve.add_argument("--webhook-retries", help="retry waits (default 1m,5m,30m,2h,12h)")
+    serve.add_argument(
+        "--events-kept", type=int, help="newest events the event log keeps (default 100000)"
+    )
+    serve.add_argument(
+        "--deliveries-kept", type=int, help="settled webhook deliveries kept (default 100000)"
+    )
+    serve.add_argument(
+        "--webhook-attempts-kept", type=int, help="webhook attempts journaled (default 10000)"
+    )
     serve.add_argument(
         "--strict",
         action="store_true",
@@ -252,6 +260,9 @@ def contract_command(args: argparse.Namespace) -> int:
 
 def reachable(url: str) -> bool:
     """Whether anything answers HTTP at ``url`` (an error status counts as an answer)."""
+    import urllib.error  # not at start-up: `serve` never needs it
+    import urllib.request
+
     try:
         with urllib.request.urlopen(url, timeout=10):
             return True
@@ -262,6 +273,8 @@ def reachable(url: str) -> bool:
 
 
 def conformance_command(args: argparse.Namespace) -> int:
+    import urllib.request
+
     url = args.url.rstrip("/") + "/_sandbox/conformance?contract=" + args.contract
     try:
         with urllib.request.urlopen(url, timeout=30) as answer:
@@ -313,6 +326,8 @@ def serve(settings: Settings) -> int:
             flush=True,
         )
     sandbox.start_background()
+    # Ready first; then compile the contract's validators off the start-up path.
+    threading.Thread(target=sandbox.conformance.contract.warm, daemon=True).start()
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

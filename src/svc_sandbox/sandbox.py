@@ -46,6 +46,7 @@ from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.journal import RequestJournal
+from svc_sandbox.core.locking import let_others_in
 from svc_sandbox.core.records import collector_paused, to_json
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
 from svc_sandbox.identity.apps import AppService
@@ -62,8 +63,12 @@ from svc_sandbox.settings import Settings
 from svc_sandbox.wallet.ledger import WalletService
 from svc_sandbox.webhooks.delivery import DeliveryService
 from svc_sandbox.webhooks.dispatcher import Dispatcher
-from svc_sandbox.webhooks.endpoints import EndpointService
+from svc_sandbox.webhooks.endpoints import EndpointService, WebhookEndpoint
 from svc_sandbox.webhooks.events import EventLog
+from svc_sandbox.webhooks.sender import Receiver
+
+#: Entries an advance runs per hold of the lock before letting other requests in.
+ADVANCE_BATCH = 256
 
 
 class Stateful(Protocol):
@@ -122,6 +127,7 @@ class Sandbox:
         # Request ids have their own stream so that reads never shift resource ids; they are
         # not part of the exported state.
         self.request_ids = IdFactory(f"{settings.seed}:requests")
+        self._request_ids_lock = threading.Lock()
         self.scheduler = Scheduler()
         self.journal = RequestJournal()
         #: What clients exercised of the commerce contract and where they broke it.
@@ -280,37 +286,50 @@ class Sandbox:
 
     def _move_to(self, target: datetime, background: bool = False) -> list[RanEntry]:
         """Runs due work up to ``target``; when an entry leaves after-work ready (a webhook
-        attempt due), the clock stops at that entry's time, the lock is let go while the
-        after-work runs, and then the walk goes on. So a retry scheduled by a failed attempt
-        runs in its turn, before later entries."""
+        attempt due), the clock stops after the entries due at that same instant, the lock
+        is let go while the after-work runs, and then the walk goes on. So a retry scheduled
+        by a failed attempt runs in its turn, before later entries. The lock is also let go
+        after every ``ADVANCE_BATCH`` entries (the clock then reads the last one's due time),
+        so a long advance never stalls other requests; the order stays the due order."""
         ran: list[RanEntry] = []
         while True:
             with self.lock:
-                step = self._run_until(target, stop_for_work=not background)
+                step, more = self._run_until(target, stop_for_work=not background)
                 ran += step
                 paused = not background and self._work_pending()
                 now = self.clock.now()
-                if paused and step and step[-1].due > now:
+                if (paused or more) and step and step[-1].due > now:
                     self.clock.set(step[-1].due)
-                elif not paused and target > now:
+                elif not paused and not more and target > now:
                     self.clock.set(target)
+            if more and not paused:
+                let_others_in()
+                continue
             self._after_work(background)
             if not paused or (not step and self._work_pending()):
                 return ran
 
-    def _run_until(self, target: datetime, stop_for_work: bool = False) -> list[RanEntry]:
+    def _run_until(
+        self, target: datetime, stop_for_work: bool = False
+    ) -> tuple[list[RanEntry], bool]:
+        """Runs up to ``ADVANCE_BATCH`` due entries; says whether it stopped at that limit."""
         ran: list[RanEntry] = []
+        if stop_for_work and self._work_pending():
+            return ran, False
+        limit = target
         try:
-            while (
-                not (stop_for_work and self._work_pending())
-                and (entry := self.scheduler.pop_due(target)) is not None
-            ):
+            while (entry := self.scheduler.pop_due(limit)) is not None:
                 self.clock.pin(entry.due)
                 self.scheduler.run(entry)
                 ran.append(RanEntry(entry.due, entry.kind, entry.payload))
+                if stop_for_work and limit is target and self._work_pending():
+                    limit = entry.due  # finish this instant, then pause for the work
+                if len(ran) >= ADVANCE_BATCH:
+                    upcoming = self.scheduler.next_due()
+                    return ran, upcoming is not None and upcoming <= limit
         finally:
             self.clock.pin(None)
-        return ran
+        return ran, False
 
     def _work_pending(self) -> bool:
         return any(hook.pending() for hook in self.after_work)
@@ -337,6 +356,20 @@ class Sandbox:
         if self._ticker is not None:
             self._ticker.join(timeout=5)
             self._ticker = None
+
+    # --- webhooks -----------------------------------------------------------------------
+
+    def add_webhook_receiver(
+        self,
+        org_id: str,
+        receiver: Receiver,
+        secret: str | None = None,
+        event_types: list[str] | None = None,
+    ) -> WebhookEndpoint:
+        """A webhook endpoint served by a Python callable in this process: it gets the exact
+        signed bytes and headers an HTTP receiver would and answers a status (2xx succeeds).
+        Warps in tests and scenarios then never touch a socket."""
+        return self.webhook_endpoints.create_in_process(org_id, receiver, secret, event_types)
 
     # --- state --------------------------------------------------------------------------
 
@@ -442,20 +475,28 @@ class Sandbox:
             recorder.clear()
 
     def next_request_id(self) -> str:
-        with self.lock:
+        # Request ids are not state: their own small lock, so that taking one never waits
+        # for the state lock (a long advance, an export).
+        with self._request_ids_lock:
             return "req_" + self.request_ids.object_id()
 
     # --- description ------------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
         with self.lock:
+            # One pass over tokens and endpoints (not one scan per organization): linear in
+            # what the answer holds; the queue is counted, not sorted.
+            tokens: dict[str, list[dict[str, Any]]] = {}
+            for token in self.orgs.tokens.values():
+                tokens.setdefault(token.org_id, []).append(token.to_public())
+            endpoints: dict[str, list[dict[str, Any]]] = {}
+            for endpoint in self.webhook_endpoints.list_for():
+                endpoints.setdefault(endpoint.org_id, []).append(endpoint.to_public())
             orgs = []
             for org in self.orgs.all():
                 entry = org.to_public()
-                entry["tokens"] = [t.to_public() for t in self.orgs.tokens_of(org.id)]
-                entry["webhookEndpoints"] = [
-                    e.to_public() for e in self.webhook_endpoints.list_for(org.id)
-                ]
+                entry["tokens"] = tokens.get(org.id, [])
+                entry["webhookEndpoints"] = endpoints.get(org.id, [])
                 orgs.append(entry)
             return {
                 "name": "svc-sandbox",
@@ -466,7 +507,7 @@ class Sandbox:
                 "dashboard": self.settings.origin + "/_sandbox/ui",
                 "rateLimits": self.settings.rate_limits,
                 "organizations": orgs,
-                "scheduled": len(self.scheduler.pending()),
+                "scheduled": self.scheduler.count(),
                 "webhooks": {
                     "url": self.settings.webhook_url,
                     "secret": self.webhook_endpoints.default_secret,

@@ -141,6 +141,13 @@ class Settings(BaseModel):
     webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
     #: Waits before each retry, each counted from the previous attempt (spec §6; see spec-gaps).
     webhook_retries: str = "1m,5m,30m,2h,12h"
+    #: Retention, so a long-running instance stays bounded (docs/performance.md): the event
+    #: log keeps this many newest events (plus any a pending delivery still needs), ...
+    events_kept: int = Field(default=100_000, ge=1)
+    #: ... the settled webhook deliveries kept (pending ones are always kept), ...
+    deliveries_kept: int = Field(default=100_000, ge=1)
+    #: ... and the webhook attempt journal keeps this many most recent attempts.
+    webhook_attempts_kept: int = Field(default=10_000, ge=1)
     #: URI prefix of the custom claims (spec §2 ``{claims_namespace}/handle``); default
     #: ``{auth_url}/claims``.
     claims_namespace: str | None = None

@@ -10,7 +10,7 @@ import yaml
 from flask.testing import FlaskClient
 from openapi_spec_validator import validate
 
-from svc_sandbox.contract.document import contract_text, load_contract
+from svc_sandbox.contract.document import contract_text, json_copy, load_contract
 
 REPO_COPY = Path(__file__).resolve().parents[2] / "contracts" / "commerce.openapi.yaml"
 
@@ -103,3 +103,13 @@ def test_the_control_plane_serves_yaml_too(svc_http: FlaskClient) -> None:
     response = svc_http.get("/_sandbox/contract?format=yaml")
     assert response.mimetype == "application/yaml"
     assert yaml.safe_load(response.data)["info"]["version"] == "1.3.0"
+
+
+def test_the_shipped_json_copy_is_the_yaml_parsed() -> None:
+    """The pre-parsed copy loaded at start-up is fresh (else: python -m
+    svc_sandbox.contract.document) and is exactly what the YAML says."""
+    shipped = (REPO_COPY.parents[1] / "src/svc_sandbox/contracts/commerce.openapi.json").read_text(
+        "utf-8"
+    )
+    assert shipped == json_copy(), "regenerate: python -m svc_sandbox.contract.document"
+    assert load_contract() == yaml.safe_load(contract_text())

@@ -113,3 +113,19 @@ def test_real_clock_background_ticker_runs_due_work() -> None:
         assert done.wait(timeout=10)
     finally:
         sandbox.stop()
+
+
+def test_upcoming_lists_the_next_live_entries_in_due_order(svc_sandbox: Sandbox) -> None:
+    """The clock's listing reads the heap best-first: same order as sorting the whole queue."""
+    scheduler = svc_sandbox.scheduler
+    start = svc_sandbox.now()
+    entries = [
+        scheduler.schedule(start + timedelta(minutes=(i * 37) % 101), "checkout.expire", {})
+        for i in range(300)
+    ]
+    for entry in entries[::7]:
+        scheduler.cancel(entry)
+    everything = scheduler.pending()
+    assert scheduler.count() == len(everything) == 300 - len(entries[::7])
+    for limit in (1, 5, 100, 1000):
+        assert scheduler.upcoming(limit) == everything[:limit]

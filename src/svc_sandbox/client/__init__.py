@@ -16,36 +16,87 @@ httpx and pydantic that works against the emulator or the real service.
 
 from __future__ import annotations
 
-from svc_sandbox.client.commerce import DEFAULT_BASE_URL, AsyncSvcClient, SvcClient
-from svc_sandbox.client.errors import (
-    SvcAuthenticationError,
-    SvcClientError,
-    SvcError,
-    SvcNotFoundError,
-    SvcPollTimeout,
-    SvcRateLimitError,
-    SvcResponseError,
-    SvcServerError,
-    SvcTransportError,
-)
-from svc_sandbox.client.models import (
-    FAILURE_CODES,
-    ArchivedProduct,
-    Balance,
-    CheckoutFailure,
-    CheckoutResult,
-    CheckoutStatus,
-    Order,
-    Page,
-    Price,
-    Product,
-    ProductListItem,
-    ProductResponse,
-    WebhookEvent,
-    Withdrawal,
-)
-from svc_sandbox.client.signing import SIGNATURE_HEADER, SignatureError, TestPayload
-from svc_sandbox.client.webhooks import build_test_webhook, verify_webhook
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from svc_sandbox.client.commerce import DEFAULT_BASE_URL, AsyncSvcClient, SvcClient
+    from svc_sandbox.client.errors import (
+        SvcAuthenticationError,
+        SvcClientError,
+        SvcError,
+        SvcNotFoundError,
+        SvcPollTimeout,
+        SvcRateLimitError,
+        SvcResponseError,
+        SvcServerError,
+        SvcTransportError,
+    )
+    from svc_sandbox.client.models import (
+        FAILURE_CODES,
+        ArchivedProduct,
+        Balance,
+        CheckoutFailure,
+        CheckoutResult,
+        CheckoutStatus,
+        Order,
+        Page,
+        Price,
+        Product,
+        ProductListItem,
+        ProductResponse,
+        WebhookEvent,
+        Withdrawal,
+    )
+    from svc_sandbox.client.signing import SIGNATURE_HEADER, SignatureError, TestPayload
+    from svc_sandbox.client.webhooks import build_test_webhook, verify_webhook
+
+# Names load on first use (PEP 562): the emulator imports ``client.signing`` alone at start-up
+# and must not pay for httpx and the client models (start-up, issue 10).
+_HOMES = {
+    "ArchivedProduct": "svc_sandbox.client.models",
+    "AsyncSvcClient": "svc_sandbox.client.commerce",
+    "Balance": "svc_sandbox.client.models",
+    "CheckoutFailure": "svc_sandbox.client.models",
+    "CheckoutResult": "svc_sandbox.client.models",
+    "CheckoutStatus": "svc_sandbox.client.models",
+    "DEFAULT_BASE_URL": "svc_sandbox.client.commerce",
+    "FAILURE_CODES": "svc_sandbox.client.models",
+    "Order": "svc_sandbox.client.models",
+    "Page": "svc_sandbox.client.models",
+    "Price": "svc_sandbox.client.models",
+    "Product": "svc_sandbox.client.models",
+    "ProductListItem": "svc_sandbox.client.models",
+    "ProductResponse": "svc_sandbox.client.models",
+    "SIGNATURE_HEADER": "svc_sandbox.client.signing",
+    "SignatureError": "svc_sandbox.client.signing",
+    "SvcAuthenticationError": "svc_sandbox.client.errors",
+    "SvcClient": "svc_sandbox.client.commerce",
+    "SvcClientError": "svc_sandbox.client.errors",
+    "SvcError": "svc_sandbox.client.errors",
+    "SvcNotFoundError": "svc_sandbox.client.errors",
+    "SvcPollTimeout": "svc_sandbox.client.errors",
+    "SvcRateLimitError": "svc_sandbox.client.errors",
+    "SvcResponseError": "svc_sandbox.client.errors",
+    "SvcServerError": "svc_sandbox.client.errors",
+    "SvcTransportError": "svc_sandbox.client.errors",
+    "TestPayload": "svc_sandbox.client.signing",
+    "WebhookEvent": "svc_sandbox.client.models",
+    "Withdrawal": "svc_sandbox.client.models",
+    "build_test_webhook": "svc_sandbox.client.webhooks",
+    "verify_webhook": "svc_sandbox.client.webhooks",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_BASE_URL",

@@ -126,7 +126,7 @@ def compute_signature(secret: str, timestamp: int, body: bytes | str) -> str:
     if not secret:
         raise ValueError("secret must not be empty")
     message = str(timestamp).encode("ascii") + b"." + _raw(body)
-    return hmac.new(secret.encode("utf-8"), message, hashlib.sha256).hexdigest()
+    return hmac.digest(secret.encode("utf-8"), message, "sha256").hex()  # one C call
 
 
 def sign(body: bytes | str, secret: str, timestamp: int | datetime) -> str:

@@ -80,7 +80,7 @@ class ExpirePayload(TypedDict):
     sessionId: str
 
 
-@dataclass
+@dataclass(slots=True)
 class CheckoutSession:
     id: str
     org_id: str

@@ -33,7 +33,7 @@ ORDER_LIFECYCLE = Lifecycle(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Order:
     id: str
     org_id: str

@@ -108,7 +108,7 @@ ATTEMPT_LIFECYCLE = Lifecycle(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Failure:
     code: str
     message: str
@@ -246,6 +246,9 @@ class PaymentService(Service):
             push_delay_seconds=ctx.settings.production_push_delay_seconds,
         )
         self.attempts: dict[str, PaymentAttempt] = {}
+        #: Derived index: session id -> its attempts, oldest first (a poll reads the one in
+        #: flight without scanning every attempt; rebuilt on import).
+        self._by_session: dict[str, list[PaymentAttempt]] = {}
         self._listeners: list[Listener] = []
         self._start_for_session: SessionStarter | None = None
         self._settle_session: SessionSettler | None = None
@@ -302,6 +305,7 @@ class PaymentService(Service):
             created_at=now,
         )
         self.attempts[attempt.id] = attempt
+        self._by_session.setdefault(session_id, []).append(attempt)
         self._step(attempt, "prompt", "sent")
         if not plan:
             return attempt
@@ -497,14 +501,11 @@ class PaymentService(Service):
 
     @locked
     def in_flight_of(self, session_id: str) -> PaymentAttempt | None:
-        return next(
-            (a for a in self.attempts.values() if a.session_id == session_id and a.in_flight),
-            None,
-        )
+        return next((a for a in self._by_session.get(session_id, ()) if a.in_flight), None)
 
     @locked
     def attempts_of(self, session_id: str) -> list[PaymentAttempt]:
-        return [a for a in self.attempts.values() if a.session_id == session_id]
+        return list(self._by_session.get(session_id, ()))
 
     @locked
     def get(self, attempt_id: str) -> PaymentAttempt:
@@ -559,6 +560,9 @@ class PaymentService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         self.config = from_json(ProviderConfig, data["config"])
         self.attempts = {a["id"]: from_json(PaymentAttempt, a) for a in data["attempts"]}
+        self._by_session = {}
+        for attempt in self.attempts.values():
+            self._by_session.setdefault(attempt.session_id, []).append(attempt)
         self._step_seq = max(
             (step.seq for a in self.attempts.values() for step in a.steps), default=0
         )

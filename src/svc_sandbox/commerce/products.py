@@ -19,7 +19,7 @@ PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
 STATUSES = ("draft", "published", "archived")
 
 
-@dataclass
+@dataclass(slots=True)
 class Product:
     id: str
     org_id: str
@@ -81,6 +81,9 @@ class ProductService(Service):
     def __init__(self, ctx: ServiceContext) -> None:
         super().__init__(ctx)
         self.products: dict[str, Product] = {}
+        #: Derived index: ``p_`` checkout token -> product id (tokens never change; rebuilt
+        #: on import; the first product holding a token wins, as a scan would find it).
+        self._by_token: dict[str, str] = {}
         self._seq = 0
 
     @locked
@@ -110,6 +113,7 @@ class ProductService(Service):
         )
         self._apply_price(product, price)
         self.products[product.id] = product
+        self._by_token.setdefault(product.checkout_token, product.id)
         return product
 
     @locked
@@ -123,7 +127,8 @@ class ProductService(Service):
     @locked
     def find(self, ref: str) -> Product | None:
         if ref.startswith("p_"):
-            return next((p for p in self.products.values() if p.checkout_token == ref), None)
+            product_id = self._by_token.get(ref)
+            return None if product_id is None else self.products.get(product_id)
         return self.products.get(ref)
 
     @locked
@@ -217,3 +222,6 @@ class ProductService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         self._seq = data["seq"]
         self.products = {p["id"]: from_json(Product, p) for p in data["products"]}
+        self._by_token = {}
+        for product in self.products.values():
+            self._by_token.setdefault(product.checkout_token, product.id)

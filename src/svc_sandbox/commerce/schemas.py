@@ -52,7 +52,8 @@ PricingModel = Literal["fixed", "pwyw", "free"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: each model builds its validator on first use, not at start-up.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class NoNulls(Strict):

@@ -75,10 +75,11 @@ def validate(recorder: ConformanceRecorder, relative: str) -> None:
     g.contract_violations = contract.validate_request(
         operation,
         path_params,
-        request.args.to_dict(flat=False),
-        dict(request.headers),
-        request.content_type,
-        request.get_data(cache=True),
+        # Only what the operation declares is read (most read neither query nor headers).
+        request.args.to_dict(flat=False) if operation.reads_query else {},
+        dict(request.headers) if operation.reads_headers else {},
+        request.content_type if operation.takes_body else None,
+        request.get_data(cache=True) if operation.takes_body else b"",
     )
 
 

@@ -1,28 +1,69 @@
-"""The contract documents shipped inside the package (a copy of the repository's contracts/)."""
+"""The contract documents shipped inside the package (a copy of the repository's contracts/).
+
+Next to each YAML document the package ships a pre-parsed JSON copy (``*.openapi.json``) that
+records the SHA-256 of the YAML it was made from: loading JSON takes a millisecond where the
+pure-Python YAML parser takes a tenth of a second at every start. A copy that does not match
+the YAML any more is never used (the YAML is parsed, with libyaml's C loader when present),
+and a test keeps the shipped copy fresh. Regenerate it with
+``python -m svc_sandbox.contract.document``.
+"""
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import json
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
-
-import yaml
 
 COMMERCE = "commerce.openapi.yaml"
 IDENTITY = "identity.openapi.yaml"
 WALLET = "wallet.openapi.yaml"
 
 
+def _file(name: str) -> Traversable:
+    return resources.files("svc_sandbox").joinpath("contracts", name)
+
+
 def contract_text(name: str = COMMERCE) -> str:
     """The document as shipped (YAML text)."""
-    return resources.files("svc_sandbox").joinpath("contracts", name).read_text("utf-8")
+    return _file(name).read_text("utf-8")
+
+
+def json_copy_name(name: str) -> str:
+    return name.removesuffix(".yaml") + ".json"
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def parse_yaml(text: str) -> dict[str, Any]:
+    import yaml  # only when the JSON copy is missing or stale
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    document: dict[str, Any] = yaml.load(text, Loader=loader)
+    return document
+
+
+def json_copy(name: str = COMMERCE) -> str:
+    """The text of the pre-parsed copy of ``name`` as it should be shipped."""
+    text = contract_text(name)
+    return json.dumps({"sourceSha256": digest(text), "document": parse_yaml(text)}) + "\n"
 
 
 @functools.cache
 def _loaded(name: str) -> dict[str, Any]:
-    document: dict[str, Any] = yaml.safe_load(contract_text(name))
-    return document
+    text = contract_text(name)
+    cached = _file(json_copy_name(name))
+    if cached.is_file():
+        shipped = json.loads(cached.read_text("utf-8"))
+        if shipped.get("sourceSha256") == digest(text):
+            document: dict[str, Any] = shipped["document"]
+            return document
+    return parse_yaml(text)
 
 
 def load_contract(name: str = COMMERCE) -> dict[str, Any]:
@@ -42,3 +83,11 @@ def served_contract(base_url: str, name: str = COMMERCE) -> dict[str, Any]:
     root = "{wallet_base_url}" if name == WALLET else "{base_url}"
     document["servers"] = [{"url": base_url, "description": f"{root} of this emulator"}]
     return document
+
+
+if __name__ == "__main__":  # regenerate the shipped JSON copy (see the module docstring)
+    from pathlib import Path
+
+    target = Path(__file__).resolve().parents[1] / "contracts" / json_copy_name(COMMERCE)
+    target.write_text(json_copy(COMMERCE), encoding="utf-8")
+    print(f"wrote {target}")

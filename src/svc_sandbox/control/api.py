@@ -74,9 +74,24 @@ def clock_report(ran: list[RanEntry]) -> dict[str, Any]:
 
 @blueprint.get("/clock")
 def read_clock() -> Response:
+    """The clock, how many entries are queued, and the next ``limit`` of them (default 100):
+    never a sort of the whole queue (see docs/control-plane.md)."""
+    limit = parse_limit(request.args.get("limit"))
     sb = sandbox()
-    pending = [e.to_json() for e in sb.scheduler.pending()]
-    return json_response({"clock": sb.clock.describe(), "scheduled": pending})
+    with sb.lock:
+        upcoming = [e.to_json() for e in sb.scheduler.upcoming(limit)]
+        count = sb.scheduler.count()
+    return json_response(
+        {"clock": sb.clock.describe(), "scheduledCount": count, "scheduled": upcoming}
+    )
+
+
+def parse_limit(raw: str | None, default: int = 100, most: int = 1000) -> int:
+    if raw is None:
+        return default
+    if not ascii_digits(raw, len(str(most))) or not 1 <= int(raw) <= most:
+        raise ValidationFailed(f"limit must be an integer between 1 and {most}")
+    return int(raw)
 
 
 @blueprint.post("/clock/advance")
@@ -171,8 +186,6 @@ def revoke_token(token: str) -> Response:
 
 @blueprint.get("/requests")
 def request_journal() -> Response:
-    limit = request.args.get("limit", "100")
-    if not ascii_digits(limit, 4) or not 1 <= int(limit) <= 1000:
-        raise ValidationFailed("limit must be an integer between 1 and 1000")
+    limit = parse_limit(request.args.get("limit"))
     journal = sandbox().journal
-    return json_response({"items": journal.recent(int(limit))})
+    return json_response({"items": journal.recent(limit)})

@@ -10,7 +10,8 @@ from svc_sandbox.commerce.schemas import Uri
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: each model builds its validator on first use, not at start-up.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class FailBody(Strict):

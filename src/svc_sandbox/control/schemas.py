@@ -12,7 +12,8 @@ from svc_sandbox.orgs.organizations import Environment, KycStatus
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: each model builds its validator on first use, not at start-up.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class AdvanceBody(Strict):

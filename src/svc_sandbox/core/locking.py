@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -27,3 +28,9 @@ def locked(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P]
             return method(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def let_others_in() -> None:
+    """Gives the interpreter to other threads (a thread waiting for the lock just released
+    would otherwise rarely get it before this one takes it again)."""
+    time.sleep(0)

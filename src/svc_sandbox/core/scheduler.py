@@ -17,7 +17,7 @@ from svc_sandbox.core.clock import isoformat, parse_instant
 Handler = Callable[[dict[str, Any]], None]
 
 
-@dataclass(order=True)
+@dataclass(order=True, slots=True)
 class Entry:
     due: datetime
     seq: int
@@ -45,11 +45,15 @@ class RanEntry:
 
 
 class Scheduler:
-    """A due-time ordered queue of work. Not thread-safe by itself: the Sandbox lock guards it."""
+    """A due-time ordered queue of work. Not thread-safe by itself: the Sandbox lock guards it.
+
+    The heap holds ``(due, seq, entry)`` tuples (compared in C, not by the dataclass) and a
+    live count, so the size and the next due time are O(1) reads, never a sort."""
 
     def __init__(self) -> None:
-        self._heap: list[Entry] = []
+        self._heap: list[tuple[datetime, int, Entry]] = []
         self._seq = 0
+        self._live = 0
         self._handlers: dict[str, Handler] = {}
         self._payloads: dict[str, Any] = {}
 
@@ -68,44 +72,71 @@ class Scheduler:
             raise KeyError(f"no handler registered for {kind!r}")
         self._seq += 1
         entry = Entry(due=due, seq=self._seq, kind=kind, payload=payload or {})
-        heapq.heappush(self._heap, entry)
+        heapq.heappush(self._heap, (due, entry.seq, entry))
+        self._live += 1
         return entry
 
     def cancel(self, entry: Entry) -> None:
-        entry.cancelled = True
+        if not entry.cancelled:
+            entry.cancelled = True
+            self._live -= 1
 
     def pending(self) -> list[Entry]:
-        return sorted(e for e in self._heap if not e.cancelled)
+        """Every live entry in due order (a sort: for export, not for counting)."""
+        return [entry for _, _, entry in sorted(self._heap) if not entry.cancelled]
+
+    def upcoming(self, limit: int) -> list[Entry]:
+        """The next ``limit`` live entries in due order, read off the heap's tree best-first
+        (O(limit log limit), whatever the queue's size; cancelled ones are skipped)."""
+        heap = self._heap
+        found: list[Entry] = []
+        frontier: list[tuple[tuple[datetime, int, Entry], int]] = [(heap[0], 0)] if heap else []
+        while frontier and len(found) < limit:
+            (_, _, entry), index = heapq.heappop(frontier)
+            if not entry.cancelled:
+                found.append(entry)
+            for child in (2 * index + 1, 2 * index + 2):
+                if child < len(heap):
+                    heapq.heappush(frontier, (heap[child], child))
+        return found
+
+    def count(self) -> int:
+        """How many live entries are queued (O(1))."""
+        return self._live
 
     def next_due(self) -> datetime | None:
         self._drop_cancelled()
-        return self._heap[0].due if self._heap else None
+        return self._heap[0][0] if self._heap else None
 
     def pop_due(self, until: datetime) -> Entry | None:
         """Removes and returns the earliest live entry due at or before ``until``."""
         self._drop_cancelled()
-        if self._heap and self._heap[0].due <= until:
-            return heapq.heappop(self._heap)
+        if self._heap and self._heap[0][0] <= until:
+            self._live -= 1
+            return heapq.heappop(self._heap)[2]
         return None
 
     def run(self, entry: Entry) -> None:
         self._handlers[entry.kind](entry.payload)
 
     def _drop_cancelled(self) -> None:
-        while self._heap and self._heap[0].cancelled:
+        while self._heap and self._heap[0][2].cancelled:
             heapq.heappop(self._heap)
 
     def export(self) -> dict[str, Any]:
         return {"seq": self._seq, "entries": [e.to_json() for e in self.pending()]}
 
     def restore(self, data: dict[str, Any]) -> None:
-        self._heap = [
+        entries = [
             Entry(due=parse_instant(e["due"]), seq=e["seq"], kind=e["kind"], payload=e["payload"])
             for e in data["entries"]
         ]
+        self._heap = [(e.due, e.seq, e) for e in entries]
         heapq.heapify(self._heap)
+        self._live = len(entries)
         self._seq = data["seq"]
 
     def clear(self) -> None:
         self._heap = []
         self._seq = 0
+        self._live = 0

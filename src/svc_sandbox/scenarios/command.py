@@ -6,18 +6,16 @@ import argparse
 import json
 import os
 import sys
-import urllib.error
-import urllib.parse
-import urllib.request
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from svc_sandbox.scenarios.loader import load_paths
-from svc_sandbox.scenarios.model import Scenario, ScenarioError
-from svc_sandbox.scenarios.results import ERROR, FAILED
-from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget, Target
 from svc_sandbox.settings import ROOT_DEFAULTS
+
+if TYPE_CHECKING:
+    from svc_sandbox.scenarios.model import Scenario
+    from svc_sandbox.scenarios.targets import Target
+
+# The scenario machinery (YAML, HTTP clients, the runner) is imported by the commands that use
+# it, not by every `svc-sandbox` start: `serve` builds this parser too (start-up, issue 10).
 
 DEFAULT_PATHS = ["scenarios"]
 
@@ -70,6 +68,8 @@ def select(scenarios: list[Scenario], tags: list[str], keyword: str | None) -> l
 
 
 def make_target(args: argparse.Namespace) -> Target:
+    from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget
+
     if not args.base_url:
         if args.target == "real":
             raise ValueError("--target real needs --base-url")
@@ -88,7 +88,10 @@ def make_target(args: argparse.Namespace) -> Target:
 
 def run_command(args: argparse.Namespace) -> int:
     from svc_sandbox.scenarios.console import ConsoleReport
+    from svc_sandbox.scenarios.loader import load_paths
+    from svc_sandbox.scenarios.model import ScenarioError
     from svc_sandbox.scenarios.reports import write_json, write_junit
+    from svc_sandbox.scenarios.results import ERROR, FAILED
     from svc_sandbox.scenarios.runner import Runner
 
     try:
@@ -117,6 +120,12 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def record_command(args: argparse.Namespace) -> int:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    import yaml
+
     query = urllib.parse.urlencode({"name": args.name, "limit": args.limit})
     url = f"{args.url.rstrip('/')}/_sandbox/scenario?{query}"
     try:

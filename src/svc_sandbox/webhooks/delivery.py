@@ -10,7 +10,8 @@ schedules the next retry counted from the attempt's due time, or settles the del
 
 from __future__ import annotations
 
-import bisect
+import heapq
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -31,8 +32,6 @@ from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, sign
 
 ATTEMPT_KIND = "webhook.attempt"
 USER_AGENT = "svc-sandbox-webhooks/1"
-#: The journal keeps this many most recent attempts.
-MAX_ATTEMPTS_KEPT = 10_000
 
 
 class DeliveryStatus(StrEnum):
@@ -57,7 +56,7 @@ class AttemptPayload(TypedDict):
     attempt: int
 
 
-@dataclass
+@dataclass(slots=True)
 class Delivery:
     id: str
     event_id: str
@@ -85,7 +84,7 @@ class Delivery:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class Attempt:
     delivery_id: str
     event_id: str
@@ -126,7 +125,7 @@ class Attempt:
         }
 
 
-@dataclass(order=True)
+@dataclass(order=True, slots=True)
 class DueAttempt:
     due: datetime
     seq: int
@@ -179,8 +178,12 @@ class DeliveryService(Service):
         self.retry_delays: list[timedelta] = ctx.settings.webhook_retry_delays
         self.timeout: float = ctx.settings.webhook_timeout_seconds
         self.deliveries: dict[str, Delivery] = {}
-        self.attempts: list[Attempt] = []
-        self.due: list[DueAttempt] = []
+        self.deliveries_kept = ctx.settings.deliveries_kept
+        #: The journal keeps the ``webhook_attempts_kept`` most recent attempts.
+        self.attempts: deque[Attempt] = deque(maxlen=ctx.settings.webhook_attempts_kept)
+        #: Attempts due and not sent yet: a heap on (due, seq), so the order is deterministic.
+        self.due: list[tuple[datetime, int, DueAttempt]] = []
+        self._settled = 0
         self.fault = ReceiverFault()
         self._due_seq = 0
         #: Attempts recorded since the start (the journal keeps only the latest ones).
@@ -212,6 +215,7 @@ class DeliveryService(Service):
             redelivery_of=of,
         )
         self.deliveries[delivery.id] = delivery
+        self.events.hold(event.id)  # retention keeps the event until the delivery settles
         self._schedule(delivery, 1, due)
         return delivery
 
@@ -226,9 +230,9 @@ class DeliveryService(Service):
         if delivery is None or delivery.status is not DeliveryStatus.PENDING:
             return
         self._due_seq += 1
-        bisect.insort(
-            self.due, DueAttempt(self.clock.now(), self._due_seq, delivery.id, payload["attempt"])
-        )
+        now = self.clock.now()
+        due = DueAttempt(now, self._due_seq, delivery.id, payload["attempt"])
+        heapq.heappush(self.due, (now, self._due_seq, due))
 
     @locked
     def redeliver(self, event_id: str, endpoint_id: str | None = None) -> list[Delivery]:
@@ -266,7 +270,7 @@ class DeliveryService(Service):
     def take_next(self) -> Outgoing | None:
         """The earliest due attempt, signed with its due time, or None when nothing is due."""
         while self.due:
-            due = self.due.pop(0)
+            due = heapq.heappop(self.due)[2]
             delivery = self.deliveries.get(due.delivery_id)
             if delivery is None or delivery.status is not DeliveryStatus.PENDING:
                 continue
@@ -274,9 +278,8 @@ class DeliveryService(Service):
         return None
 
     def _outgoing(self, due: DueAttempt, delivery: Delivery) -> Outgoing:
-        event = self.events.get(delivery.event_id)
-        body = event.body() if event is not None else b"{}"
-        endpoint = self.endpoints.find(delivery.endpoint_id)
+        body = self.events.body_of(delivery.event_id)
+        endpoint = self.endpoints.endpoints.get(delivery.endpoint_id)
         if endpoint is None:
             gone = Outcome(None, "endpoint_deleted", "the endpoint was deleted; not sent")
             return Outgoing(due, "", body, {}, self.timeout, gone, send=False, final=True)
@@ -330,13 +333,27 @@ class DeliveryService(Service):
             response_snippet=outcome.snippet,
             next_attempt_at=delivery.next_attempt_at,
         )
-        self.attempts.append(attempt)
+        self.attempts.append(attempt)  # the deque drops the oldest beyond the retention
         self.attempts_made += 1
-        del self.attempts[:-MAX_ATTEMPTS_KEPT]
         return attempt
 
     def _settle(self, delivery: Delivery, status: DeliveryStatus) -> None:
         DELIVERY_LIFECYCLE.move(delivery, status)
+        self.events.release(delivery.event_id)
+        self._settled += 1
+        if self._settled > self.deliveries_kept + self.deliveries_kept // 10:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drops the oldest settled deliveries beyond the retention (pending ones stay)."""
+        excess = self._settled - self.deliveries_kept
+        for delivery in list(self.deliveries.values()):
+            if excess <= 0:
+                break
+            if delivery.status is not DeliveryStatus.PENDING:
+                del self.deliveries[delivery.id]
+                excess -= 1
+                self._settled -= 1
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -357,7 +374,8 @@ class DeliveryService(Service):
     @locked
     def attempts_since(self, mark: int) -> list[Attempt]:
         """The attempts made after ``attempts_made`` was ``mark``."""
-        return self.attempts[max(0, len(self.attempts) - (self.attempts_made - mark)) :]
+        kept = list(self.attempts)
+        return kept[max(0, len(kept) - (self.attempts_made - mark)) :]
 
     # --- state ------------------------------------------------------------------------------
 
@@ -365,7 +383,7 @@ class DeliveryService(Service):
         return {
             "deliveries": [snapshot(d) for d in self.deliveries.values()],
             "attempts": [snapshot(a) for a in self.attempts],
-            "due": [snapshot(d) for d in self.due],
+            "due": [snapshot(d) for _, _, d in sorted(self.due)],
             "dueSeq": self._due_seq,
             "fault": snapshot(self.fault),
         }
@@ -373,9 +391,15 @@ class DeliveryService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         deliveries = [from_json(Delivery, d) for d in data["deliveries"]]
         self.deliveries = {d.id: d for d in deliveries}
-        self.attempts = [from_json(Attempt, a) for a in data["attempts"]]
+        self.attempts = deque(
+            (from_json(Attempt, a) for a in data["attempts"]), maxlen=self.attempts.maxlen
+        )
         self.attempts_made = len(self.attempts)
-        self.due = sorted(from_json(DueAttempt, d) for d in data["due"])
+        due = sorted(from_json(DueAttempt, d) for d in data["due"])
+        self.due = [(d.due, d.seq, d) for d in due]  # a sorted list is a heap
+        pending = [d for d in deliveries if d.status is DeliveryStatus.PENDING]
+        self._settled = len(deliveries) - len(pending)
+        self.events.set_holds([d.event_id for d in pending])
         self._due_seq = data["dueSeq"]
         self.fault = from_json(ReceiverFault, data["fault"])
 

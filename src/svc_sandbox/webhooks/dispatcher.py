@@ -12,12 +12,14 @@ from __future__ import annotations
 import threading
 
 from svc_sandbox.webhooks.delivery import Attempt, DeliveryService, Outgoing
-from svc_sandbox.webhooks.sender import Outcome, post
+from svc_sandbox.webhooks.sender import Outcome, Sender
 
 
 class Dispatcher:
     def __init__(self, deliveries: DeliveryService) -> None:
         self.deliveries = deliveries
+        #: Keep-alive connections per receiver, and the in-process receivers.
+        self.sender = Sender(deliveries.endpoints.receivers)
         #: One sender at a time: attempts go out one by one, in due-time order.
         self._sending = threading.Lock()
         self._wake = threading.Event()
@@ -50,12 +52,13 @@ class Dispatcher:
                     made.append(attempt)
         return made
 
-    @staticmethod
-    def _send(outgoing: Outgoing) -> Outcome:
+    def _send(self, outgoing: Outgoing) -> Outcome:
         if not outgoing.send and outgoing.forced is not None:
             return outgoing.forced
         try:
-            outcome = post(outgoing.url, outgoing.body, outgoing.headers, outgoing.timeout)
+            outcome = self.sender.post(
+                outgoing.url, outgoing.body, outgoing.headers, outgoing.timeout
+            )
         except Exception as exc:  # a receiver must never crash the sandbox
             outcome = Outcome(None, "connection_error", f"{type(exc).__name__}: {exc}")
         if outgoing.forced is None:
@@ -96,3 +99,5 @@ class Dispatcher:
             self._stop.set()
             self._wake.set()
             worker.join(timeout=30)
+        with self._sending:
+            self.sender.close()

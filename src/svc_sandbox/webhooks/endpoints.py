@@ -17,6 +17,7 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import http_url_problem
 from svc_sandbox.webhooks.events import check_event_type
+from svc_sandbox.webhooks.sender import INPROCESS_SCHEME, Receiver
 
 SECRET_PREFIX = "whsec_"
 MAX_SECRET_LENGTH = 256
@@ -77,6 +78,10 @@ class EndpointService(Service):
         #: The secret of endpoints created without one (``--webhook-secret``); else generated.
         self.default_secret: str | None = ctx.settings.webhook_secret
         self.endpoints: dict[str, WebhookEndpoint] = {}
+        #: In-process receivers by endpoint URL (``inprocess:<id>``). Python callables are
+        #: not state: an export names the endpoint, an import without its callable records
+        #: each attempt as a connection error until one is registered again.
+        self.receivers: dict[str, Receiver] = {}
 
     def generate_secret(self) -> str:
         return self.ids.secret(SECRET_PREFIX)
@@ -106,6 +111,24 @@ class EndpointService(Service):
             description=description,
         )
         self.endpoints[endpoint.id] = endpoint
+        return endpoint
+
+    @locked
+    def create_in_process(
+        self,
+        org_id: str,
+        receiver: Receiver,
+        secret: str | None = None,
+        event_types: list[str] | None = None,
+        description: str = "in-process receiver",
+    ) -> WebhookEndpoint:
+        """An endpoint whose deliveries call ``receiver(body, headers) -> status`` in this
+        process (same signed bytes and headers as over HTTP; no socket)."""
+        endpoint = self.create(
+            org_id, "http://in-process.invalid/", secret, event_types, description=description
+        )
+        endpoint.url = INPROCESS_SCHEME + endpoint.id
+        self.receivers[endpoint.url] = receiver
         return endpoint
 
     @locked

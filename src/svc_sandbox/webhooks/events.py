@@ -6,6 +6,7 @@ Producers (checkout, orders) call ``emit``; consumers (webhook delivery) subscri
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,7 +25,7 @@ def check_event_type(value: str, field_name: str = "type") -> str:
     return one_of(value, EVENT_TYPES, field_name)
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     id: str
     type: str
@@ -46,10 +47,57 @@ Listener = Callable[[Event], None]
 
 
 class EventLog(Service):
+    """Events by id, oldest first. Keeps the newest ``events_kept`` (a setting) plus every
+    event a pending delivery still has to send (``hold``/``release``)."""
+
     def __init__(self, ctx: ServiceContext) -> None:
         super().__init__(ctx)
-        self.events: list[Event] = []
+        self._by_id: dict[str, Event] = {}
         self._listeners: list[Listener] = []
+        self._holds: Counter[str] = Counter()
+        #: The encoded body of each held event (every attempt sends the same bytes).
+        self._bodies: dict[str, bytes] = {}
+        self.kept = ctx.settings.events_kept
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event kept, oldest first."""
+        return list(self._by_id.values())
+
+    def hold(self, event_id: str) -> None:
+        """A pending delivery needs this event: retention keeps it until ``release``."""
+        self._holds[event_id] += 1
+
+    def release(self, event_id: str) -> None:
+        self._holds[event_id] -= 1
+        if self._holds[event_id] <= 0:
+            del self._holds[event_id]
+            self._bodies.pop(event_id, None)
+            self._trim()
+
+    def set_holds(self, event_ids: list[str]) -> None:
+        self._holds = Counter(event_ids)
+        self._bodies = {}
+
+    def body_of(self, event_id: str) -> bytes:
+        """The bytes every delivery of the event sends (encoded once while a delivery holds
+        it); ``{}`` for an event no longer kept."""
+        body = self._bodies.get(event_id)
+        if body is None:
+            event = self._by_id.get(event_id)
+            body = event.body() if event is not None else b"{}"
+            if event_id in self._holds:
+                self._bodies[event_id] = body
+        return body
+
+    def _trim(self) -> None:
+        """Drops the oldest events beyond the retention (amortized: a tenth at a time)."""
+        if len(self._by_id) <= self.kept + self.kept // 10:
+            return
+        excess = len(self._by_id) - self.kept
+        for event_id in list(self._by_id)[:excess]:
+            if event_id not in self._holds:
+                del self._by_id[event_id]
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -66,9 +114,10 @@ class EventLog(Service):
             environment=environment,
             data=data,
         )
-        self.events.append(event)
+        self._by_id[event.id] = event
         for listener in self._listeners:
             listener(event)
+        self._trim()
         return event
 
     @locked
@@ -88,7 +137,7 @@ class EventLog(Service):
     ) -> list[Event]:
         return [
             e
-            for e in self.events
+            for e in self._by_id.values()
             if (org_id is None or e.org_id == org_id)
             and (type_ is None or e.type == type_)
             and (session_id is None or e.data.get("sessionId") == session_id)
@@ -96,10 +145,11 @@ class EventLog(Service):
 
     @locked
     def get(self, event_id: str) -> Event | None:
-        return next((e for e in self.events if e.id == event_id), None)
+        return self._by_id.get(event_id)
 
     def export(self) -> dict[str, Any]:
-        return {"events": [snapshot(e) for e in self.events]}
+        return {"events": [snapshot(e) for e in self._by_id.values()]}
 
     def restore(self, data: dict[str, Any]) -> None:
-        self.events = [from_json(Event, e) for e in data["events"]]
+        events = [from_json(Event, e) for e in data["events"]]
+        self._by_id = {e.id: e for e in events}

@@ -1,0 +1,112 @@
+"""Two validators, one verdict: the compiled validator (jsonschema_rs) decides whether a message
+fits the contract; jsonschema words a refusal. A valid message never reaches jsonschema, an
+invalid one gets the message jsonschema always gave, and where the two could differ (formats,
+``$`` before a final newline) jsonschema's verdict stands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from svc_sandbox.contract.document import shared_contract
+from svc_sandbox.contract.validation import Contract, commerce_contract
+
+CHECKOUT = "#/components/schemas/CustomAmountCheckout"
+CUSTOMER = "#/components/schemas/Customer"
+HEX_ID = "#/components/schemas/HexId"
+DATE_TIME = "#/components/schemas/DateTime"
+
+
+def fresh() -> Contract:
+    """A contract with no validator built yet (the shared one caches them)."""
+    return Contract(shared_contract())
+
+
+@pytest.mark.parametrize(
+    ("pointer", "instance"),
+    [
+        (CHECKOUT, {"amount": 500, "description": "bench"}),
+        (CUSTOMER, {"email": "buyer@example.com", "phone": "0911223344"}),
+        (HEX_ID, "0123456789abcdef01234567"),
+        (DATE_TIME, "2026-01-01T00:00:00.000Z"),
+    ],
+)
+def test_a_valid_message_never_reaches_jsonschema(pointer: str, instance: Any) -> None:
+    contract = fresh()
+    assert contract.check(pointer, instance, "request", "body") == []
+    assert contract.explain(pointer, instance, "request", "body") == []
+    # Only the explain call above built a jsonschema validator: check did not need one.
+    other = fresh()
+    other.check(pointer, instance, "request", "body")
+    assert other._validators == {}
+
+
+@pytest.mark.parametrize(
+    ("pointer", "instance", "location", "message"),
+    [
+        (
+            CHECKOUT,
+            {"amount": "lots", "description": "x"},
+            "body.amount",
+            "'lots' is not of type 'integer'",
+        ),
+        (CUSTOMER, {"email": "no-at-sign"}, "body.email", "'no-at-sign' is not a 'email'"),
+        (HEX_ID, "XYZ", "body", "'XYZ' does not match '^[0-9a-f]{24}$'"),
+        (DATE_TIME, "yesterday", "body", "'yesterday' is not a 'date-time'"),
+    ],
+)
+def test_an_invalid_message_is_worded_by_jsonschema_as_before(
+    pointer: str, instance: Any, location: str, message: str
+) -> None:
+    contract = fresh()
+    found = contract.check(pointer, instance, "request", "body")
+    assert found == contract.explain(pointer, instance, "request", "body")
+    assert [(v.location, v.message) for v in found] == [(location, message)]
+    assert pointer in contract._validators  # jsonschema was asked, to word it
+
+
+@pytest.mark.parametrize(
+    ("pointer", "instance"),
+    [
+        # jsonschema's email check asks only for an "@"; the compiled one would want a domain.
+        (CUSTOMER, {"email": "a@b"}),
+        # Python's "$" matches before a final newline; Rust's does not: jsonschema stands.
+        (HEX_ID, "0123456789abcdef01234567\n"),
+    ],
+)
+def test_where_the_validators_could_differ_jsonschema_decides(pointer: str, instance: Any) -> None:
+    contract = commerce_contract()
+    assert contract.explain(pointer, instance, "request", "body") == []
+    assert contract.check(pointer, instance, "request", "body") == []
+
+
+def test_both_validators_agree_on_every_body_of_the_checkout_examples() -> None:
+    """A corpus of right and wrong checkout bodies: same verdict from both validators."""
+    contract = commerce_contract()
+    bodies: list[Any] = [
+        {"amount": 500, "description": "d"},
+        {"amount": 500, "description": "ok", "metadata": {"a": "b", "n": 1, "t": True}},
+        {"amount": 0},
+        {"amount": -1},
+        {"amount": 1.5},
+        {"amount": True},
+        {"amount": 500, "description": ""},
+        {"amount": 500, "description": "   "},
+        {"amount": 500, "metadata": {"": "x"}},
+        {"amount": 500, "metadata": {"k": None}},
+        {"amount": 500, "metadata": {str(i): i for i in range(21)}},
+        {"amount": 500, "successUrl": "ftp://x"},
+        {"amount": 500, "successUrl": "https://shop.example/ok/{CHECKOUT_ID}"},
+        {"amount": 500, "customer": {"email": "x@y.z", "phone": "251911223344"}},
+        {"amount": 500, "customer": {"phone": "12345"}},
+        {"amount": 500, "unknown": 1},
+        {},
+        [],
+        None,
+        "text",
+    ]
+    for body in bodies:
+        fast = contract._compiled(CHECKOUT).is_valid(body)
+        worded = contract.explain(CHECKOUT, body, "request", "body")
+        assert fast == (worded == []), body

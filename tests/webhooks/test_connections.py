@@ -1,0 +1,144 @@
+"""Webhook connections: one keep-alive connection per receiver, replaced when the receiver
+closed it while idle; in-process receivers get the very bytes and headers HTTP ones get."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
+
+
+class KeepAliveReceiver:
+    """HTTP/1.1 receiver that counts connections and can close one after its next answer."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.bodies: list[bytes] = []
+        self.close_next = False
+        self.closed = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+            def setup(self) -> None:
+                super().setup()
+                receiver.connections += 1
+
+            def do_POST(self) -> None:
+                close, receiver.close_next = receiver.close_next, False  # before answering
+                receiver.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+                # No "Connection: close": the sender cannot know until it sees the socket.
+                self.close_connection = close
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def shutdown_request(self, request: Any) -> None:
+                super().shutdown_request(request)
+                receiver.closed.set()
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def keep_alive() -> Iterator[KeepAliveReceiver]:
+    receiver = KeepAliveReceiver()
+    try:
+        yield receiver
+    finally:
+        receiver.close()
+
+
+def _deliver(sandbox: Sandbox, org_id: str, count: int) -> None:
+    for _ in range(count):
+        sandbox.events.trigger(org_id, "sandbox", "order.completed")
+    sandbox.advance(timedelta(0))
+
+
+def test_deliveries_share_one_connection_and_survive_a_receiver_closing_it(
+    svc_sandbox: Sandbox, keep_alive: KeepAliveReceiver
+) -> None:
+    org = svc_sandbox.orgs.all()[0]
+    svc_sandbox.webhook_endpoints.create(org.id, keep_alive.url, secret="whsec_keep")
+    _deliver(svc_sandbox, org.id, 3)
+    assert keep_alive.connections == 1
+    keep_alive.close_next = True
+    _deliver(svc_sandbox, org.id, 1)
+    assert keep_alive.closed.wait(10), "the receiver did not close the connection"
+    _deliver(svc_sandbox, org.id, 2)  # the closed connection is replaced, not reused
+    attempts = list(svc_sandbox.deliveries.attempts)
+    assert [a.succeeded for a in attempts] == [True] * 6, [a.message for a in attempts]
+    assert keep_alive.connections == 2
+    assert svc_sandbox.dispatcher.sender.connections_opened == 2
+    bodies = [e.body() for e in svc_sandbox.events.events]
+    assert keep_alive.bodies == bodies  # every event once, in order
+
+
+def test_an_in_process_receiver_gets_the_signed_bytes(svc_sandbox: Sandbox) -> None:
+    got: list[tuple[bytes, dict[str, str]]] = []
+
+    def receiver(body: bytes, headers: dict[str, str]) -> int:
+        got.append((body, headers))
+        return 204
+
+    org = svc_sandbox.orgs.all()[0]
+    endpoint = svc_sandbox.add_webhook_receiver(org.id, receiver, secret="whsec_inproc")
+    event = svc_sandbox.events.trigger(org.id, "sandbox", "order.created")
+    svc_sandbox.advance(timedelta(0))
+    [(body, headers)] = got
+    assert body == event.body()
+    assert headers["Content-Type"] == "application/json"
+    verify(headers[SIGNATURE_HEADER], body, "whsec_inproc", now=svc_sandbox.now())
+    [delivery] = svc_sandbox.deliveries.query({"endpointId": endpoint.id})
+    assert delivery.status.value == "succeeded"
+    assert svc_sandbox.dispatcher.sender.connections_opened == 0  # no socket
+
+
+def test_a_failing_in_process_receiver_is_retried_on_the_schedule(svc_sandbox: Sandbox) -> None:
+    calls: list[str] = []
+
+    def receiver(body: bytes, headers: dict[str, str]) -> int:
+        calls.append(headers[SIGNATURE_HEADER].split(",")[0])
+        if len(calls) == 2:
+            raise RuntimeError("receiver bug")
+        return 500
+
+    org = svc_sandbox.orgs.all()[0]
+    svc_sandbox.add_webhook_receiver(org.id, receiver)
+    svc_sandbox.events.trigger(org.id, "sandbox", "order.created")
+    svc_sandbox.advance(timedelta(hours=24))
+    attempts = list(svc_sandbox.deliveries.attempts)
+    assert [a.number for a in attempts] == [1, 2, 3, 4, 5, 6]
+    assert [a.status_code for a in attempts] == [500, None, 500, 500, 500, 500]
+    assert attempts[1].error == "connection_error"
+    assert "receiver bug" in attempts[1].message
+    assert len(set(calls)) == 6  # each attempt signed at its own due time
