@@ -1,4 +1,4 @@
-"""Fixtures shared by every test; svc_sandbox, svc_client and svc_server come from the plugin."""
+"""Fixtures shared by every test; svc_sandbox, svc_http and svc_server come from the plugin."""
 
 from __future__ import annotations
 
@@ -26,3 +26,7 @@ def auth(token: str) -> dict[str, str]:
 @pytest.fixture
 def live_auth(live_token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {live_token}"}
+
+
+#: pytester runs the plugin's own tests (tests/test_pytest_plugin.py) in a scratch directory.
+pytest_plugins = ["pytester"]

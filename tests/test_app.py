@@ -7,9 +7,12 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.app import bind, create_app
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
 
 
 def http(method: str, url: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
@@ -22,9 +25,9 @@ def http(method: str, url: str, body: Any = None, headers: dict[str, str] | None
 
 
 def test_test_client_and_real_server_share_one_sandbox(
-    svc_client: FlaskClient, svc_server: RunningServer, auth: dict[str, str]
+    svc_http: FlaskClient, svc_server: RunningServer, auth: dict[str, str]
 ) -> None:
-    created = svc_client.post(
+    created = svc_http.post(
         "/api/products", json={"title": "Shared", "pricingModel": "free"}, headers=auth
     ).json
     product_id = created["product"]["_id"]  # type: ignore[index]
@@ -47,3 +50,27 @@ def test_parallel_creates_over_a_real_server_all_land_with_distinct_ids(
     listing = http("GET", f"{svc_server.url}/api/products?limit=100", headers=auth)
     assert listing["total"] == 40
     assert {p["_id"] for p in listing["items"]} == set(ids)
+
+
+# --- one app, another Sandbox behind it (app.bind) -------------------------------------------
+
+
+def test_a_bound_sandbox_answers_the_requests_that_follow() -> None:
+    first, second = Sandbox(seed=1), Sandbox(seed=2, allowed_hosts="shop.test")
+    app = create_app(first)
+    client = app.test_client()
+    assert client.get("/_sandbox").json["seed"] == 1  # type: ignore[index]
+    assert client.get("/_sandbox", headers={"Host": "shop.test"}).status_code == 400
+
+    bind(app, second)
+    assert client.get("/_sandbox").json["seed"] == 2  # type: ignore[index]
+    # The exposure rules follow the bound Sandbox's settings too.
+    assert client.get("/_sandbox", headers={"Host": "shop.test"}).status_code == 200
+    assert second.journal.recent(10)[0]["path"] == "/_sandbox"
+    assert len(first.journal.recent(10)) == 2
+
+
+def test_binding_a_sandbox_with_other_route_paths_is_refused() -> None:
+    app = create_app(Sandbox())
+    with pytest.raises(ValueError, match="base_url path '/v1' differs"):
+        bind(app, Sandbox(base_url="http://127.0.0.1:8700/v1"))

@@ -39,11 +39,11 @@ FORM_TYPES = [
     ],
 )
 def test_a_cross_site_form_cannot_change_the_control_plane(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, content_type: str | None, method: str, route: str
+    svc_http: FlaskClient, svc_sandbox: Sandbox, content_type: str | None, method: str, route: str
 ) -> None:
     before = svc_sandbox.export()
     headers = {"Content-Type": content_type} if content_type else {}
-    response = svc_client.open(route, method=method, data="", headers=headers)
+    response = svc_http.open(route, method=method, data="", headers=headers)
     assert response.status_code == 415
     assert response.json == {
         "error": "Control-plane requests that change state must send Content-Type: "
@@ -53,13 +53,13 @@ def test_a_cross_site_form_cannot_change_the_control_plane(
     assert svc_sandbox.export() == before
 
 
-def test_an_empty_json_request_is_enough(svc_client: FlaskClient) -> None:
-    response = svc_client.post("/_sandbox/reset", headers={"Content-Type": "application/json"})
+def test_an_empty_json_request_is_enough(svc_http: FlaskClient) -> None:
+    response = svc_http.post("/_sandbox/reset", headers={"Content-Type": "application/json"})
     assert response.status_code == 200
 
 
-def test_reads_need_no_content_type(svc_client: FlaskClient) -> None:
-    assert svc_client.get("/_sandbox").status_code == 200
+def test_reads_need_no_content_type(svc_http: FlaskClient) -> None:
+    assert svc_http.get("/_sandbox").status_code == 200
 
 
 # --- Host names (DNS rebinding) ------------------------------------------------------------------
@@ -68,8 +68,8 @@ def test_reads_need_no_content_type(svc_client: FlaskClient) -> None:
 @pytest.mark.parametrize(
     "host", ["localhost", "localhost:8700", "127.0.0.1:8700", "[::1]:8700", "LOCALHOST:1"]
 )
-def test_loopback_host_names_are_served(svc_client: FlaskClient, host: str) -> None:
-    assert svc_client.get("/_sandbox", headers={"Host": host}).status_code == 200
+def test_loopback_host_names_are_served(svc_http: FlaskClient, host: str) -> None:
+    assert svc_http.get("/_sandbox", headers={"Host": host}).status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -77,9 +77,9 @@ def test_loopback_host_names_are_served(svc_client: FlaskClient, host: str) -> N
 )
 @pytest.mark.parametrize("host", ["attacker.example", "attacker.example:8700", "10.0.0.5"])
 def test_other_host_names_are_refused_on_a_loopback_bind(
-    svc_client: FlaskClient, route: str, host: str
+    svc_http: FlaskClient, route: str, host: str
 ) -> None:
-    response = svc_client.get(route, headers={"Host": host})
+    response = svc_http.get(route, headers={"Host": host})
     assert response.status_code == 400
     body = response.get_data(as_text=True)
     assert "is not served here" in body and "--allowed-hosts" in body
@@ -106,19 +106,19 @@ def test_a_wide_bind_also_serves_ip_addresses_but_not_names() -> None:
 # --- other machines -------------------------------------------------------------------------------
 
 
-def test_the_control_plane_refuses_other_machines(svc_client: FlaskClient) -> None:
+def test_the_control_plane_refuses_other_machines(svc_http: FlaskClient) -> None:
     remote = {"REMOTE_ADDR": "192.168.1.20"}
-    response = svc_client.get("/_sandbox", environ_base=remote)
+    response = svc_http.get("/_sandbox", environ_base=remote)
     assert response.status_code == 403
     assert response.json["code"] == "remote_control"  # type: ignore[index]
     assert "--allow-remote-control" in response.json["error"]  # type: ignore[index]
     # the public API still answers them
-    assert svc_client.get("/api/products", environ_base=remote).status_code == 403  # no token
+    assert svc_http.get("/api/products", environ_base=remote).status_code == 403  # no token
 
 
 @pytest.mark.parametrize("peer", ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"])
-def test_every_loopback_peer_is_this_machine(svc_client: FlaskClient, peer: str) -> None:
-    assert svc_client.get("/_sandbox", environ_base={"REMOTE_ADDR": peer}).status_code == 200
+def test_every_loopback_peer_is_this_machine(svc_http: FlaskClient, peer: str) -> None:
+    assert svc_http.get("/_sandbox", environ_base={"REMOTE_ADDR": peer}).status_code == 200
 
 
 def test_allow_remote_control_lets_them_in() -> None:
@@ -144,24 +144,24 @@ def test_a_wildcard_bind_hands_out_usable_urls(host: str, origin: str) -> None:
 
 
 def test_every_answer_carries_nosniff_and_a_referrer_policy(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
     for response in (
-        svc_client.get("/_sandbox"),
-        svc_client.get("/api/products", headers=auth),
-        svc_client.get("/nowhere"),
-        svc_client.get("/_sandbox", headers={"Host": "attacker.example"}),
+        svc_http.get("/_sandbox"),
+        svc_http.get("/api/products", headers=auth),
+        svc_http.get("/nowhere"),
+        svc_http.get("/_sandbox", headers={"Host": "attacker.example"}),
     ):
         assert response.headers["X-Content-Type-Options"] == "nosniff"
         assert response.headers["Referrer-Policy"] == "no-referrer"
         assert "Content-Security-Policy" not in response.headers
 
 
-def test_pages_forbid_scripts_and_framing(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    product = published(svc_client, auth)
-    session = push_checkout(svc_client, auth)
+def test_pages_forbid_scripts_and_framing(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    product = published(svc_http, auth)
+    session = push_checkout(svc_http, auth)
     for url in (f"/p/{product['checkoutToken']}", path(session["checkoutUrl"]), "/p/p_missing"):
-        policy = svc_client.get(url).headers["Content-Security-Policy"]
+        policy = svc_http.get(url).headers["Content-Security-Policy"]
         directives = dict(d.split(" ", 1) for d in policy.split("; "))
         assert directives["default-src"] == "'none'"  # no script-src: no script runs
         assert directives["frame-ancestors"] == "'none'"
@@ -186,31 +186,29 @@ def _forms(client: FlaskClient, auth: dict[str, str]) -> list[tuple[str, dict[st
 
 @pytest.mark.parametrize("forged", [None, "", "0" * 32, "stale-token-of-another-process"])
 def test_a_form_without_its_pages_token_changes_nothing(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str], forged: str | None
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str], forged: str | None
 ) -> None:
-    for action, fields in _forms(svc_client, auth):
+    for action, fields in _forms(svc_http, auth):
         before = svc_sandbox.export()
         data = fields if forged is None else {**fields, "csrf": forged}
-        response = svc_client.post(action, data=data)
+        response = svc_http.post(action, data=data)
         assert response.status_code == 403, action
         assert response.mimetype == "text/html"
         assert "out of date" in response.get_data(as_text=True)
         assert svc_sandbox.export() == before
 
 
-def test_a_token_is_bound_to_its_page(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+def test_a_token_is_bound_to_its_page(svc_http: FlaskClient, auth: dict[str, str]) -> None:
     from tests.pages.forms import csrf_of
 
-    first = path(push_checkout(svc_client, auth)["checkoutUrl"])
-    second = path(push_checkout(svc_client, auth)["checkoutUrl"])
-    stolen = csrf_of(svc_client, first)
-    assert svc_client.post(second + "/approve", data={"csrf": stolen}).status_code == 403
-    assert svc_client.post(first + "/approve", data={"csrf": stolen}).status_code == 303
+    first = path(push_checkout(svc_http, auth)["checkoutUrl"])
+    second = path(push_checkout(svc_http, auth)["checkoutUrl"])
+    stolen = csrf_of(svc_http, first)
+    assert svc_http.post(second + "/approve", data={"csrf": stolen}).status_code == 403
+    assert svc_http.post(first + "/approve", data={"csrf": stolen}).status_code == 303
 
 
-def test_json_requests_to_pages_need_no_token(
-    svc_client: FlaskClient, auth: dict[str, str]
-) -> None:
-    simulator = path(push_checkout(svc_client, auth)["checkoutUrl"])
-    response = svc_client.post(simulator + "/approve", json={})
+def test_json_requests_to_pages_need_no_token(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    simulator = path(push_checkout(svc_http, auth)["checkoutUrl"])
+    response = svc_http.post(simulator + "/approve", json={})
     assert response.status_code == 200 and response.json["status"] == "completed"  # type: ignore[index]

@@ -20,9 +20,17 @@ from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
-from svc_sandbox.web import MAX_BODY_BYTES, error_response, json_response, request_details
+from svc_sandbox.web import (
+    MAX_BODY_BYTES,
+    error_response,
+    json_response,
+    request_details,
+    sandbox_of,
+)
 
 CONTROL_PREFIX = "/_sandbox"
+#: The roots whose paths the app's routes are registered under.
+ROUTED_ROOTS = ("base_url", "pay_url", "simulate_url", "product_page_url", "provider_url")
 
 
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
@@ -48,15 +56,18 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
 
+    # Every request finds its Sandbox through the app (never a captured one), so ``bind`` can
+    # put another Sandbox behind a built app: the pytest plugin builds the app once.
     @app.before_request
     def assign_request_id() -> None:
-        g.request_id = sandbox.next_request_id()
+        g.request_id = sandbox_of(app).next_request_id()
 
     exposure_api.install(app, settings, CONTROL_PREFIX)  # Host, control-plane peers and JSON
     contract_api.install(app)  # after the request id: validates requests to {base_url}
 
     @app.after_request
     def stamp_and_journal(response: Response) -> Response:
+        sandbox = sandbox_of(app)
         request_id = g.get("request_id") or sandbox.next_request_id()
         response.headers["X-Request-Id"] = request_id
         response = contract_api.check_response(response, request_id)
@@ -99,3 +110,21 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         return error_response(error, body)
 
     return app
+
+
+def bind(app: Flask, sandbox: Sandbox) -> None:
+    """Puts ``sandbox`` behind ``app`` (built by ``create_app``) for the requests that follow.
+
+    Building an app costs tens of milliseconds and a Sandbox about one, so a test harness
+    builds the app once and binds a fresh Sandbox per test. The routes stay where they were
+    registered: the Sandbox must serve its roots at the same paths.
+    """
+    current = sandbox_of(app)
+    for root in ROUTED_ROOTS:
+        if sandbox.settings.path_of(root) != current.settings.path_of(root):
+            raise ValueError(
+                f"{root} path {sandbox.settings.path_of(root)!r} differs from the app's "
+                f"{current.settings.path_of(root)!r}: build a new app with create_app"
+            )
+    exposure_api.configure(app, sandbox.settings)
+    app.extensions["svc_sandbox"] = sandbox

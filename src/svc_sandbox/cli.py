@@ -22,6 +22,24 @@ from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
 def _serve_parser(sub: Any) -> None:
     serve = sub.add_parser("serve", help="serve every root of the spec on one origin")
+    _serve_options(serve)
+
+
+def _exec_parser(sub: Any) -> None:
+    run = sub.add_parser(
+        "exec",
+        help="run a command against a fresh emulator, then stop it",
+        description="Starts the emulator (serve options; default port: a free one), waits "
+        "until it answers, runs CMD with SVC_SANDBOX_URL, SVC_BASE_URL, the seeded tokens "
+        "and the webhook secret in its environment, stops the emulator and exits with CMD's "
+        "status.",
+        usage="svc-sandbox exec [serve options] -- CMD [ARG ...]",
+    )
+    _serve_options(run)
+    run.add_argument("command_line", nargs=argparse.REMAINDER, metavar="-- CMD [ARG ...]")
+
+
+def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", help="listen address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="listen port (default 8700; 0 picks a free one)")
     serve.add_argument("--public-url", help="origin the URLs are built on")
@@ -132,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"svc-sandbox {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _serve_parser(sub)
+    _exec_parser(sub)
     _contract_parsers(sub)
     scenario_commands.add_parsers(sub)
     return parser
@@ -265,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"svc-sandbox: invalid settings: {exc}", file=sys.stderr)
             return 2
         return serve(settings)
+    if args.command == "exec":
+        from svc_sandbox.exec import exec_command
+
+        return exec_command(args)
     if args.command == "contract":
         return contract_command(args)
     if args.command == "conformance":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from flask import Flask, Response, current_app, request
 
 from svc_sandbox.core.errors import Forbidden, SandboxError
@@ -19,21 +21,39 @@ from svc_sandbox.exposure import (
 from svc_sandbox.settings import Settings
 
 EXTENSION = "svc_sandbox.form_tokens"
+RULES = "svc_sandbox.exposure_rules"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the checks derive from the settings, once per app (and per ``app.bind``)."""
+
+    hosts: HostRule
+    csp: str
+    allow_remote_control: bool
+
+
+def configure(app: Flask, settings: Settings) -> None:
+    """Derives the rules from ``settings``: at ``install``, and again when ``app.bind`` puts
+    another Sandbox behind the app."""
+    app.extensions[RULES] = Rules(
+        HostRule(settings), content_security_policy(settings), settings.allow_remote_control
+    )
 
 
 def install(app: Flask, settings: Settings, control_prefix: str) -> None:
-    hosts = HostRule(settings)
-    csp = content_security_policy(settings)
+    configure(app, settings)
     app.extensions[EXTENSION] = FormTokens()
 
     @app.before_request
     def guard() -> None:
-        if not hosts.allows(request.host):
-            raise SandboxError(hosts.refusal(request.host), code="host_not_allowed")
+        rules: Rules = app.extensions[RULES]
+        if not rules.hosts.allows(request.host):
+            raise SandboxError(rules.hosts.refusal(request.host), code="host_not_allowed")
         path = request.path
         if path != control_prefix and not path.startswith(control_prefix + "/"):
             return
-        if not settings.allow_remote_control and not is_loopback(request.remote_addr):
+        if not rules.allow_remote_control and not is_loopback(request.remote_addr):
             raise Forbidden(remote_control_refusal(request.remote_addr), code="remote_control")
         if request.method not in SAFE_METHODS and request.mimetype != "application/json":
             raise SandboxError(JSON_ONLY, status=415, code="unsupported_media_type")
@@ -42,7 +62,7 @@ def install(app: Flask, settings: Settings, control_prefix: str) -> None:
     def security_headers(response: Response) -> Response:
         response.headers.update(COMMON_HEADERS)
         if response.mimetype == "text/html":
-            response.headers["Content-Security-Policy"] = csp
+            response.headers["Content-Security-Policy"] = app.extensions[RULES].csp
         return response
 
 

@@ -1,28 +1,261 @@
-"""pytest fixtures for testing against svc-sandbox (registered through the pytest11 entry point).
+"""pytest fixtures for testing against svc-sandbox (registered through the pytest11 entry point;
+docs/testing.md shows each with an example).
 
-* ``svc_sandbox``: a fresh frozen-clock Sandbox (seed 1) per test, in strict contract mode
-  (every commerce response is validated against the contract; a violation is a 500).
-* ``svc_app`` / ``svc_client``: its Flask app and test client.
-* ``svc_server``: the same Sandbox served by a real multi-threaded server on 127.0.0.1.
+* ``svc_sandbox``: a Sandbox (frozen clock, seed ``--svc-seed``, strict contract mode); a fresh
+  one per test by default, or per module/session with ``--svc-scope``.
+* ``svc_emulator``: the emulator the test talks to: that Sandbox served by a real server on a
+  thread (one per test process, so one per xdist worker), or the emulator at ``--svc-url``.
+* ``svc_org``: a fresh tenant per test (a sandbox and a production organization, each with a
+  token), so tests isolate on one shared emulator without a reset.
+* ``svc_client``: a ``SvcClient`` bound to ``svc_org``'s sandbox token (``svc_live_client``:
+  its production token).
+* ``svc_clock``: advance/set the sandbox clock (``follow_with_freezegun()`` or the
+  ``svc_freezegun`` marker moves freezegun's clock along).
+* ``svc_webhooks``: a capturing receiver registered as ``svc_org``'s webhook endpoint.
+* ``svc_http`` / ``svc_app`` / ``svc_server``: the Flask test client, the app and the served
+  Sandbox, for tests of the emulator itself.
+
+The Flask app is built once per process and finds the test's Sandbox per request
+(``app.bind``), so a fresh Sandbox per test costs about a millisecond. When a test fails, its
+report shows the requests the emulator journaled during the test.
 """
 
 from __future__ import annotations
 
-import threading
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from flask import Flask
-from flask.testing import FlaskClient
 
-from svc_sandbox.app import create_app
-from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.scenarios.pytest_items import (  # noqa: F401  (hooks: YAML scenarios as items)
-    pytest_addoption,
-    pytest_collect_file,
-    pytest_configure,
-)
+from svc_sandbox.scenarios import pytest_items as _scenario_items
+from svc_sandbox.scenarios.pytest_items import pytest_collect_file  # noqa: F401  (YAML scenarios as items)
+
+# The plugin loads in every pytest run of an environment where svc-sandbox is installed, so the
+# emulator (Flask, the app, the contract) is imported only when a test asks for a fixture.
+if TYPE_CHECKING:
+    import httpx
+    from flask import Flask
+    from flask.testing import FlaskClient
+
+    from svc_sandbox.client import SvcClient
+    from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.server import ServerThread
+    from svc_sandbox.testing.clock import SvcClock
+    from svc_sandbox.testing.emulator import Emulator, RemoteEmulator, Tenant
+    from svc_sandbox.testing.webhooks import SvcWebhooks, WebhookReceiver
+
+SCOPES = ("function", "module", "session")
+JOURNAL_SECTION = "svc-sandbox requests during the test"
+_MARK = pytest.StashKey[tuple["Emulator", str | None]]()
+
+
+# --- options ------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("svc-sandbox", "svc-sandbox emulator")
+    group.addoption("--svc-seed", type=int, help="seed of the emulator's ids (default 1)")
+    group.addoption(
+        "--svc-scope",
+        choices=SCOPES,
+        help="how long one svc_sandbox lives: function (default), module or session",
+    )
+    group.addoption("--svc-url", help="use the emulator running at this origin instead")
+    parser.addini("svc_seed", "seed of the emulator's ids", default="1")
+    parser.addini(
+        "svc_scope", "lifetime of svc_sandbox: function, module or session", default="function"
+    )
+    parser.addini("svc_url", "origin of a running emulator to use instead", default="")
+    _scenario_items.pytest_addoption(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "svc_freezegun: svc_clock moves freezegun's clock along with the sandbox"
+    )
+    _scenario_items.pytest_configure(config)
+
+
+def _option(config: pytest.Config, name: str) -> str:
+    given = config.getoption(name)
+    return str(given if given is not None else config.getini(name))
+
+
+def _sandbox_scope(fixture_name: str, config: pytest.Config) -> Any:
+    scope = _option(config, "svc_scope")
+    if scope not in SCOPES:
+        raise pytest.UsageError(f"svc_scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+    return scope
+
+
+# --- the process-wide parts: one app, one server, one receiver ------------------------------
+
+
+class Runtime:
+    """What one test process (one xdist worker) shares; each part is made on first use."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.seed = int(_option(config, "svc_seed"))
+        self.remote_url = _option(config, "svc_url") or None
+        self._app: Flask | None = None
+        self._server: ServerThread | None = None
+        self._receiver: WebhookReceiver | None = None
+        self._remote: RemoteEmulator | None = None
+        self._http: httpx.Client | None = None
+        self._orgs = itertools.count(1)
+
+    def new_sandbox(self) -> Sandbox:
+        from svc_sandbox.sandbox import Sandbox
+
+        return Sandbox(clock_mode="frozen", seed=self.seed, strict=True)
+
+    def app_for(self, sandbox: Sandbox) -> Flask:
+        """The one app, serving ``sandbox`` from now on."""
+        from svc_sandbox.app import bind, create_app
+
+        if self._app is None:
+            self._app = create_app(sandbox)
+        else:
+            bind(self._app, sandbox)
+        return self._app
+
+    def serve(self, sandbox: Sandbox) -> str:
+        """Serves ``sandbox`` on the one server thread; its URLs name the server's port."""
+        from svc_sandbox.server import ServerThread
+
+        settings = sandbox.settings
+        settings.host = "127.0.0.1"
+        if self._server is None:
+            settings.port = 0  # a free one, written back by the server
+            self._server = ServerThread(self.app_for(sandbox), settings).start()
+        settings.port = self._server.port
+        self.app_for(sandbox)  # bound once the port is known: the app's rules name the origin
+        return self._server.origin
+
+    def remote(self) -> RemoteEmulator:
+        from svc_sandbox.testing.emulator import RemoteEmulator
+
+        assert self.remote_url is not None
+        if self._remote is None:
+            self._remote = RemoteEmulator(self.remote_url)
+        return self._remote
+
+    def receiver(self) -> WebhookReceiver:
+        from svc_sandbox.testing.webhooks import WebhookReceiver
+
+        if self._receiver is None:
+            self._receiver = WebhookReceiver()
+        return self._receiver
+
+    def http(self) -> httpx.Client:
+        """One connection pool for every ``svc_client`` (a new httpx.Client builds an SSL
+        context: tens of milliseconds per test)."""
+        import httpx
+
+        if self._http is None:
+            self._http = httpx.Client(timeout=30.0)
+        return self._http
+
+    def tenant_name(self, node_name: str) -> str:
+        return f"{next(self._orgs)} {node_name}"[:100]
+
+    def close(self) -> None:
+        for part in (self._server, self._receiver, self._remote, self._http):
+            if part is not None:
+                part.close()
+
+
+@pytest.fixture(scope="session")
+def _svc_runtime(pytestconfig: pytest.Config) -> Iterator[Runtime]:
+    runtime = Runtime(pytestconfig)
+    try:
+        yield runtime
+    finally:
+        runtime.close()
+
+
+# --- the emulator -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope=_sandbox_scope)
+def svc_sandbox(_svc_runtime: Runtime) -> Iterator[Sandbox]:
+    """The in-process Sandbox (not available with ``--svc-url``)."""
+    if _svc_runtime.remote_url:
+        pytest.fail(
+            "svc_sandbox is the in-process Sandbox; with --svc-url use svc_emulator, svc_org, "
+            "svc_client, svc_clock and svc_webhooks",
+            pytrace=False,
+        )
+    sandbox = _svc_runtime.new_sandbox()
+    try:
+        yield sandbox
+    finally:
+        sandbox.stop()
+
+
+@pytest.fixture
+def svc_emulator(request: pytest.FixtureRequest, _svc_runtime: Runtime) -> Emulator:
+    """The emulator this test talks to: ``svc_sandbox`` served on the process's server thread,
+    or the one at ``--svc-url``."""
+    from svc_sandbox.testing.emulator import InProcessEmulator
+
+    if _svc_runtime.remote_url:
+        return _svc_runtime.remote()
+    sandbox: Sandbox = request.getfixturevalue("svc_sandbox")
+    return InProcessEmulator(sandbox, _svc_runtime.serve(sandbox))
+
+
+@pytest.fixture
+def svc_org(
+    request: pytest.FixtureRequest, svc_emulator: Emulator, _svc_runtime: Runtime
+) -> Tenant:
+    return svc_emulator.create_tenant(_svc_runtime.tenant_name(request.node.name))
+
+
+@pytest.fixture
+def svc_client(svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime) -> SvcClient:
+    from svc_sandbox.client import SvcClient
+
+    return SvcClient(svc_org.token, base_url=svc_emulator.base_url, http=_svc_runtime.http())
+
+
+@pytest.fixture
+def svc_live_client(svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime) -> SvcClient:
+    """A ``SvcClient`` of ``svc_org``'s production organization (payouts need production)."""
+    from svc_sandbox.client import SvcClient
+
+    return SvcClient(svc_org.live_token, base_url=svc_emulator.base_url, http=_svc_runtime.http())
+
+
+@pytest.fixture
+def svc_clock(request: pytest.FixtureRequest, svc_emulator: Emulator) -> Iterator[SvcClock]:
+    from svc_sandbox.testing.clock import SvcClock
+
+    clock = SvcClock(svc_emulator)
+    if request.node.get_closest_marker("svc_freezegun"):
+        clock.follow_with_freezegun()
+    try:
+        yield clock
+    finally:
+        clock.stop()
+
+
+@pytest.fixture
+def svc_webhooks(
+    svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runtime
+) -> Iterator[SvcWebhooks]:
+    from svc_sandbox.testing.webhooks import SvcWebhooks
+
+    webhooks = SvcWebhooks(svc_emulator, _svc_runtime.receiver(), svc_org)
+    try:
+        yield webhooks
+    finally:
+        webhooks.close()
+
+
+# --- the emulator's own HTTP surface (tests of svc-sandbox itself) --------------------------
 
 
 @dataclass
@@ -32,36 +265,66 @@ class RunningServer:
 
 
 @pytest.fixture
-def svc_sandbox() -> Sandbox:
-    return Sandbox(clock_mode="frozen", seed=1, strict=True)
+def svc_app(svc_sandbox: Sandbox, _svc_runtime: Runtime) -> Flask:
+    """The Flask app, serving ``svc_sandbox``."""
+    return _svc_runtime.app_for(svc_sandbox)
 
 
 @pytest.fixture
-def svc_app(svc_sandbox: Sandbox) -> Flask:
-    return create_app(svc_sandbox)
-
-
-@pytest.fixture
-def svc_client(svc_app: Flask) -> FlaskClient:
+def svc_http(svc_app: Flask) -> FlaskClient:
+    """A Flask test client of the app (no sockets)."""
     return svc_app.test_client()
 
 
 @pytest.fixture
-def svc_server(svc_sandbox: Sandbox, svc_app: Flask) -> Iterator[RunningServer]:
-    from waitress import wasyncore
+def svc_server(svc_sandbox: Sandbox, _svc_runtime: Runtime) -> RunningServer:
+    """``svc_sandbox`` served by a real multi-threaded server on 127.0.0.1."""
+    return RunningServer(url=_svc_runtime.serve(svc_sandbox), sandbox=svc_sandbox)
 
-    from svc_sandbox.server import build_server
 
-    svc_sandbox.settings.host, svc_sandbox.settings.port = "127.0.0.1", 0
-    server = build_server(svc_app, svc_sandbox.settings)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+# --- reports ------------------------------------------------------------------------------
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Marks where the test's requests start in the emulator's journal."""
+    funcargs: dict[str, Any] = getattr(item, "funcargs", {})
+    if "svc_emulator" in funcargs or "svc_sandbox" in funcargs:
+        _mark_journal(item, funcargs)
+    yield
+
+
+def _mark_journal(item: pytest.Item, funcargs: dict[str, Any]) -> None:
+    from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.testing.emulator import Emulator, InProcessEmulator, journal_mark
+
+    emulator = funcargs.get("svc_emulator")
+    sandbox = funcargs.get("svc_sandbox")
+    if emulator is None and isinstance(sandbox, Sandbox):
+        emulator = InProcessEmulator(sandbox, sandbox.settings.origin)
+    if isinstance(emulator, Emulator):
+        item.stash[_MARK] = (emulator, journal_mark(emulator))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed test's report shows the requests the emulator answered during it."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when != "call" or not report.failed or _MARK not in item.stash:
+        return
+    from svc_sandbox.testing.emulator import requests_since
+
+    emulator, mark = item.stash[_MARK]
     try:
-        yield RunningServer(url=svc_sandbox.settings.origin, sandbox=svc_sandbox)
-    finally:
-        # Close every socket from inside the server's own loop thread (closing them from here
-        # races its select() and leaks connection sockets); an empty map ends the loop.
-        sockets = server._map
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
-        thread.join(timeout=5)
-        server.task_dispatcher.shutdown()
+        entries = requests_since(emulator, mark)
+    except Exception as exc:  # the report must not fail because the emulator went away
+        report.sections.append((JOURNAL_SECTION, f"(journal unavailable: {exc})"))
+        return
+    lines = [
+        f"{e['time']}  {e['requestId']}  {e['status']}  {e['method']} {e['path']}" for e in entries
+    ]
+    report.sections.append((JOURNAL_SECTION, "\n".join(lines) or "(no requests)"))
+
+
+# --- collection hooks (scenario files plug in here) ----------------------------------------

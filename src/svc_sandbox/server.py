@@ -1,7 +1,9 @@
-"""The one waitress server builder, used by ``svc-sandbox serve`` and the ``svc_server`` fixture."""
+"""The one waitress server builder, used by ``svc-sandbox serve``, ``svc-sandbox exec`` and the
+pytest plugin (``ServerThread``: the server on a daemon thread)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from svc_sandbox.settings import Settings
@@ -23,3 +25,34 @@ def build_server(app: Any, settings: Settings) -> Any:
     if settings.port == 0:
         settings.port = int(server.effective_port)
     return server
+
+
+class ServerThread:
+    """Serves ``app`` from a daemon thread on ``settings.host``/``port`` (0 picks a free port,
+    written back into ``settings``)."""
+
+    def __init__(self, app: Any, settings: Settings) -> None:
+        self._server = build_server(app, settings)
+        self.host = settings.host
+        self.port = int(self._server.effective_port)
+        self._thread = threading.Thread(
+            target=self._server.run, name="svc-sandbox-server", daemon=True
+        )
+
+    @property
+    def origin(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> ServerThread:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        from waitress import wasyncore
+
+        # Close every socket from inside the server's own loop thread (closing them from here
+        # races its select() and leaks connection sockets); an empty map ends the loop.
+        sockets = self._server._map
+        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+        self._thread.join(timeout=5)
+        self._server.task_dispatcher.shutdown()

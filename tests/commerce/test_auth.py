@@ -18,10 +18,8 @@ TOKEN_ENDPOINTS = [
 
 
 @pytest.mark.parametrize(("method", "path"), TOKEN_ENDPOINTS)
-def test_no_credentials_at_all_is_403_error(
-    svc_client: FlaskClient, method: str, path: str
-) -> None:
-    response = getattr(svc_client, method)(path, json={})
+def test_no_credentials_at_all_is_403_error(svc_http: FlaskClient, method: str, path: str) -> None:
+    response = getattr(svc_http, method)(path, json={})
     assert response.status_code == 403
     assert set(response.json) == {"error"}
 
@@ -40,32 +38,32 @@ def test_no_credentials_at_all_is_403_error(
 )
 @pytest.mark.parametrize(("method", "path"), TOKEN_ENDPOINTS)
 def test_missing_malformed_or_unknown_token_is_401_message(
-    svc_client: FlaskClient, method: str, path: str, header: str
+    svc_http: FlaskClient, method: str, path: str, header: str
 ) -> None:
-    response = getattr(svc_client, method)(path, json={}, headers={"Authorization": header})
+    response = getattr(svc_http, method)(path, json={}, headers={"Authorization": header})
     assert response.status_code == 401
     assert set(response.json) == {"message"}
     assert response.json["message"]
 
 
-def test_revoked_token_is_401(svc_client: FlaskClient, token: str) -> None:
-    assert svc_client.delete(f"/_sandbox/tokens/{token}", json={}).status_code == 200
-    response = svc_client.get("/api/products", headers={"Authorization": f"Bearer {token}"})
+def test_revoked_token_is_401(svc_http: FlaskClient, token: str) -> None:
+    assert svc_http.delete(f"/_sandbox/tokens/{token}", json={}).status_code == 200
+    response = svc_http.get("/api/products", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
     assert "revoked" in response.json["message"]  # type: ignore[index]
 
 
 def test_switching_environment_invalidates_tokens_and_says_create_a_new_one(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, token: str
+    svc_http: FlaskClient, svc_sandbox: Sandbox, token: str
 ) -> None:
     org_id = svc_sandbox.orgs.authenticate(token).org.id
-    svc_client.patch(f"/_sandbox/orgs/{org_id}", json={"environment": "production"})
-    response = svc_client.get("/api/products", headers={"Authorization": f"Bearer {token}"})
+    svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"environment": "production"})
+    response = svc_http.get("/api/products", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
     assert "Create a new token" in response.json["message"]  # type: ignore[index]
-    new = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json
+    new = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json
     assert new["token"].startswith("svc_live_")  # type: ignore[index]
-    ok = svc_client.get("/api/products", headers={"Authorization": f"Bearer {new['token']}"})  # type: ignore[index]
+    ok = svc_http.get("/api/products", headers={"Authorization": f"Bearer {new['token']}"})  # type: ignore[index]
     assert ok.status_code == 200
 
 
@@ -90,26 +88,26 @@ def test_no_credentials_status_setting_answers_401_instead() -> None:
     [("get", "/api/products"), ("get", "/_sandbox"), ("get", "/nowhere"), ("post", "/api/x")],
 )
 def test_every_response_carries_a_request_id(
-    svc_client: FlaskClient, auth: dict[str, str], method: str, path: str
+    svc_http: FlaskClient, auth: dict[str, str], method: str, path: str
 ) -> None:
-    response = getattr(svc_client, method)(path, headers=auth)
+    response = getattr(svc_http, method)(path, headers=auth)
     assert response.headers["X-Request-Id"].startswith("req_")
 
 
-def test_request_ids_are_distinct(svc_client: FlaskClient) -> None:
-    ids = {svc_client.get("/_sandbox").headers["X-Request-Id"] for _ in range(20)}
+def test_request_ids_are_distinct(svc_http: FlaskClient) -> None:
+    ids = {svc_http.get("/_sandbox").headers["X-Request-Id"] for _ in range(20)}
     assert len(ids) == 20
 
 
-def test_unknown_routes_answer_json_404(svc_client: FlaskClient) -> None:
+def test_unknown_routes_answer_json_404(svc_http: FlaskClient) -> None:
     for path in ("/api/nothing", "/nothing", "/_sandbox/nothing"):
-        response = svc_client.get(path)
+        response = svc_http.get(path)
         assert response.status_code == 404
         assert response.is_json
         assert "error" in response.json  # type: ignore[operator]
 
 
-def test_wrong_method_answers_json_405(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    response = svc_client.put("/api/products", headers=auth)
+def test_wrong_method_answers_json_405(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    response = svc_http.put("/api/products", headers=auth)
     assert response.status_code == 405
     assert response.is_json

@@ -16,23 +16,23 @@ from tests.commerce.checkout_helpers import BUYER, checkout, events, org_id, pub
 
 
 def test_free_product_gives_session_and_order_at_once(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth, pricingModel="free", price=None)
-    result = checkout(svc_client, auth, productId=product["_id"], customer=BUYER)
+    product = published(svc_http, auth, pricingModel="free", price=None)
+    result = checkout(svc_http, auth, productId=product["_id"], customer=BUYER)
     assert set(result) == {"sessionId", "orderId"}
-    status = status_of(svc_client, result["sessionId"])
+    status = status_of(svc_http, result["sessionId"])
     assert status["status"] == "completed"
     assert status["orderId"] == result["orderId"]
     assert [e.type for e in events(svc_sandbox)] == ["order.created", "order.completed"]
 
 
 def test_production_gateway_gives_direct_push(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    product = published(svc_client, live_auth)
+    product = published(svc_http, live_auth)
     result = checkout(
-        svc_client,
+        svc_http,
         live_auth,
         productId=product["checkoutToken"],
         gateway="telebirr",
@@ -42,10 +42,10 @@ def test_production_gateway_gives_direct_push(
 
 
 def test_sandbox_gateway_redirects_to_the_simulator(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
-    result = checkout(svc_client, auth, productId=product["_id"], gateway="mpesa", customer=BUYER)
+    product = published(svc_http, auth)
+    result = checkout(svc_http, auth, productId=product["_id"], gateway="mpesa", customer=BUYER)
     simulate = svc_sandbox.settings.root("simulate_url")
     assert result["checkoutUrl"] == f"{simulate}/{result['sessionId']}"
     assert result["mode"] == "redirect"
@@ -53,20 +53,20 @@ def test_sandbox_gateway_redirects_to_the_simulator(
 
 @pytest.mark.parametrize("customer", [None, {"name": "Abebe"}], ids=["no-customer", "no-email"])
 def test_token_without_gateway_gives_a_payment_link(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, customer: Any
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, customer: Any
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     body: dict[str, Any] = {"productId": product["_id"]}
     if customer is not None:
         body["customer"] = customer
-    result = checkout(svc_client, auth, **body)
+    result = checkout(svc_http, auth, **body)
     pay = svc_sandbox.settings.root("pay_url")
     assert result == {
         "sessionId": result["sessionId"],
         "checkoutUrl": f"{pay}/cs_{result['sessionId']}",
         "mode": "redirect",
     }
-    status = status_of(svc_client, result["sessionId"])
+    status = status_of(svc_http, result["sessionId"])
     assert status["attempt"] == {"inFlight": False, "lastFailure": None}
     assert status["amount"] == 5000
 
@@ -75,7 +75,7 @@ def test_token_without_gateway_gives_a_payment_link(
     ("environment", "root"), [("sandbox", "simulate_url"), ("production", "provider_url")]
 )
 def test_no_token_no_gateway_gives_the_providers_hosted_page(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     live_auth: dict[str, str],
     svc_sandbox: Sandbox,
@@ -85,8 +85,8 @@ def test_no_token_no_gateway_gives_the_providers_hosted_page(
     """§4: without a token no payment link; the gateway defaults to telebirr and the buyer
     goes to the provider's page (the simulator in the sandbox)."""
     owner = auth if environment == "sandbox" else live_auth
-    product = published(svc_client, owner)
-    result = checkout(svc_client, None, productId=product["checkoutToken"], customer=BUYER)
+    product = published(svc_http, owner)
+    result = checkout(svc_http, None, productId=product["checkoutToken"], customer=BUYER)
     page = svc_sandbox.settings.root(root)
     assert result == {
         "sessionId": result["sessionId"],
@@ -95,25 +95,25 @@ def test_no_token_no_gateway_gives_the_providers_hosted_page(
     }
     session = svc_sandbox.checkout.get(result["sessionId"])
     assert (session.mode.value, session.gateway) == ("hosted", "telebirr")
-    status = status_of(svc_client, result["sessionId"])
+    status = status_of(svc_http, result["sessionId"])
     assert status["status"] == "open" and "attempt" not in status
-    assert svc_client.get(f"/pay/cs_{result['sessionId']}").status_code == 404
+    assert svc_http.get(f"/pay/cs_{result['sessionId']}").status_code == 404
 
 
 def test_custom_amount_checkout(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    result = checkout(svc_client, auth, amount=100, description="  Consulting, 1 hour  ")
-    status = status_of(svc_client, result["sessionId"])
+    result = checkout(svc_http, auth, amount=100, description="  Consulting, 1 hour  ")
+    status = status_of(svc_http, result["sessionId"])
     assert status["amount"] == 100
     assert svc_sandbox.checkout.get(result["sessionId"]).title == "Consulting, 1 hour"
 
 
 def test_every_checkout_status_field_of_the_spec(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    result = checkout(svc_client, auth, amount=2500, description="Tip")
-    assert status_of(svc_client, result["sessionId"]) == {
+    result = checkout(svc_http, auth, amount=2500, description="Tip")
+    assert status_of(svc_http, result["sessionId"]) == {
         "sessionId": result["sessionId"],
         "status": "open",
         "expiresAt": "2026-01-01T00:30:00.000Z",
@@ -126,17 +126,15 @@ def test_every_checkout_status_field_of_the_spec(
     }
 
 
-def test_attempt_object_only_for_payment_links(
-    svc_client: FlaskClient, auth: dict[str, str]
-) -> None:
-    product = published(svc_client, auth)
-    result = checkout(svc_client, auth, productId=product["_id"], gateway="cbe", customer=BUYER)
-    assert "attempt" not in status_of(svc_client, result["sessionId"])
+def test_attempt_object_only_for_payment_links(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    product = published(svc_http, auth)
+    result = checkout(svc_http, auth, productId=product["_id"], gateway="cbe", customer=BUYER)
+    assert "attempt" not in status_of(svc_http, result["sessionId"])
 
 
-def test_unknown_session_is_404_and_a_malformed_id_400(svc_client: FlaskClient) -> None:
-    assert svc_client.get("/api/checkout/" + "a" * 24).status_code == 404
-    response = svc_client.get("/api/checkout/nothex")
+def test_unknown_session_is_404_and_a_malformed_id_400(svc_http: FlaskClient) -> None:
+    assert svc_http.get("/api/checkout/" + "a" * 24).status_code == 404
+    response = svc_http.get("/api/checkout/nothex")
     assert response.status_code == 400
     assert "sessionId" in response.json["error"]  # type: ignore[index]
 
@@ -145,23 +143,21 @@ def test_unknown_session_is_404_and_a_malformed_id_400(svc_client: FlaskClient) 
 
 
 def test_pwyw_charges_the_amount_at_or_above_the_minimum(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    product = published(svc_client, auth, pricingModel="pwyw", price={"minimumAmount": 1000})
-    ok = checkout(svc_client, auth, productId=product["_id"], amount=1000)
-    assert status_of(svc_client, ok["sessionId"])["amount"] == 1000
-    low = checkout(svc_client, auth, 400, productId=product["_id"], amount=999)
+    product = published(svc_http, auth, pricingModel="pwyw", price={"minimumAmount": 1000})
+    ok = checkout(svc_http, auth, productId=product["_id"], amount=1000)
+    assert status_of(svc_http, ok["sessionId"])["amount"] == 1000
+    low = checkout(svc_http, auth, 400, productId=product["_id"], amount=999)
     assert low["error"].startswith("amount must be at least 1000")
-    missing = checkout(svc_client, auth, 400, productId=product["_id"])
+    missing = checkout(svc_http, auth, 400, productId=product["_id"])
     assert missing["error"].startswith("amount is required")
 
 
-def test_amount_is_ignored_for_fixed_products(
-    svc_client: FlaskClient, auth: dict[str, str]
-) -> None:
-    product = published(svc_client, auth)
-    result = checkout(svc_client, auth, productId=product["_id"], amount=1)
-    assert status_of(svc_client, result["sessionId"])["amount"] == 5000
+def test_amount_is_ignored_for_fixed_products(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    product = published(svc_http, auth)
+    result = checkout(svc_http, auth, productId=product["_id"], amount=1)
+    assert status_of(svc_http, result["sessionId"])["amount"] == 5000
 
 
 # --- custom-amount messages of §7, to the letter ----------------------------------------------
@@ -226,14 +222,14 @@ CUSTOM_CASES: list[tuple[str, bool, dict[str, Any], str]] = [
     ids=[c[0] for c in CUSTOM_CASES],
 )
 def test_custom_amount_messages_are_exact(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     svc_sandbox: Sandbox,
     with_token: bool,
     body: dict[str, Any],
     message: str,
 ) -> None:
-    result = checkout(svc_client, auth if with_token else None, 400, **body)
+    result = checkout(svc_http, auth if with_token else None, 400, **body)
     assert result == {"error": message}
     assert svc_sandbox.checkout.sessions == {}
     assert svc_sandbox.orders.orders == {}
@@ -285,15 +281,15 @@ BAD_PRODUCT_BODIES: list[tuple[str, dict[str, Any], str]] = [
     ("body", "field"), [c[1:] for c in BAD_PRODUCT_BODIES], ids=[c[0] for c in BAD_PRODUCT_BODIES]
 )
 def test_bad_input_is_400_naming_the_field_and_creates_nothing(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     svc_sandbox: Sandbox,
     body: dict[str, Any],
     field: str,
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     before = svc_sandbox.export()["services"]
-    result = checkout(svc_client, auth, 400, **{"productId": product["_id"], **body})
+    result = checkout(svc_http, auth, 400, **{"productId": product["_id"], **body})
     assert result["error"].startswith(field), result
     assert svc_sandbox.export()["services"] == before
 
@@ -304,36 +300,36 @@ def test_bad_input_is_400_naming_the_field_and_creates_nothing(
     ids=["checkoutLink", "collectedFields"],
 )
 def test_product_only_fields_on_a_custom_amount_are_ignored_and_reported(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, extra: dict[str, Any]
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, extra: dict[str, Any]
 ) -> None:
     """§4: they "do not apply" to a custom amount: ignored, and the conformance report says
     the client sent them."""
-    result = checkout(svc_client, auth, amount=500, description="x", **extra)
+    result = checkout(svc_http, auth, amount=500, description="x", **extra)
     session = svc_sandbox.checkout.get(result["sessionId"])
     assert (session.checkout_link, session.collected_fields) == (None, {})
     (name,) = extra
-    notices = svc_client.get("/_sandbox/conformance").json["notices"]  # type: ignore[index]
+    notices = svc_http.get("/_sandbox/conformance").json["notices"]  # type: ignore[index]
     assert [(n["operationId"], n["location"]) for n in notices] == [
         ("createCheckout", f"body.{name}")
     ]
     assert "does not apply" in notices[0]["message"]
 
 
-def test_metadata_needs_a_token(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    product = published(svc_client, auth)
-    result = checkout(svc_client, None, 400, productId=product["_id"], customer=BUYER, metadata={})
+def test_metadata_needs_a_token(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    product = published(svc_http, auth)
+    result = checkout(svc_http, None, 400, productId=product["_id"], customer=BUYER, metadata={})
     assert result["error"].startswith("metadata")
 
 
-def test_non_json_body_is_rejected(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    response = svc_client.post(
+def test_non_json_body_is_rejected(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    response = svc_http.post(
         "/api/checkout", data="[1]", headers={**auth, "Content-Type": "application/json"}
     )
     assert response.status_code == 400
 
 
-def test_a_bad_token_is_401(svc_client: FlaskClient) -> None:
-    response = svc_client.post(
+def test_a_bad_token_is_401(svc_http: FlaskClient) -> None:
+    response = svc_http.post(
         "/api/checkout",
         json={"amount": 500, "description": "x"},
         headers={"Authorization": "Bearer svc_test_nope1234"},
@@ -348,7 +344,7 @@ def test_a_bad_token_is_401(svc_client: FlaskClient) -> None:
 @pytest.mark.parametrize("case", ["unknown", "draft", "archived", "other organization"])
 @pytest.mark.parametrize("with_token", [True, False], ids=["token", "no-token"])
 def test_products_that_cannot_be_checked_out_are_404(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     live_auth: dict[str, str],
     svc_sandbox: Sandbox,
@@ -358,15 +354,15 @@ def test_products_that_cannot_be_checked_out_are_404(
     if case == "unknown":
         ref = "f" * 24
     elif case == "draft":
-        ref = published(svc_client, auth, status="draft")["_id"]
+        ref = published(svc_http, auth, status="draft")["_id"]
     elif case == "archived":
-        ref = published(svc_client, auth)["_id"]
-        svc_client.delete(f"/api/products/{ref}", headers=auth)
+        ref = published(svc_http, auth)["_id"]
+        svc_http.delete(f"/api/products/{ref}", headers=auth)
     else:
-        ref = published(svc_client, live_auth)["_id"]
+        ref = published(svc_http, live_auth)["_id"]
         if not with_token:  # without a token any organization's published product is fine
             return
-    result = checkout(svc_client, auth if with_token else None, 404, productId=ref, customer=BUYER)
+    result = checkout(svc_http, auth if with_token else None, 404, productId=ref, customer=BUYER)
     assert result == {"error": "Product not found"}
     assert svc_sandbox.checkout.sessions == {}
 
@@ -375,12 +371,12 @@ def test_products_that_cannot_be_checked_out_are_404(
 
 
 def test_customers_are_upserted_per_organization(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
-    checkout(svc_client, auth, productId=product["_id"], customer={"email": "a@b.co"})
+    product = published(svc_http, auth)
+    checkout(svc_http, auth, productId=product["_id"], customer={"email": "a@b.co"})
     checkout(
-        svc_client,
+        svc_http,
         auth,
         productId=product["_id"],
         customer={"email": "A@b.co", "name": "Abebe", "externalId": "u-1"},
@@ -392,11 +388,11 @@ def test_customers_are_upserted_per_organization(
 
 @pytest.mark.parametrize("phone", ["251911223344", "0911223344", "911223344"])
 def test_the_three_phone_formats(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, phone: str
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, phone: str
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     result = checkout(
-        svc_client,
+        svc_http,
         auth,
         productId=product["_id"],
         gateway="telebirr",
@@ -409,15 +405,15 @@ def test_the_three_phone_formats(
 
 
 def test_metadata_merges_product_then_link_then_request(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth, metadata={"a": "product", "b": "product", "c": "product"})
-    link = svc_client.post(
+    product = published(svc_http, auth, metadata={"a": "product", "b": "product", "c": "product"})
+    link = svc_http.post(
         f"/_sandbox/orgs/{org_id(svc_sandbox)}/checkout-links",
         json={"productIds": [product["_id"]], "metadata": {"b": "link", "c": "link"}},
     ).json
     result = checkout(
-        svc_client,
+        svc_http,
         auth,
         productId=product["_id"],
         customer=BUYER,
@@ -425,7 +421,7 @@ def test_metadata_merges_product_then_link_then_request(
         metadata={"c": "request", "n": 1.5, "t": True},
     )
     svc_sandbox.payments.approve(result["sessionId"])
-    order = svc_client.get("/api/orders", headers=auth).json["items"][0]  # type: ignore[index]
+    order = svc_http.get("/api/orders", headers=auth).json["items"][0]  # type: ignore[index]
     assert order["metadata"] == {
         "a": "product",
         "b": "link",
@@ -448,45 +444,45 @@ def _link(client: FlaskClient, sandbox: Sandbox, **body: Any) -> str:
 
 @pytest.mark.parametrize("stale", ["inactive", "other product", "unknown", "other organization"])
 def test_a_stale_checkout_link_is_ignored(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     live_auth: dict[str, str],
     svc_sandbox: Sandbox,
     stale: str,
 ) -> None:
-    product = published(svc_client, auth)
-    other = published(svc_client, auth)
+    product = published(svc_http, auth)
+    other = published(svc_http, auth)
     if stale == "inactive":
         link = _link(
-            svc_client, svc_sandbox, productIds=[product["_id"]], metadata={"l": "1"}, active=False
+            svc_http, svc_sandbox, productIds=[product["_id"]], metadata={"l": "1"}, active=False
         )
     elif stale == "other product":
-        link = _link(svc_client, svc_sandbox, productIds=[other["_id"]], metadata={"l": "1"})
+        link = _link(svc_http, svc_sandbox, productIds=[other["_id"]], metadata={"l": "1"})
     elif stale == "unknown":
         link = "cl_doesnotexist"
     else:
-        live_product = published(svc_client, live_auth)
+        live_product = published(svc_http, live_auth)
         live_org = org_id(svc_sandbox, "production")
-        link = svc_client.post(
+        link = svc_http.post(
             f"/_sandbox/orgs/{live_org}/checkout-links",
             json={"productIds": [live_product["_id"]], "metadata": {"l": "1"}},
         ).json["id"]  # type: ignore[index]
-    result = checkout(svc_client, auth, productId=product["_id"], customer=BUYER, checkoutLink=link)
+    result = checkout(svc_http, auth, productId=product["_id"], customer=BUYER, checkoutLink=link)
     session = svc_sandbox.checkout.get(result["sessionId"])
     assert session.metadata == {} and session.checkout_link is None
 
 
 def test_link_success_url_applies_and_checkout_id_is_replaced(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     link = _link(
-        svc_client,
+        svc_http,
         svc_sandbox,
         productIds=[product["_id"]],
         successUrl="https://shop.example/ok?s={CHECKOUT_ID}",
     )
-    result = checkout(svc_client, auth, productId=product["_id"], checkoutLink=link)
+    result = checkout(svc_http, auth, productId=product["_id"], checkoutLink=link)
     session = svc_sandbox.checkout.get(result["sessionId"])
     assert session.success_url == f"https://shop.example/ok?s={result['sessionId']}"
 
@@ -500,7 +496,7 @@ def test_link_success_url_applies_and_checkout_id_is_replaced(
     ids=["token", "no-token-registered-host", "no-token-foreign-host"],
 )
 def test_success_url_rules(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     svc_sandbox: Sandbox,
     with_token: bool,
@@ -509,9 +505,9 @@ def test_success_url_rules(
 ) -> None:
     if registered:
         svc_sandbox.orgs.update(org_id(svc_sandbox), redirect_urls=["https://shop.example/back"])
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     result = checkout(
-        svc_client,
+        svc_http,
         auth if with_token else None,
         productId=product["_id"],
         customer=BUYER,
@@ -525,21 +521,19 @@ def test_success_url_rules(
 
 
 def test_collected_fields_are_checked_and_saved_on_the_order(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     org = org_id(svc_sandbox)
-    size = svc_client.post(
+    size = svc_http.post(
         f"/_sandbox/orgs/{org}/checkout-fields",
         json={"label": "Size", "type": "select", "options": ["S", "M"], "required": True},
     ).json["id"]  # type: ignore[index]
-    note = svc_client.post(f"/_sandbox/orgs/{org}/checkout-fields", json={"label": "Note"}).json[
-        "id"
-    ]  # type: ignore[index]
-    missing = checkout(svc_client, auth, 400, productId=product["_id"], customer=BUYER)
+    note = svc_http.post(f"/_sandbox/orgs/{org}/checkout-fields", json={"label": "Note"}).json["id"]  # type: ignore[index]
+    missing = checkout(svc_http, auth, 400, productId=product["_id"], customer=BUYER)
     assert missing["error"].startswith(f"collectedFields.{size} is required")
     wrong = checkout(
-        svc_client,
+        svc_http,
         auth,
         400,
         productId=product["_id"],
@@ -548,7 +542,7 @@ def test_collected_fields_are_checked_and_saved_on_the_order(
     )
     assert wrong["error"].startswith(f"collectedFields.{size}")
     unknown = checkout(
-        svc_client,
+        svc_http,
         auth,
         400,
         productId=product["_id"],
@@ -558,12 +552,12 @@ def test_collected_fields_are_checked_and_saved_on_the_order(
     assert unknown["error"].startswith("collectedFields.cf_x")
     assert svc_sandbox.checkout.sessions == {}
     result = checkout(
-        svc_client,
+        svc_http,
         auth,
         productId=product["_id"],
         customer=BUYER,
         collectedFields={size: "M", note: 7},
     )
     svc_sandbox.payments.approve(result["sessionId"])
-    order = svc_client.get("/api/orders", headers=auth).json["items"][0]  # type: ignore[index]
+    order = svc_http.get("/api/orders", headers=auth).json["items"][0]  # type: ignore[index]
     assert order["collectedFields"] == {size: "M", note: "7"}

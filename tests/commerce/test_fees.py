@@ -139,10 +139,10 @@ def test_quote_accepts_string_and_integer_rates() -> None:
 
 
 def test_withdrawal_carries_the_default_quote(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    body = withdraw(svc_client, live_auth, 10150)
+    earn(svc_http, live_auth, 50000)
+    body = withdraw(svc_http, live_auth, 10150)
     assert (body["amount"], body["feeAmount"], body["taxAmount"], body["netAmount"]) == (
         10150,
         711,
@@ -152,13 +152,13 @@ def test_withdrawal_carries_the_default_quote(
 
 
 def test_withdrawal_uses_the_custom_fee_rate(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
     org_id = org_id_of(svc_sandbox, live_auth)
-    response = svc_client.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": "0.05"})
+    response = svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": "0.05"})
     assert response.status_code == 200, response.json
-    earn(svc_client, live_auth, 50000)
-    body = withdraw(svc_client, live_auth, 12345)
+    earn(svc_http, live_auth, 50000)
+    body = withdraw(svc_http, live_auth, 12345)
     assert (body["feeAmount"], body["taxAmount"], body["netAmount"]) == (617, 93, 11635)
 
 

@@ -20,16 +20,16 @@ def _orders(client: FlaskClient, auth: dict[str, str], query: str = "") -> dict[
 
 
 def test_a_paid_product_order_has_every_field(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     customer = {**BUYER, "name": "Abebe", "externalId": "user-7"}
     result = checkout(
-        svc_client, auth, productId=product["_id"], gateway="telebirr", customer=customer
+        svc_http, auth, productId=product["_id"], gateway="telebirr", customer=customer
     )
     svc_sandbox.advance(timedelta(seconds=30))
     svc_sandbox.payments.approve(result["sessionId"])
-    order = _orders(svc_client, auth)["items"][0]
+    order = _orders(svc_http, auth)["items"][0]
     assert order == {
         "_id": order["_id"],
         "checkoutSessionId": result["sessionId"],
@@ -61,13 +61,13 @@ def test_a_paid_product_order_has_every_field(
 
 
 def test_a_custom_amount_order_uses_the_placeholder_and_description(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    first = checkout(svc_client, auth, amount=700, description="Donation", customer=BUYER)
-    second = checkout(svc_client, auth, amount=800, description="Donation 2", customer=BUYER)
+    first = checkout(svc_http, auth, amount=700, description="Donation", customer=BUYER)
+    second = checkout(svc_http, auth, amount=800, description="Donation 2", customer=BUYER)
     for result in (first, second):
         svc_sandbox.payments.approve(result["sessionId"])
-    items = _orders(svc_client, auth)["items"]
+    items = _orders(svc_http, auth)["items"]
     assert [o["description"] for o in items] == ["Donation 2", "Donation"]
     assert items[0]["productId"]["title"] == "Custom payment"
     assert items[0]["productId"] == items[1]["productId"]
@@ -75,55 +75,53 @@ def test_a_custom_amount_order_uses_the_placeholder_and_description(
 
 
 def test_checkout_status_shows_the_order_id_only_once_paid(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
-    result = checkout(svc_client, auth, productId=product["_id"], gateway="cbe", customer=BUYER)
-    status = svc_client.get(f"/api/checkout/{result['sessionId']}").json
+    product = published(svc_http, auth)
+    result = checkout(svc_http, auth, productId=product["_id"], gateway="cbe", customer=BUYER)
+    status = svc_http.get(f"/api/checkout/{result['sessionId']}").json
     assert (status["orderId"], status["orderStatus"]) == (None, "pending")  # type: ignore[index]
-    assert _orders(svc_client, auth, "?status=pending")["total"] == 1
+    assert _orders(svc_http, auth, "?status=pending")["total"] == 1
 
 
 def test_list_filters_pages_and_is_newest_first(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     ids = []
     for phone in ["0900000001", "0900000002", "0900000001"]:
         svc_sandbox.advance(timedelta(seconds=1))
-        result = push_checkout(svc_client, auth, phone, "mpesa", product["_id"])
+        result = push_checkout(svc_http, auth, phone, "mpesa", product["_id"])
         ids.append(result["sessionId"])
-    every = _orders(svc_client, auth)
+    every = _orders(svc_http, auth)
     assert [o["checkoutSessionId"] for o in every["items"]] == ids[::-1]
-    assert _orders(svc_client, auth, "?status=paid")["total"] == 2
-    assert _orders(svc_client, auth, "?status=failed")["total"] == 1
-    page = _orders(svc_client, auth, "?page=2&limit=2")
+    assert _orders(svc_http, auth, "?status=paid")["total"] == 2
+    assert _orders(svc_http, auth, "?status=failed")["total"] == 1
+    page = _orders(svc_http, auth, "?page=2&limit=2")
     assert (page["total"], page["page"], page["limit"], len(page["items"])) == (3, 2, 2, 1)
 
 
 @pytest.mark.parametrize("query", ["?status=done", "?page=0", "?limit=101"])
-def test_bad_list_queries_are_400(
-    svc_client: FlaskClient, auth: dict[str, str], query: str
-) -> None:
-    response = svc_client.get(f"/api/orders{query}", headers=auth)
+def test_bad_list_queries_are_400(svc_http: FlaskClient, auth: dict[str, str], query: str) -> None:
+    response = svc_http.get(f"/api/orders{query}", headers=auth)
     assert response.status_code == 400
 
 
 def test_orders_are_per_organization_and_need_a_token(
-    svc_client: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]
 ) -> None:
-    product = published(svc_client, auth, pricingModel="free", price=None)
-    checkout(svc_client, auth, productId=product["_id"], customer=BUYER)
-    assert _orders(svc_client, live_auth)["total"] == 0
-    assert svc_client.get("/api/orders").status_code == 403
+    product = published(svc_http, auth, pricingModel="free", price=None)
+    checkout(svc_http, auth, productId=product["_id"], customer=BUYER)
+    assert _orders(svc_http, live_auth)["total"] == 0
+    assert svc_http.get("/api/orders").status_code == 403
 
 
 def test_paid_total_adds_up_paid_orders(
-    svc_client: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, live_auth)
-    checkout(svc_client, live_auth, productId=product["_id"], gateway="telebirr", customer=BUYER)
-    checkout(svc_client, live_auth, amount=300, description="Tip", customer=BUYER)
+    product = published(svc_http, live_auth)
+    checkout(svc_http, live_auth, productId=product["_id"], gateway="telebirr", customer=BUYER)
+    checkout(svc_http, live_auth, amount=300, description="Tip", customer=BUYER)
     svc_sandbox.advance(timedelta(seconds=10))
     org = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "production")
     assert svc_sandbox.orders.paid_total(org.id, "production") == 5000

@@ -48,9 +48,9 @@ def _attempt(
 
 @pytest.mark.parametrize(("phone", "state", "code"), TRIGGERS)
 def test_trigger_phones_on_a_sandbox_push(
-    svc_client: FlaskClient, auth: dict[str, str], phone: str, state: str, code: str | None
+    svc_http: FlaskClient, auth: dict[str, str], phone: str, state: str, code: str | None
 ) -> None:
-    status = status_of(svc_client, _push(svc_client, auth, phone))
+    status = status_of(svc_http, _push(svc_http, auth, phone))
     assert status["status"] == state
     assert (status["failure"] or {}).get("code") == code
     assert (status["orderId"] is not None) == (state == "completed")
@@ -62,11 +62,11 @@ def test_trigger_phones_on_a_sandbox_push(
     + [("251900000001", "completed", None), ("251900000002", "open", "payment_failed")],
 )
 def test_trigger_phones_on_a_payment_link(
-    svc_client: FlaskClient, auth: dict[str, str], phone: str, state: str, code: str | None
+    svc_http: FlaskClient, auth: dict[str, str], phone: str, state: str, code: str | None
 ) -> None:
-    session_id = _link(svc_client, auth)
-    _attempt(svc_client, session_id, phone)
-    status = status_of(svc_client, session_id)
+    session_id = _link(svc_http, auth)
+    _attempt(svc_http, session_id, phone)
+    status = status_of(svc_http, session_id)
     assert status["status"] == state
     assert status["attempt"]["inFlight"] is False
     assert (status["attempt"]["lastFailure"] or {}).get("code") == code
@@ -74,11 +74,11 @@ def test_trigger_phones_on_a_payment_link(
 
 
 def test_any_other_phone_waits_for_the_simulator(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    session_id = _push(svc_client, auth)
+    session_id = _push(svc_http, auth)
     svc_sandbox.advance(timedelta(minutes=29))
-    status = status_of(svc_client, session_id)
+    status = status_of(svc_http, session_id)
     assert status["status"] == "open" and status["orderStatus"] == "pending"
 
 
@@ -87,14 +87,12 @@ def test_any_other_phone_waits_for_the_simulator(
 
 @pytest.mark.parametrize("code", FAILURE_CODES)
 def test_a_failed_direct_push_ends_the_session(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, code: str
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, code: str
 ) -> None:
-    session_id = _push(svc_client, auth)
-    response = svc_client.post(
-        f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": code}
-    )
+    session_id = _push(svc_http, auth)
+    response = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": code})
     assert response.status_code == 200, response.json
-    status = status_of(svc_client, session_id)
+    status = status_of(svc_http, session_id)
     assert status["status"] == "expired"
     assert status["failure"] == {"code": code, "message": FAILURE_MESSAGES[code]}
     assert status["orderId"] is None and status["orderStatus"] == "failed"
@@ -104,90 +102,90 @@ def test_a_failed_direct_push_ends_the_session(
 
 @pytest.mark.parametrize("code", FAILURE_CODES)
 def test_a_failed_link_attempt_leaves_the_session_open_for_a_retry(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, code: str
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, code: str
 ) -> None:
-    session_id = _link(svc_client, auth)
-    _attempt(svc_client, session_id, "0911223344")
-    assert status_of(svc_client, session_id)["attempt"]["inFlight"] is True
-    svc_client.post(
+    session_id = _link(svc_http, auth)
+    _attempt(svc_http, session_id, "0911223344")
+    assert status_of(svc_http, session_id)["attempt"]["inFlight"] is True
+    svc_http.post(
         f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": code, "message": "Declined"}
     )
-    status = status_of(svc_client, session_id)
+    status = status_of(svc_http, session_id)
     assert status["status"] == "open"
     assert status["attempt"] == {
         "inFlight": False,
         "lastFailure": {"code": code, "message": "Declined"},
     }
     assert events(svc_sandbox, "checkout.session.expired") == []
-    _attempt(svc_client, session_id, "0900000001")
-    assert status_of(svc_client, session_id)["status"] == "completed"
+    _attempt(svc_http, session_id, "0900000001")
+    assert status_of(svc_http, session_id)["status"] == "completed"
 
 
-def test_an_unknown_failure_code_is_400(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    session_id = _push(svc_client, auth)
-    response = svc_client.post(
+def test_an_unknown_failure_code_is_400(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    session_id = _push(svc_http, auth)
+    response = svc_http.post(
         f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": "nope"}
     )
     assert response.status_code == 400
-    assert status_of(svc_client, session_id)["status"] == "open"
+    assert status_of(svc_http, session_id)["status"] == "open"
 
 
 def test_approving_an_attempt_by_its_id(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    session_id = _push(svc_client, auth)
-    attempt = svc_client.get(f"/_sandbox/checkout/sessions/{session_id}").json["attempts"][0]  # type: ignore[index]
-    response = svc_client.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
+    session_id = _push(svc_http, auth)
+    attempt = svc_http.get(f"/_sandbox/checkout/sessions/{session_id}").json["attempts"][0]  # type: ignore[index]
+    response = svc_http.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
     assert response.json["status"] == "succeeded"  # type: ignore[index]
-    again = svc_client.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
+    again = svc_http.post(f"/_sandbox/payments/attempts/{attempt['id']}/approve", json={})
     assert again.status_code == 409
 
 
 def test_approving_a_link_session_nobody_tried_pays_it(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    session_id = _link(svc_client, auth)
-    svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
-    assert status_of(svc_client, session_id)["status"] == "completed"
+    session_id = _link(svc_http, auth)
+    svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert status_of(svc_http, session_id)["status"] == "completed"
 
 
 # --- production direct push -------------------------------------------------------------------
 
 
 def test_production_push_takes_the_default_outcome_after_the_delay(
-    svc_client: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    session_id = _push(svc_client, live_auth, "251900000002")  # no trigger phones in production
+    session_id = _push(svc_http, live_auth, "251900000002")  # no trigger phones in production
     svc_sandbox.advance(timedelta(seconds=9))
-    assert status_of(svc_client, session_id)["status"] == "open"
+    assert status_of(svc_http, session_id)["status"] == "open"
     svc_sandbox.advance(timedelta(seconds=1))
-    assert status_of(svc_client, session_id)["status"] == "completed"
+    assert status_of(svc_http, session_id)["status"] == "completed"
 
 
 @pytest.mark.parametrize("outcome", ["payment_rejected", "payment_canceled"])
 def test_production_push_default_outcome_is_configurable(
-    svc_client: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox, outcome: str
+    svc_http: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox, outcome: str
 ) -> None:
-    response = svc_client.patch(
+    response = svc_http.patch(
         "/_sandbox/payments/provider",
         json={"productionPushOutcome": outcome, "productionPushDelaySeconds": 3},
     )
     assert response.status_code == 200, response.json
-    session_id = _push(svc_client, live_auth)
+    session_id = _push(svc_http, live_auth)
     svc_sandbox.advance(timedelta(seconds=3))
-    status = status_of(svc_client, session_id)
+    status = status_of(svc_http, session_id)
     assert (status["status"], status["failure"]["code"]) == ("expired", outcome)
 
 
 def test_production_push_waits_for_the_control_plane_when_told_to(
-    svc_client: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    svc_client.patch("/_sandbox/payments/provider", json={"productionPushOutcome": "none"})
-    session_id = _push(svc_client, live_auth)
+    svc_http.patch("/_sandbox/payments/provider", json={"productionPushOutcome": "none"})
+    session_id = _push(svc_http, live_auth)
     svc_sandbox.advance(timedelta(minutes=10))
-    assert status_of(svc_client, session_id)["status"] == "open"
-    svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
-    assert status_of(svc_client, session_id)["status"] == "completed"
+    assert status_of(svc_http, session_id)["status"] == "open"
+    svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert status_of(svc_http, session_id)["status"] == "completed"
 
 
 def test_production_push_settings_come_from_settings() -> None:
@@ -204,17 +202,17 @@ def test_production_push_settings_come_from_settings() -> None:
 
 
 def test_a_new_attempt_is_refused_for_150_seconds_while_a_prompt_is_out(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    session_id = _link(svc_client, auth)
-    _attempt(svc_client, session_id, "0911223344")
+    session_id = _link(svc_http, auth)
+    _attempt(svc_http, session_id, "0911223344")
     svc_sandbox.advance(timedelta(seconds=100))
-    refused = _attempt(svc_client, session_id, "0922334455", 409)
+    refused = _attempt(svc_http, session_id, "0922334455", 409)
     assert refused.headers["Retry-After"] == "50"
     svc_sandbox.advance(timedelta(seconds=49))
-    _attempt(svc_client, session_id, "0922334455", 409)
+    _attempt(svc_http, session_id, "0922334455", 409)
     svc_sandbox.advance(timedelta(seconds=1))
-    status = status_of(svc_client, session_id)
+    status = status_of(svc_http, session_id)
     assert status["attempt"] == {
         "inFlight": False,
         "lastFailure": {
@@ -222,35 +220,33 @@ def test_a_new_attempt_is_refused_for_150_seconds_while_a_prompt_is_out(
             "message": FAILURE_MESSAGES["payment_timed_out"],
         },
     }
-    _attempt(svc_client, session_id, "0922334455")
-    assert status_of(svc_client, session_id)["attempt"]["inFlight"] is True
+    _attempt(svc_http, session_id, "0922334455")
+    assert status_of(svc_http, session_id)["attempt"]["inFlight"] is True
 
 
-def test_attempts_on_an_ended_session_are_409(
-    svc_client: FlaskClient, auth: dict[str, str]
-) -> None:
-    session_id = _link(svc_client, auth)
-    _attempt(svc_client, session_id, "0900000001")
+def test_attempts_on_an_ended_session_are_409(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    session_id = _link(svc_http, auth)
+    _attempt(svc_http, session_id, "0900000001")
     assert (
-        _attempt(svc_client, session_id, "0900000001", 409).json["error"]
+        _attempt(svc_http, session_id, "0900000001", 409).json["error"]
         == "This checkout is already paid"
     )
 
 
 def test_a_payment_link_attempt_names_bad_fields(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    session_id = _link(svc_client, auth)
+    session_id = _link(svc_http, auth)
     for body, field in [
         ({"gateway": "paypal", "phone": "0911223344", "email": "a@b.co"}, "gateway"),
         ({"gateway": "cbe", "phone": "12", "email": "a@b.co"}, "phone"),
         ({"gateway": "cbe", "phone": "0911223344"}, "email"),
         ({"gateway": "cbe", "phone": "0911223344", "email": "nope"}, "email"),
     ]:
-        response = svc_client.post(f"/pay/cs_{session_id}", json=body)
+        response = svc_http.post(f"/pay/cs_{session_id}", json=body)
         assert response.status_code == 400
         assert response.json["error"].startswith(field)  # type: ignore[index]
-    assert svc_client.post("/pay/cs_" + "0" * 24, json={}).status_code == 404
+    assert svc_http.post("/pay/cs_" + "0" * 24, json={}).status_code == 404
 
 
 # --- expiry at 30 minutes -----------------------------------------------------------------------
@@ -258,12 +254,12 @@ def test_a_payment_link_attempt_names_bad_fields(
 
 @pytest.mark.parametrize("poll", [True, False], ids=["polled", "nobody-polls"])
 def test_a_session_expires_at_exactly_30_minutes(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, poll: bool
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, poll: bool
 ) -> None:
-    session_id = _link(svc_client, auth)
+    session_id = _link(svc_http, auth)
     svc_sandbox.advance(timedelta(minutes=29, seconds=59))
     if poll:
-        assert status_of(svc_client, session_id)["status"] == "open"
+        assert status_of(svc_http, session_id)["status"] == "open"
     ran = svc_sandbox.advance(timedelta(minutes=5))
     expired = events(svc_sandbox, "checkout.session.expired")
     assert len(expired) == 1
@@ -273,38 +269,38 @@ def test_a_session_expires_at_exactly_30_minutes(
         "failure": {"code": "session_expired", "message": FAILURE_MESSAGES["session_expired"]},
     }
     assert any(r.kind == "checkout.expire" for r in ran)
-    assert status_of(svc_client, session_id)["status"] == "expired"
+    assert status_of(svc_http, session_id)["status"] == "expired"
 
 
 def test_expiry_reports_the_last_attempts_reason(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    session_id = _link(svc_client, auth)
-    _attempt(svc_client, session_id, "0900000002")
-    _attempt(svc_client, session_id, "0900000002")
+    session_id = _link(svc_http, auth)
+    _attempt(svc_http, session_id, "0900000002")
+    _attempt(svc_http, session_id, "0900000002")
     svc_sandbox.advance(timedelta(minutes=30))
-    status = status_of(svc_client, session_id)
+    status = status_of(svc_http, session_id)
     assert status["failure"]["code"] == "payment_failed"
     assert status["orderStatus"] == "failed"
     assert len(events(svc_sandbox, "checkout.session.expired")) == 1
 
 
 def test_a_prompt_still_out_at_expiry_timed_out(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    session_id = _push(svc_client, auth)
+    session_id = _push(svc_http, auth)
     svc_sandbox.advance(timedelta(minutes=30))
-    assert status_of(svc_client, session_id)["failure"]["code"] == "payment_timed_out"
-    response = svc_client.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert status_of(svc_http, session_id)["failure"]["code"] == "payment_timed_out"
+    response = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert response.status_code == 409
 
 
 def test_a_poll_finalizes_an_overdue_session_before_the_scheduler_runs(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    session_id = _link(svc_client, auth)
+    session_id = _link(svc_http, auth)
     svc_sandbox.clock.set(svc_sandbox.now() + timedelta(minutes=31))  # clock moved, nothing ran
-    assert status_of(svc_client, session_id)["status"] == "expired"
+    assert status_of(svc_http, session_id)["status"] == "expired"
     svc_sandbox.run_due()
     assert len(events(svc_sandbox, "checkout.session.expired")) == 1
 
@@ -313,31 +309,27 @@ def test_a_poll_finalizes_an_overdue_session_before_the_scheduler_runs(
 
 
 def test_the_provider_refuses_the_next_n_checkouts(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    svc_client.post(
-        "/_sandbox/faults", json={"refuseCheckouts": 2, "refuseMessage": "Provider down"}
-    )
-    product = published(svc_client, auth)
+    svc_http.post("/_sandbox/faults", json={"refuseCheckouts": 2, "refuseMessage": "Provider down"})
+    product = published(svc_http, auth)
     for _ in range(2):
-        assert checkout(svc_client, auth, 502, productId=product["_id"]) == {
-            "error": "Provider down"
-        }
+        assert checkout(svc_http, auth, 502, productId=product["_id"]) == {"error": "Provider down"}
     assert svc_sandbox.checkout.sessions == {}
-    checkout(svc_client, auth, productId=product["_id"])
+    checkout(svc_http, auth, productId=product["_id"])
 
 
 def test_the_next_attempt_fails_with_initiate_failed(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    svc_client.post("/_sandbox/faults", json={"initiateFailed": ["Telebirr is under maintenance"]})
-    session_id = _push(svc_client, auth, "0900000001")
-    status = status_of(svc_client, session_id)
+    svc_http.post("/_sandbox/faults", json={"initiateFailed": ["Telebirr is under maintenance"]})
+    session_id = _push(svc_http, auth, "0900000001")
+    status = status_of(svc_http, session_id)
     assert status["failure"] == {
         "code": "initiate_failed",
         "message": "Telebirr is under maintenance",
     }
-    assert svc_client.get("/_sandbox/faults").json["initiateFailures"] == []  # type: ignore[index]
+    assert svc_http.get("/_sandbox/faults").json["initiateFailures"] == []  # type: ignore[index]
 
 
 # --- one order per session under races -----------------------------------------------------------
@@ -345,9 +337,9 @@ def test_the_next_attempt_fails_with_initiate_failed(
 
 @pytest.mark.parametrize("round_", range(5))
 def test_one_order_per_session_when_approve_poll_and_expiry_race(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, round_: int
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, round_: int
 ) -> None:
-    session_ids = [_push(svc_client, auth) for _ in range(6)]
+    session_ids = [_push(svc_http, auth) for _ in range(6)]
     svc_sandbox.clock.set(
         svc_sandbox.now() + timedelta(minutes=29, seconds=59, microseconds=999_000)
     )
@@ -356,12 +348,12 @@ def test_one_order_per_session_when_approve_poll_and_expiry_race(
     def approve() -> None:
         barrier.wait()
         for sid in session_ids:
-            svc_client.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
+            svc_http.post(f"/_sandbox/checkout/sessions/{sid}/approve", json={})
 
     def poll() -> None:
         barrier.wait()
         for sid in session_ids * 3:
-            svc_client.get(f"/api/checkout/{sid}")
+            svc_http.get(f"/api/checkout/{sid}")
 
     def expire() -> None:
         barrier.wait()
@@ -375,7 +367,7 @@ def test_one_order_per_session_when_approve_poll_and_expiry_race(
     for sid in session_ids:
         orders = [o for o in svc_sandbox.orders.orders.values() if o.checkout_session_id == sid]
         assert len(orders) == 1
-        status = status_of(svc_client, sid)
+        status = status_of(svc_http, sid)
         assert status["status"] in ("completed", "expired")
         assert (status["status"] == "completed") == (orders[0].status == "paid")
         ends = [e for e in events(svc_sandbox, session_id=sid) if e.type != "order.created"]

@@ -29,7 +29,7 @@ PAGE_URL = "http://127.0.0.1:8700/p/"
     ],
 )
 def test_create_answers_201_product_response(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     pricing: str,
     price: dict[str, int] | None,
@@ -38,7 +38,7 @@ def test_create_answers_201_product_response(
     body: dict[str, Any] = {"title": "Course", "pricingModel": pricing}
     if price is not None:
         body["price"] = price
-    response = svc_client.post("/api/products", json=body, headers=auth)
+    response = svc_http.post("/api/products", json=body, headers=auth)
     assert response.status_code == 201
     result = response.json
     assert result is not None
@@ -53,18 +53,16 @@ def test_create_answers_201_product_response(
 
 
 def test_published_product_url_is_product_page_of_its_token(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    result = create_product(svc_client, auth, status="published")
+    result = create_product(svc_http, auth, status="published")
     token = result["product"]["checkoutToken"]
     assert result["url"] == f"{PAGE_URL}{token}"
 
 
 @pytest.mark.parametrize("status", ["draft", "published"])
-def test_create_with_given_status(
-    svc_client: FlaskClient, auth: dict[str, str], status: str
-) -> None:
-    assert create_product(svc_client, auth, status=status)["product"]["status"] == status
+def test_create_with_given_status(svc_http: FlaskClient, auth: dict[str, str], status: str) -> None:
+    assert create_product(svc_http, auth, status=status)["product"]["status"] == status
 
 
 @pytest.mark.parametrize(
@@ -102,13 +100,13 @@ def test_create_with_given_status(
     ],
 )
 def test_create_validation_names_the_field_and_creates_nothing(
-    svc_client: FlaskClient, auth: dict[str, str], body: dict[str, Any], field: str
+    svc_http: FlaskClient, auth: dict[str, str], body: dict[str, Any], field: str
 ) -> None:
-    response = svc_client.post("/api/products", json=body, headers=auth)
+    response = svc_http.post("/api/products", json=body, headers=auth)
     assert response.status_code == 400
     assert response.json is not None
     assert response.json["error"].startswith(field), response.json
-    assert svc_client.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
+    assert svc_http.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
 
 
 @pytest.mark.parametrize(
@@ -123,23 +121,23 @@ def test_create_validation_names_the_field_and_creates_nothing(
     ],
 )
 def test_malformed_or_wrongly_typed_bodies_are_refused(
-    svc_client: FlaskClient, auth: dict[str, str], raw: str, content_type: str, status: int
+    svc_http: FlaskClient, auth: dict[str, str], raw: str, content_type: str, status: int
 ) -> None:
-    response = svc_client.post(
+    response = svc_http.post(
         "/api/products", data=raw, headers={**auth, "Content-Type": content_type}
     )
     assert response.status_code == status
     assert "error" in response.json  # type: ignore[operator]
-    assert svc_client.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
+    assert svc_http.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
 
 
 # --- read ---------------------------------------------------------------------------------
 
 
-def test_get_by_token_or_hex_id(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    created = create_product(svc_client, auth)["product"]
-    by_id = svc_client.get(f"/api/products/{created['_id']}", headers=auth)
-    by_token = svc_client.get(f"/api/products/{created['checkoutToken']}", headers=auth)
+def test_get_by_token_or_hex_id(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    created = create_product(svc_http, auth)["product"]
+    by_id = svc_http.get(f"/api/products/{created['_id']}", headers=auth)
+    by_token = svc_http.get(f"/api/products/{created['checkoutToken']}", headers=auth)
     assert by_id.status_code == by_token.status_code == 200
     assert by_id.json == by_token.json
     assert by_id.json["product"] == created  # type: ignore[index]
@@ -147,78 +145,78 @@ def test_get_by_token_or_hex_id(svc_client: FlaskClient, auth: dict[str, str]) -
 
 @pytest.mark.parametrize("ref", ["ABCDEF0123456789abcdef01", "123", "p_", "p_bad$char", "x" * 24])
 def test_ids_of_the_wrong_shape_answer_400_naming_id(
-    svc_client: FlaskClient, auth: dict[str, str], ref: str
+    svc_http: FlaskClient, auth: dict[str, str], ref: str
 ) -> None:
-    response = svc_client.get(f"/api/products/{ref}", headers=auth)
+    response = svc_http.get(f"/api/products/{ref}", headers=auth)
     assert response.status_code == 400
     assert response.json["error"].startswith("id ")  # type: ignore[index]
 
 
 @pytest.mark.parametrize("ref", ["0123456789abcdef01234567", "p_doesNotExist"])
-def test_unknown_product_is_404(svc_client: FlaskClient, auth: dict[str, str], ref: str) -> None:
+def test_unknown_product_is_404(svc_http: FlaskClient, auth: dict[str, str], ref: str) -> None:
     for method in ("get", "patch", "delete"):
         kwargs: dict[str, Any] = {"json": {"title": "x"}} if method == "patch" else {}
-        response = getattr(svc_client, method)(f"/api/products/{ref}", headers=auth, **kwargs)
+        response = getattr(svc_http, method)(f"/api/products/{ref}", headers=auth, **kwargs)
         assert response.status_code == 404
         assert set(response.json) == {"error"}
 
 
 def test_another_organizations_product_is_indistinguishable_from_absent(
-    svc_client: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str], live_auth: dict[str, str]
 ) -> None:
-    theirs = create_product(svc_client, live_auth)["product"]
-    absent = svc_client.get("/api/products/0123456789abcdef01234567", headers=auth)
+    theirs = create_product(svc_http, live_auth)["product"]
+    absent = svc_http.get("/api/products/0123456789abcdef01234567", headers=auth)
     for ref in (theirs["_id"], theirs["checkoutToken"]):
         for method in ("get", "patch", "delete"):
             kwargs: dict[str, Any] = {"json": {"title": "x"}} if method == "patch" else {}
-            response = getattr(svc_client, method)(f"/api/products/{ref}", headers=auth, **kwargs)
+            response = getattr(svc_http, method)(f"/api/products/{ref}", headers=auth, **kwargs)
             assert (response.status_code, response.json) == (absent.status_code, absent.json)
-    assert svc_client.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
+    assert svc_http.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
     assert (
-        svc_client.get(f"/api/products/{theirs['_id']}", headers=live_auth).json["product"]["title"]
+        svc_http.get(f"/api/products/{theirs['_id']}", headers=live_auth).json["product"]["title"]
         == "Book"
     )
 
 
 def test_list_is_a_page_envelope_newest_first(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     from datetime import timedelta
 
     titles = []
     for n in range(5):
         titles.append(f"P{n}")
-        create_product(svc_client, auth, title=f"P{n}")
+        create_product(svc_http, auth, title=f"P{n}")
         if n == 2:
             svc_sandbox.advance(timedelta(seconds=1))
-    page = svc_client.get("/api/products?page=1&limit=2", headers=auth).json
+    page = svc_http.get("/api/products?page=1&limit=2", headers=auth).json
     assert page is not None
     assert set(page) == {"items", "total", "page", "limit"}
     assert (page["total"], page["page"], page["limit"]) == (5, 1, 2)
     assert [p["title"] for p in page["items"]] == ["P4", "P3"]
-    rest = svc_client.get("/api/products?page=2&limit=2", headers=auth).json
-    last = svc_client.get("/api/products?page=3&limit=2", headers=auth).json
+    rest = svc_http.get("/api/products?page=2&limit=2", headers=auth).json
+    last = svc_http.get("/api/products?page=3&limit=2", headers=auth).json
     assert [p["title"] for p in rest["items"]] == ["P2", "P1"]  # type: ignore[index]
     assert [p["title"] for p in last["items"]] == ["P0"]  # type: ignore[index]
     item = page["items"][0]
     assert {"price", "url", "_id", "checkoutToken"} <= set(item)
 
 
-def test_list_defaults_to_page_1_limit_20(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+def test_list_defaults_to_page_1_limit_20(svc_http: FlaskClient, auth: dict[str, str]) -> None:
     for n in range(21):
-        create_product(svc_client, auth, title=f"P{n}")
-    page = svc_client.get("/api/products", headers=auth).json
+        create_product(svc_http, auth, title=f"P{n}")
+    page = svc_http.get("/api/products", headers=auth).json
     assert (page["page"], page["limit"], len(page["items"]), page["total"]) == (1, 20, 20, 21)  # type: ignore[index]
 
 
 @pytest.mark.parametrize("status", ["draft", "published", "archived"])
-def test_list_filters_by_status(svc_client: FlaskClient, auth: dict[str, str], status: str) -> None:
+def test_list_filters_by_status(svc_http: FlaskClient, auth: dict[str, str], status: str) -> None:
     ids = {}
     for s in ("draft", "published"):
-        ids[s] = create_product(svc_client, auth, status=s)["product"]["_id"]
-    ids["archived"] = create_product(svc_client, auth)["product"]["_id"]
-    svc_client.delete(f"/api/products/{ids['archived']}", headers=auth)
-    page = svc_client.get(f"/api/products?status={status}", headers=auth).json
+        ids[s] = create_product(svc_http, auth, status=s)["product"]["_id"]
+    ids["archived"] = create_product(svc_http, auth)["product"]["_id"]
+    svc_http.delete(f"/api/products/{ids['archived']}", headers=auth)
+    page = svc_http.get(f"/api/products?status={status}", headers=auth).json
     assert [p["_id"] for p in page["items"]] == [ids[status]]  # type: ignore[index]
 
 
@@ -235,29 +233,29 @@ def test_list_filters_by_status(svc_client: FlaskClient, auth: dict[str, str], s
     ],
 )
 def test_bad_list_parameters_answer_400_naming_them(
-    svc_client: FlaskClient, auth: dict[str, str], query: str, field: str
+    svc_http: FlaskClient, auth: dict[str, str], query: str, field: str
 ) -> None:
-    response = svc_client.get(f"/api/products?{query}", headers=auth)
+    response = svc_http.get(f"/api/products?{query}", headers=auth)
     assert response.status_code == 400
     assert response.json["error"].startswith(field)  # type: ignore[index]
 
 
-def test_limit_100_is_accepted(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    assert svc_client.get("/api/products?limit=100", headers=auth).json["limit"] == 100  # type: ignore[index]
+def test_limit_100_is_accepted(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    assert svc_http.get("/api/products?limit=100", headers=auth).json["limit"] == 100  # type: ignore[index]
 
 
 # --- update -------------------------------------------------------------------------------
 
 
 def test_update_changes_only_what_is_sent(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     from datetime import timedelta
 
-    created = create_product(svc_client, auth, description="old", metadata={"a": "1"})
+    created = create_product(svc_http, auth, description="old", metadata={"a": "1"})
     svc_sandbox.advance(timedelta(minutes=1))
     product_id = created["product"]["_id"]
-    response = svc_client.patch(
+    response = svc_http.patch(
         f"/api/products/{product_id}",
         json={"title": "New", "price": {"amount": 9900}, "status": "published"},
         headers=auth,
@@ -276,11 +274,11 @@ def test_update_changes_only_what_is_sent(
 
 @pytest.mark.parametrize("status", ["draft", "published", "archived"])
 def test_any_status_may_follow_any(
-    svc_client: FlaskClient, auth: dict[str, str], status: str
+    svc_http: FlaskClient, auth: dict[str, str], status: str
 ) -> None:
     for start in ("draft", "published"):
-        product_id = create_product(svc_client, auth, status=start)["product"]["_id"]
-        response = svc_client.patch(
+        product_id = create_product(svc_http, auth, status=start)["product"]["_id"]
+        response = svc_http.patch(
             f"/api/products/{product_id}", json={"status": status}, headers=auth
         )
         assert response.json["product"]["status"] == status  # type: ignore[index]
@@ -295,23 +293,23 @@ def test_any_status_may_follow_any(
     ],
 )
 def test_changing_a_locked_field_answers_422_and_changes_nothing(
-    svc_client: FlaskClient, auth: dict[str, str], body: dict[str, Any]
+    svc_http: FlaskClient, auth: dict[str, str], body: dict[str, Any]
 ) -> None:
-    product_id = create_product(svc_client, auth)["product"]["_id"]
-    before = svc_client.get(f"/api/products/{product_id}", headers=auth).json
-    response = svc_client.patch(
+    product_id = create_product(svc_http, auth)["product"]["_id"]
+    before = svc_http.get(f"/api/products/{product_id}", headers=auth).json
+    response = svc_http.patch(
         f"/api/products/{product_id}", json={**body, "title": "Changed"}, headers=auth
     )
     assert response.status_code == 422
     assert set(response.json) == {"error"}  # type: ignore[arg-type]
-    assert svc_client.get(f"/api/products/{product_id}", headers=auth).json == before
+    assert svc_http.get(f"/api/products/{product_id}", headers=auth).json == before
 
 
 def test_sending_a_locked_field_unchanged_is_not_a_change(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    product_id = create_product(svc_client, auth)["product"]["_id"]
-    response = svc_client.patch(
+    product_id = create_product(svc_http, auth)["product"]["_id"]
+    response = svc_http.patch(
         f"/api/products/{product_id}",
         json={"pricingModel": "fixed", "productType": "one_time", "price": {"type": "fixed"}},
         headers=auth,
@@ -332,7 +330,7 @@ def test_sending_a_locked_field_unchanged_is_not_a_change(
     ],
 )
 def test_update_validation_answers_400_and_changes_nothing(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     pricing: str,
     price: dict[str, int] | None,
@@ -340,25 +338,25 @@ def test_update_validation_answers_400_and_changes_nothing(
     field: str,
 ) -> None:
     fields: dict[str, Any] = {"pricingModel": pricing, "price": price}
-    product_id = create_product(svc_client, auth, **fields)["product"]["_id"]
-    before = svc_client.get(f"/api/products/{product_id}", headers=auth).json
-    response = svc_client.patch(f"/api/products/{product_id}", json=body, headers=auth)
+    product_id = create_product(svc_http, auth, **fields)["product"]["_id"]
+    before = svc_http.get(f"/api/products/{product_id}", headers=auth).json
+    response = svc_http.patch(f"/api/products/{product_id}", json=body, headers=auth)
     assert response.status_code == 400
     assert response.json["error"].startswith(field)  # type: ignore[index]
-    assert svc_client.get(f"/api/products/{product_id}", headers=auth).json == before
+    assert svc_http.get(f"/api/products/{product_id}", headers=auth).json == before
 
 
 # --- archive --------------------------------------------------------------------------------
 
 
 def test_delete_archives_and_answers_product_and_url(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    product_id = create_product(svc_client, auth, status="published")["product"]["_id"]
-    response = svc_client.delete(f"/api/products/{product_id}", headers=auth)
+    product_id = create_product(svc_http, auth, status="published")["product"]["_id"]
+    response = svc_http.delete(f"/api/products/{product_id}", headers=auth)
     assert response.status_code == 200
     assert set(response.json) == {"product", "url"}  # type: ignore[arg-type]
     assert response.json["product"]["status"] == "archived"  # type: ignore[index]
     assert response.json["url"] is None  # type: ignore[index]
-    listed = svc_client.get("/api/products?status=archived", headers=auth).json
+    listed = svc_http.get("/api/products?status=archived", headers=auth).json
     assert listed["total"] == 1  # type: ignore[index]

@@ -16,34 +16,34 @@ def _post(client: FlaskClient, auth: dict[str, str] | None, body: dict[str, obje
 
 
 def test_token_bucket_burst_200_refill_20_per_second(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     body = {"amount": 100, "description": "x"}
-    assert {_post(svc_client, auth, body) for _ in range(200)} == {200}
-    response = svc_client.post("/api/checkout", json=body, headers=auth)
+    assert {_post(svc_http, auth, body) for _ in range(200)} == {200}
+    response = svc_http.post("/api/checkout", json=body, headers=auth)
     assert response.status_code == 429
     assert response.headers["Retry-After"] == "1"
     assert "error" in response.json  # type: ignore[operator]
     svc_sandbox.advance(timedelta(seconds=1))
-    assert [_post(svc_client, auth, body) for _ in range(21)] == [200] * 20 + [429]
+    assert [_post(svc_http, auth, body) for _ in range(21)] == [200] * 20 + [429]
 
 
 def test_no_token_40_per_5_minutes_per_ip(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     body = {"productId": product["_id"], "customer": BUYER}
-    assert {_post(svc_client, None, body) for _ in range(40)} == {200}
-    response = svc_client.post("/api/checkout", json=body)
+    assert {_post(svc_http, None, body) for _ in range(40)} == {200}
+    response = svc_http.post("/api/checkout", json=body)
     assert response.status_code == 429
     assert response.headers["Retry-After"] == "300"
-    assert _post(svc_client, auth, body) == 200  # a token has its own bucket
+    assert _post(svc_http, auth, body) == 200  # a token has its own bucket
     svc_sandbox.advance(timedelta(minutes=5))
-    assert _post(svc_client, None, body) == 200
+    assert _post(svc_http, None, body) == 200
 
 
-def test_pay_30_attempts_per_5_minutes_per_ip(svc_client: FlaskClient) -> None:
-    statuses = [svc_client.post("/pay/cs_" + "0" * 24, json={}).status_code for _ in range(31)]
+def test_pay_30_attempts_per_5_minutes_per_ip(svc_http: FlaskClient) -> None:
+    statuses = [svc_http.post("/pay/cs_" + "0" * 24, json={}).status_code for _ in range(31)]
     assert statuses == [404] * 30 + [429]
 
 

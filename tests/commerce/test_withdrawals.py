@@ -42,10 +42,10 @@ def new_production_org(client: FlaskClient, name: str = "Second Shop") -> dict[s
 
 
 def test_create_answers_201_with_the_withdrawal(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    body = withdraw(svc_client, live_auth, 10000)
+    earn(svc_http, live_auth, 50000)
+    body = withdraw(svc_http, live_auth, 10000)
     assert len(body["_id"]) == 24 and int(body["_id"], 16) >= 0
     assert body == {
         "_id": body["_id"],
@@ -59,25 +59,25 @@ def test_create_answers_201_with_the_withdrawal(
         "account": "251911223344",
         "createdAt": "2026-01-01T00:00:00.000Z",
     }
-    assert balance(svc_client, live_auth) == 40000
+    assert balance(svc_http, live_auth) == 40000
 
 
 @pytest.mark.parametrize("gateway", ["telebirr", "mpesa", "cbe"])
 @pytest.mark.parametrize("account", ["251911223344", "0911223344", "911223344"])
 def test_every_gateway_and_phone_format_is_accepted(
-    svc_client: FlaskClient, live_auth: dict[str, str], gateway: str, account: str
+    svc_http: FlaskClient, live_auth: dict[str, str], gateway: str, account: str
 ) -> None:
-    earn(svc_client, live_auth, 10000)
-    body = withdraw(svc_client, live_auth, 10000, gateway=gateway, account=account)
+    earn(svc_http, live_auth, 10000)
+    body = withdraw(svc_http, live_auth, 10000, gateway=gateway, account=account)
     assert (body["gateway"], body["account"]) == (gateway, "251911223344")  # one form kept
 
 
 def test_the_whole_balance_can_be_withdrawn(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 25000)
-    withdraw(svc_client, live_auth, 25000)
-    assert balance(svc_client, live_auth) == 0
+    earn(svc_http, live_auth, 25000)
+    withdraw(svc_http, live_auth, 25000)
+    assert balance(svc_http, live_auth) == 0
 
 
 # --- refusals: the organization and the balance (400), the wallet (402) ----------------------
@@ -95,55 +95,53 @@ def test_the_whole_balance_can_be_withdrawn(
 )
 def test_organization_must_be_live_in_developer_mode_with_kyc(
     svc_sandbox: Sandbox,
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     live_auth: dict[str, str],
     change: dict[str, Any],
     message: str | None,
 ) -> None:
-    earn(svc_client, live_auth, 50000)
+    earn(svc_http, live_auth, 50000)
     org_id = org_id_of(svc_sandbox, live_auth)
-    patch_org(svc_client, org_id, **change)
+    patch_org(svc_http, org_id, **change)
     auth = live_auth
     if message is None:  # back in sandbox: only a sandbox token works
-        token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+        token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
         auth = {"Authorization": f"Bearer {token}"}
         message = "Withdrawals need a production organization: this organization is in sandbox"
-    body = withdraw(svc_client, auth, 10000, status=400)
+    body = withdraw(svc_http, auth, 10000, status=400)
     assert body == {"error": message}
-    patch_org(svc_client, org_id, environment="production", developerMode=True, kyc="approved")
-    assert balance(svc_client, live_auth) == 50000
-    assert listed(svc_client, live_auth)["total"] == 0
+    patch_org(svc_http, org_id, environment="production", developerMode=True, kyc="approved")
+    assert balance(svc_http, live_auth) == 50000
+    assert listed(svc_http, live_auth)["total"] == 0
 
 
-def test_seeded_sandbox_token_cannot_withdraw(
-    svc_client: FlaskClient, auth: dict[str, str]
-) -> None:
-    body = withdraw(svc_client, auth, 10000, status=400)
+def test_seeded_sandbox_token_cannot_withdraw(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    body = withdraw(svc_http, auth, 10000, status=400)
     assert "production organization" in body["error"]
 
 
-def test_more_than_the_earnings_is_400(svc_client: FlaskClient, live_auth: dict[str, str]) -> None:
-    earn(svc_client, live_auth, 30000)
-    body = withdraw(svc_client, live_auth, 30001, status=400)
+def test_more_than_the_earnings_is_400(svc_http: FlaskClient, live_auth: dict[str, str]) -> None:
+    earn(svc_http, live_auth, 30000)
+    body = withdraw(svc_http, live_auth, 30001, status=400)
     assert body == {"error": "amount 30001 is more than the withdrawable balance 30000"}
-    assert balance(svc_client, live_auth) == 30000
+    assert balance(svc_http, live_auth) == 30000
 
 
 def test_owner_wallet_switch_answers_402(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 30000)
+    earn(svc_http, live_auth, 30000)
     org_id = org_id_of(svc_sandbox, live_auth)
     switch = f"/_sandbox/orgs/{org_id}/owner-wallet"
-    assert svc_client.put(switch, json={"canCover": False}).json == {
+    assert svc_http.put(switch, json={"canCover": False}).json == {
         "organizationId": org_id,
         "canCover": False,
     }
-    body = withdraw(svc_client, live_auth, 10000, status=402)
+    body = withdraw(svc_http, live_auth, 10000, status=402)
     assert body == {"error": "The owner's wallet cannot cover this payout now"}
-    assert balance(svc_client, live_auth) == 30000
-    svc_client.put(switch, json={"canCover": True})
-    withdraw(svc_client, live_auth, 10000)
+    assert balance(svc_http, live_auth) == 30000
+    svc_http.put(switch, json={"canCover": True})
+    withdraw(svc_http, live_auth, 10000)
 
 
 # --- bad input: 400 naming the problem, balance untouched -----------------------------------
@@ -181,16 +179,16 @@ def test_owner_wallet_switch_answers_402(
     ],
 )
 def test_bad_input_is_400_naming_the_field(
-    svc_client: FlaskClient, live_auth: dict[str, str], body: dict[str, Any], message: str
+    svc_http: FlaskClient, live_auth: dict[str, str], body: dict[str, Any], message: str
 ) -> None:
-    earn(svc_client, live_auth, 50000)
+    earn(svc_http, live_auth, 50000)
     request = {"amount": 10000, **DESTINATION, **body}
     request = {k: v for k, v in request.items() if v is not ...}
-    response = svc_client.post("/api/withdrawals", json=request, headers=live_auth)
+    response = svc_http.post("/api/withdrawals", json=request, headers=live_auth)
     assert response.status_code == 400
     assert message in response.json["error"]  # type: ignore[index]
-    assert balance(svc_client, live_auth) == 50000
-    assert listed(svc_client, live_auth)["total"] == 0
+    assert balance(svc_http, live_auth) == 50000
+    assert listed(svc_http, live_auth)["total"] == 0
 
 
 @pytest.mark.parametrize(
@@ -203,29 +201,27 @@ def test_bad_input_is_400_naming_the_field(
     ],
 )
 def test_malformed_bodies(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     live_auth: dict[str, str],
     data: str,
     content_type: str,
     status: int,
     message: str,
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    response = svc_client.post(
+    earn(svc_http, live_auth, 50000)
+    response = svc_http.post(
         "/api/withdrawals", data=data, content_type=content_type, headers=live_auth
     )
     assert response.status_code == status
     assert message in response.json["error"]  # type: ignore[index]
-    assert balance(svc_client, live_auth) == 50000
+    assert balance(svc_http, live_auth) == 50000
 
 
-def test_no_token_is_403_and_bad_token_401(svc_client: FlaskClient) -> None:
-    response = svc_client.post("/api/withdrawals", json={"amount": 10000, **DESTINATION})
+def test_no_token_is_403_and_bad_token_401(svc_http: FlaskClient) -> None:
+    response = svc_http.post("/api/withdrawals", json={"amount": 10000, **DESTINATION})
     assert response.status_code == 403 and "error" in response.json  # type: ignore[operator]
     bad = {"Authorization": "Bearer svc_live_" + "x" * 32}
-    response = svc_client.post(
-        "/api/withdrawals", json={"amount": 10000, **DESTINATION}, headers=bad
-    )
+    response = svc_http.post("/api/withdrawals", json={"amount": 10000, **DESTINATION}, headers=bad)
     assert response.status_code == 401 and response.json == {"message": "Invalid API token"}
 
 
@@ -233,102 +229,102 @@ def test_no_token_is_403_and_bad_token_401(svc_client: FlaskClient) -> None:
 
 
 def test_same_key_same_body_answers_200_with_the_original(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    first = withdraw(svc_client, live_auth, 20000, key="order-42")
+    earn(svc_http, live_auth, 50000)
+    first = withdraw(svc_http, live_auth, 20000, key="order-42")
     assert first["idempotencyKey"] == "order-42"
     svc_sandbox.advance(timedelta(seconds=60))  # it moved on meanwhile
-    again = withdraw(svc_client, live_auth, 20000, key="order-42", status=200)
+    again = withdraw(svc_http, live_auth, 20000, key="order-42", status=200)
     assert again == {**first, "status": "processing"}
-    assert listed(svc_client, live_auth)["total"] == 1
-    assert balance(svc_client, live_auth) == 30000
+    assert listed(svc_http, live_auth)["total"] == 1
+    assert balance(svc_http, live_auth) == 30000
 
 
 def test_the_same_phone_in_another_format_is_the_same_body(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    first = withdraw(svc_client, live_auth, 20000, key="k-2", account="251911223344")
-    again = withdraw(svc_client, live_auth, 20000, key="k-2", status=200, account="911223344")
+    earn(svc_http, live_auth, 50000)
+    first = withdraw(svc_http, live_auth, 20000, key="k-2", account="251911223344")
+    again = withdraw(svc_http, live_auth, 20000, key="k-2", status=200, account="911223344")
     assert again == first
 
 
 def test_repeat_is_answered_even_when_the_balance_is_spent(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 20000)
-    first = withdraw(svc_client, live_auth, 20000, key="all-of-it")
-    assert withdraw(svc_client, live_auth, 20000, key="all-of-it", status=200) == first
+    earn(svc_http, live_auth, 20000)
+    first = withdraw(svc_http, live_auth, 20000, key="all-of-it")
+    assert withdraw(svc_http, live_auth, 20000, key="all-of-it", status=200) == first
 
 
 @pytest.mark.parametrize(
     "change", [{"amount": 20001}, {"gateway": "mpesa"}, {"account": "0922334455"}]
 )
 def test_same_key_different_body_is_422(
-    svc_client: FlaskClient, live_auth: dict[str, str], change: dict[str, Any]
+    svc_http: FlaskClient, live_auth: dict[str, str], change: dict[str, Any]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    withdraw(svc_client, live_auth, 20000, key="k-1")
+    earn(svc_http, live_auth, 50000)
+    withdraw(svc_http, live_auth, 20000, key="k-1")
     amount = change.pop("amount", 20000)
-    body = withdraw(svc_client, live_auth, amount, key="k-1", status=422, **change)
+    body = withdraw(svc_http, live_auth, amount, key="k-1", status=422, **change)
     assert body == {
         "error": "Idempotency-Key was already used with a different request body: "
         "send a new key for a new withdrawal"
     }
-    assert listed(svc_client, live_auth)["total"] == 1
-    assert balance(svc_client, live_auth) == 30000
+    assert listed(svc_http, live_auth)["total"] == 1
+    assert balance(svc_http, live_auth) == 30000
 
 
 def test_keys_are_scoped_to_the_organization(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    other = new_production_org(svc_client)
-    earn(svc_client, live_auth, 20000)
-    earn(svc_client, other, 20000)
-    mine = withdraw(svc_client, live_auth, 10000, key="shared-key")
-    theirs = withdraw(svc_client, other, 10000, key="shared-key")
+    other = new_production_org(svc_http)
+    earn(svc_http, live_auth, 20000)
+    earn(svc_http, other, 20000)
+    mine = withdraw(svc_http, live_auth, 10000, key="shared-key")
+    theirs = withdraw(svc_http, other, 10000, key="shared-key")
     assert mine["_id"] != theirs["_id"]
-    assert balance(svc_client, live_auth) == balance(svc_client, other) == 10000
+    assert balance(svc_http, live_auth) == balance(svc_http, other) == 10000
 
 
 def test_keys_are_kept_24_hours_of_sandbox_time(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    first = withdraw(svc_client, live_auth, 10000, key="daily")
+    earn(svc_http, live_auth, 50000)
+    first = withdraw(svc_http, live_auth, 10000, key="daily")
     svc_sandbox.advance(timedelta(hours=24) - timedelta(seconds=1))
-    assert withdraw(svc_client, live_auth, 10000, key="daily", status=200)["_id"] == first["_id"]
+    assert withdraw(svc_http, live_auth, 10000, key="daily", status=200)["_id"] == first["_id"]
     svc_sandbox.advance(timedelta(seconds=1))
-    second = withdraw(svc_client, live_auth, 10000, key="daily")
+    second = withdraw(svc_http, live_auth, 10000, key="daily")
     assert second["_id"] != first["_id"]
-    assert balance(svc_client, live_auth) == 30000
+    assert balance(svc_http, live_auth) == 30000
 
 
 def test_a_refused_request_does_not_use_up_its_key(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    withdraw(svc_client, live_auth, 10000, key="retry-me", status=400)
-    earn(svc_client, live_auth, 10000)
-    withdraw(svc_client, live_auth, 10000, key="retry-me")
+    withdraw(svc_http, live_auth, 10000, key="retry-me", status=400)
+    earn(svc_http, live_auth, 10000)
+    withdraw(svc_http, live_auth, 10000, key="retry-me")
 
 
 @pytest.mark.parametrize("key", ["", "k" * 256, "caf\u00e9", "a\tb"])
 def test_bad_idempotency_keys_are_400(
-    svc_client: FlaskClient, live_auth: dict[str, str], key: str
+    svc_http: FlaskClient, live_auth: dict[str, str], key: str
 ) -> None:
-    earn(svc_client, live_auth, 50000)
+    earn(svc_http, live_auth, 50000)
     headers = {**live_auth, "Idempotency-Key": key}
     body = {"amount": 10000, **DESTINATION}
-    response = svc_client.post("/api/withdrawals", json=body, headers=headers)
+    response = svc_http.post("/api/withdrawals", json=body, headers=headers)
     assert response.status_code == 400
     assert response.json == {"error": "Idempotency-Key must be 1 to 255 printable ASCII characters"}
-    assert balance(svc_client, live_auth) == 50000
+    assert balance(svc_http, live_auth) == 50000
 
 
-def test_longest_key_is_255(svc_client: FlaskClient, live_auth: dict[str, str]) -> None:
-    earn(svc_client, live_auth, 50000)
-    assert withdraw(svc_client, live_auth, 10000, key="k" * 255)["idempotencyKey"] == "k" * 255
+def test_longest_key_is_255(svc_http: FlaskClient, live_auth: dict[str, str]) -> None:
+    earn(svc_http, live_auth, 50000)
+    assert withdraw(svc_http, live_auth, 10000, key="k" * 255)["idempotencyKey"] == "k" * 255
 
 
 # --- review threshold and life on the clock ------------------------------------------------------
@@ -339,10 +335,10 @@ def test_longest_key_is_255(svc_client: FlaskClient, live_auth: dict[str, str]) 
     [(10000, "pending"), (999_999, "pending"), (1_000_000, "pending"), (1_000_001, "reviewing")],
 )
 def test_review_threshold(
-    svc_client: FlaskClient, live_auth: dict[str, str], amount: int, status: str
+    svc_http: FlaskClient, live_auth: dict[str, str], amount: int, status: str
 ) -> None:
-    earn(svc_client, live_auth, 2_000_000)
-    assert withdraw(svc_client, live_auth, amount)["status"] == status
+    earn(svc_http, live_auth, 2_000_000)
+    assert withdraw(svc_http, live_auth, amount)["status"] == status
 
 
 def status_of(client: FlaskClient, auth: dict[str, str], withdrawal_id: str) -> str:
@@ -352,14 +348,14 @@ def status_of(client: FlaskClient, auth: dict[str, str], withdrawal_id: str) -> 
 
 
 def test_automatic_payout_moves_on_the_clock(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    wid = withdraw(svc_client, live_auth, 10000)["_id"]
+    earn(svc_http, live_auth, 50000)
+    wid = withdraw(svc_http, live_auth, 10000)["_id"]
     steps = [(59, "pending"), (1, "processing"), (299, "processing"), (1, "completed")]
     for seconds, status in steps:
         svc_sandbox.advance(timedelta(seconds=seconds))
-        assert status_of(svc_client, live_auth, wid) == status
+        assert status_of(svc_http, live_auth, wid) == status
 
 
 def test_delays_are_settings(live_auth: dict[str, str]) -> None:
@@ -378,96 +374,94 @@ def test_delays_are_settings(live_auth: dict[str, str]) -> None:
 
 
 def test_review_waits_for_approval_then_pays_out(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 2_000_000)
-    wid = withdraw(svc_client, live_auth, 1_500_000)["_id"]
+    earn(svc_http, live_auth, 2_000_000)
+    wid = withdraw(svc_http, live_auth, 1_500_000)["_id"]
     svc_sandbox.advance(timedelta(days=3))
-    assert status_of(svc_client, live_auth, wid) == "reviewing"
-    approved = decide(svc_client, wid, "approve", note="ok")
+    assert status_of(svc_http, live_auth, wid) == "reviewing"
+    approved = decide(svc_http, wid, "approve", note="ok")
     assert (approved["status"], approved["note"]) == ("approved", "ok")
     svc_sandbox.advance(timedelta(seconds=60))
-    assert status_of(svc_client, live_auth, wid) == "processing"
+    assert status_of(svc_http, live_auth, wid) == "processing"
     svc_sandbox.advance(timedelta(seconds=300))
-    assert status_of(svc_client, live_auth, wid) == "completed"
-    assert balance(svc_client, live_auth) == 500_000
+    assert status_of(svc_http, live_auth, wid) == "completed"
+    assert balance(svc_http, live_auth) == 500_000
 
 
 def test_rejection_returns_the_funds_with_a_note(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 2_000_000)
-    wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
-    assert balance(svc_client, live_auth) == 0
-    decide(svc_client, wid, "reject", note="account mismatch")
-    got = svc_client.get(f"/api/withdrawals/{wid}", headers=live_auth).json
+    earn(svc_http, live_auth, 2_000_000)
+    wid = withdraw(svc_http, live_auth, 2_000_000)["_id"]
+    assert balance(svc_http, live_auth) == 0
+    decide(svc_http, wid, "reject", note="account mismatch")
+    got = svc_http.get(f"/api/withdrawals/{wid}", headers=live_auth).json
     assert got["status"] == "rejected" and got["note"] == "account mismatch"  # type: ignore[index]
-    assert balance(svc_client, live_auth) == 2_000_000
+    assert balance(svc_http, live_auth) == 2_000_000
 
 
 # --- the rolling 24-hour cap ---------------------------------------------------------------------
 
 
 def test_rolling_24_hour_cap(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 30_000_000)
-    withdraw(svc_client, live_auth, 6_000_000)
+    earn(svc_http, live_auth, 30_000_000)
+    withdraw(svc_http, live_auth, 6_000_000)
     svc_sandbox.advance(timedelta(hours=12))
-    withdraw(svc_client, live_auth, 4_000_000)  # exactly 10000000 in 24 h: allowed
+    withdraw(svc_http, live_auth, 4_000_000)  # exactly 10000000 in 24 h: allowed
     headers = {**live_auth}
-    response = svc_client.post(
+    response = svc_http.post(
         "/api/withdrawals", json={"amount": 10000, **DESTINATION}, headers=headers
     )
     assert response.status_code == 429
     assert "Daily payout limit" in response.json["error"]  # type: ignore[index]
     assert response.headers["Retry-After"] == str(12 * 3600)
-    assert balance(svc_client, live_auth) == 20_000_000
+    assert balance(svc_http, live_auth) == 20_000_000
     svc_sandbox.advance(timedelta(hours=12) - timedelta(seconds=1))
-    withdraw(svc_client, live_auth, 10000, status=429)
+    withdraw(svc_http, live_auth, 10000, status=429)
     svc_sandbox.advance(timedelta(seconds=1))  # the first one leaves the window
-    withdraw(svc_client, live_auth, 6_000_000)
-    withdraw(svc_client, live_auth, 10000, status=429)
+    withdraw(svc_http, live_auth, 6_000_000)
+    withdraw(svc_http, live_auth, 10000, status=429)
 
 
 def test_one_withdrawal_above_the_cap_is_429(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 20_000_000)
-    withdraw(svc_client, live_auth, 10_000_001, status=429)
-    withdraw(svc_client, live_auth, 10_000_000)
+    earn(svc_http, live_auth, 20_000_000)
+    withdraw(svc_http, live_auth, 10_000_001, status=429)
+    withdraw(svc_http, live_auth, 10_000_000)
 
 
 def test_rejected_withdrawals_leave_the_cap(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 20_000_000)
-    big = withdraw(svc_client, live_auth, 10_000_000)
-    withdraw(svc_client, live_auth, 10000, status=429)
-    decide(svc_client, big["_id"], "reject")
-    withdraw(svc_client, live_auth, 10000)
+    earn(svc_http, live_auth, 20_000_000)
+    big = withdraw(svc_http, live_auth, 10_000_000)
+    withdraw(svc_http, live_auth, 10000, status=429)
+    decide(svc_http, big["_id"], "reject")
+    withdraw(svc_http, live_auth, 10000)
 
 
 # --- reading --------------------------------------------------------------------------------------
 
 
 def test_list_is_newest_first_with_pages_and_status(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 5_000_000)
+    earn(svc_http, live_auth, 5_000_000)
     ids = []
     for amount in (10000, 1_500_000, 20000):
-        ids.append(withdraw(svc_client, live_auth, amount)["_id"])
+        ids.append(withdraw(svc_http, live_auth, amount)["_id"])
         svc_sandbox.advance(timedelta(seconds=10))
-    page = listed(svc_client, live_auth)
+    page = listed(svc_http, live_auth)
     assert [w["_id"] for w in page["items"]] == ids[::-1]
     assert (page["total"], page["page"], page["limit"]) == (3, 1, 20)
-    second = listed(svc_client, live_auth, "?page=2&limit=2")
+    second = listed(svc_http, live_auth, "?page=2&limit=2")
     assert [w["_id"] for w in second["items"]] == [ids[0]]
-    assert [w["_id"] for w in listed(svc_client, live_auth, "?status=reviewing")["items"]] == [
-        ids[1]
-    ]
-    assert listed(svc_client, live_auth, "?status=completed")["total"] == 0
+    assert [w["_id"] for w in listed(svc_http, live_auth, "?status=reviewing")["items"]] == [ids[1]]
+    assert listed(svc_http, live_auth, "?status=completed")["total"] == 0
 
 
 @pytest.mark.parametrize(
@@ -480,22 +474,20 @@ def test_list_is_newest_first_with_pages_and_status(
     ],
 )
 def test_list_query_errors(
-    svc_client: FlaskClient, live_auth: dict[str, str], query: str, message: str
+    svc_http: FlaskClient, live_auth: dict[str, str], query: str, message: str
 ) -> None:
-    response = svc_client.get(f"/api/withdrawals{query}", headers=live_auth)
+    response = svc_http.get(f"/api/withdrawals{query}", headers=live_auth)
     assert response.status_code == 400
     assert message in response.json["error"]  # type: ignore[index]
 
 
-def test_other_organizations_see_nothing(
-    svc_client: FlaskClient, live_auth: dict[str, str]
-) -> None:
-    earn(svc_client, live_auth, 50000)
-    wid = withdraw(svc_client, live_auth, 10000)["_id"]
-    other = new_production_org(svc_client)
-    response = svc_client.get(f"/api/withdrawals/{wid}", headers=other)
+def test_other_organizations_see_nothing(svc_http: FlaskClient, live_auth: dict[str, str]) -> None:
+    earn(svc_http, live_auth, 50000)
+    wid = withdraw(svc_http, live_auth, 10000)["_id"]
+    other = new_production_org(svc_http)
+    response = svc_http.get(f"/api/withdrawals/{wid}", headers=other)
     assert response.status_code == 404 and response.json == {"error": "Withdrawal not found"}
-    assert listed(svc_client, other)["total"] == 0
+    assert listed(svc_http, other)["total"] == 0
 
 
 @pytest.mark.parametrize(
@@ -503,9 +495,9 @@ def test_other_organizations_see_nothing(
     [("0" * 24, 404), ("ABCDEF0123456789abcdef01", 400), ("abc", 400), ("g" * 24, 400)],
 )
 def test_get_by_id_errors(
-    svc_client: FlaskClient, live_auth: dict[str, str], ref: str, status: int
+    svc_http: FlaskClient, live_auth: dict[str, str], ref: str, status: int
 ) -> None:
-    response = svc_client.get(f"/api/withdrawals/{ref}", headers=live_auth)
+    response = svc_http.get(f"/api/withdrawals/{ref}", headers=live_auth)
     assert response.status_code == status
     assert "error" in response.json  # type: ignore[operator]
 
@@ -514,18 +506,18 @@ def test_get_by_id_errors(
 
 
 def test_export_and_restore_keep_withdrawals_keys_and_their_schedule(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    first = withdraw(svc_client, live_auth, 10000, key="persist")
-    state = svc_client.get("/_sandbox/state").json
-    svc_client.post("/_sandbox/reset", json={})
-    assert balance(svc_client, live_auth) == 0
-    assert svc_client.put("/_sandbox/state", json=state).status_code == 200
-    assert withdraw(svc_client, live_auth, 10000, key="persist", status=200) == first
+    earn(svc_http, live_auth, 50000)
+    first = withdraw(svc_http, live_auth, 10000, key="persist")
+    state = svc_http.get("/_sandbox/state").json
+    svc_http.post("/_sandbox/reset", json={})
+    assert balance(svc_http, live_auth) == 0
+    assert svc_http.put("/_sandbox/state", json=state).status_code == 200
+    assert withdraw(svc_http, live_auth, 10000, key="persist", status=200) == first
     svc_sandbox.advance(timedelta(minutes=6))
-    assert status_of(svc_client, live_auth, first["_id"]) == "completed"
-    assert balance(svc_client, live_auth) == 40000
+    assert status_of(svc_http, live_auth, first["_id"]) == "completed"
+    assert balance(svc_http, live_auth) == 40000
 
 
 # --- concurrency against a real multi-threaded server ----------------------------------------
@@ -562,9 +554,9 @@ def in_parallel(count: int, work: Callable[[int], tuple[int, Any]]) -> list[tupl
 
 
 def test_twenty_threads_with_one_key_make_one_withdrawal(
-    svc_server: RunningServer, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_server: RunningServer, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 100_000)
+    earn(svc_http, live_auth, 100_000)
     headers = {**live_auth, "Idempotency-Key": "same-for-all"}
     url = f"{svc_server.url}/api/withdrawals"
     body = {"amount": 30000, **DESTINATION}
@@ -578,9 +570,9 @@ def test_twenty_threads_with_one_key_make_one_withdrawal(
 
 
 def test_twenty_threads_cannot_overdraw_the_balance(
-    svc_server: RunningServer, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_server: RunningServer, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 100_000)
+    earn(svc_http, live_auth, 100_000)
     url = f"{svc_server.url}/api/withdrawals"
     body = {"amount": 15000, **DESTINATION}  # 20 x 15000 = 300000 > 100000
     seen: list[int] = []
@@ -609,16 +601,16 @@ def test_twenty_threads_cannot_overdraw_the_balance(
 
 
 def test_a_sandbox_token_sees_no_production_withdrawals(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    wid = withdraw(svc_client, live_auth, 10000)["_id"]
+    earn(svc_http, live_auth, 50000)
+    wid = withdraw(svc_http, live_auth, 10000)["_id"]
     org_id = org_id_of(svc_sandbox, live_auth)
-    patch_org(svc_client, org_id, environment="sandbox")
-    token = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+    patch_org(svc_http, org_id, environment="sandbox")
+    token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
     sandbox_auth = {"Authorization": f"Bearer {token}"}
-    assert listed(svc_client, sandbox_auth)["total"] == 0
-    assert svc_client.get(f"/api/withdrawals/{wid}", headers=sandbox_auth).status_code == 404
+    assert listed(svc_http, sandbox_auth)["total"] == 0
+    assert svc_http.get(f"/api/withdrawals/{wid}", headers=sandbox_auth).status_code == 404
 
 
 def test_same_seed_same_requests_same_withdrawals(live_auth: dict[str, str]) -> None:

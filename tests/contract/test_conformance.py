@@ -79,7 +79,7 @@ def report(client: FlaskClient) -> dict[str, Any]:
     ],
 )
 def test_each_request_that_breaks_the_contract_is_in_the_report(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     method: str,
     path: str,
@@ -87,9 +87,9 @@ def test_each_request_that_breaks_the_contract_is_in_the_report(
     location: str,
     schema_path: str,
 ) -> None:
-    response = getattr(svc_client, method)(path, headers=auth, **kwargs)
+    response = getattr(svc_http, method)(path, headers=auth, **kwargs)
     assert 400 <= response.status_code < 500  # the emulator refuses it too
-    violations = report(svc_client)["violations"]
+    violations = report(svc_http)["violations"]
     assert [
         (v["requestId"], v["kind"], v["location"], v["schemaPath"], v["status"]) for v in violations
     ] == [
@@ -98,11 +98,11 @@ def test_each_request_that_breaks_the_contract_is_in_the_report(
 
 
 def test_a_missing_token_is_reported_against_the_security_requirement(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
 ) -> None:
-    response = svc_client.get("/api/products")
+    response = svc_http.get("/api/products")
     assert response.status_code == 403
-    (violation,) = report(svc_client)["violations"]
+    (violation,) = report(svc_http)["violations"]
     assert (violation["location"], violation["schemaPath"]) == (
         "header.Authorization",
         "#/security",
@@ -110,13 +110,13 @@ def test_a_missing_token_is_reported_against_the_security_requirement(
 
 
 def test_the_report_counts_operations_and_statuses_exercised(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    product_id = create_product(svc_client, auth)["product"]["_id"]
-    svc_client.get(f"/api/products/{product_id}", headers=auth)
-    svc_client.get(f"/api/products/{HEX}", headers=auth)
-    svc_client.get("/api/nowhere", headers=auth)
-    found = report(svc_client)
+    product_id = create_product(svc_http, auth)["product"]["_id"]
+    svc_http.get(f"/api/products/{product_id}", headers=auth)
+    svc_http.get(f"/api/products/{HEX}", headers=auth)
+    svc_http.get("/api/nowhere", headers=auth)
+    found = report(svc_http)
     by_id = {op["operationId"]: op for op in found["operations"]}
     assert by_id["createProduct"]["statuses"] == {"201": 1}
     assert by_id["getProduct"]["statuses"] == {"200": 1, "404": 1}
@@ -129,13 +129,13 @@ def test_the_report_counts_operations_and_statuses_exercised(
 
 
 def test_clearing_and_resetting_empty_the_report(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    svc_client.get("/api/products?limit=500", headers=auth)
-    assert svc_client.delete("/_sandbox/conformance", json={}).json["summary"]["requests"] == 0  # type: ignore[index]
-    svc_client.get("/api/products?limit=500", headers=auth)
-    svc_client.post("/_sandbox/reset", json={})
-    assert report(svc_client)["summary"]["requestViolations"] == 0
+    svc_http.get("/api/products?limit=500", headers=auth)
+    assert svc_http.delete("/_sandbox/conformance", json={}).json["summary"]["requests"] == 0  # type: ignore[index]
+    svc_http.get("/api/products?limit=500", headers=auth)
+    svc_http.post("/_sandbox/reset", json={})
+    assert report(svc_http)["summary"]["requestViolations"] == 0
 
 
 def test_the_cli_shows_the_report_as_text_json_and_junit(
@@ -186,15 +186,15 @@ def test_the_cli_shows_the_report_as_text_json_and_junit(
 
 
 def test_the_payment_link_attempt_is_neither_listed_nor_counted(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
 ) -> None:
     """docs/contract.md: POST {pay_url}/{payToken} is outside the report, which watches
     {base_url} (it has its own `servers` entry in the contract)."""
-    product_id = create_product(svc_client, auth, status="published")["product"]["_id"]
-    session = svc_client.post("/api/checkout", json={"productId": product_id}, headers=auth).json
+    product_id = create_product(svc_http, auth, status="published")["product"]["_id"]
+    session = svc_http.post("/api/checkout", json={"productId": product_id}, headers=auth).json
     pay = {"gateway": "cbe", "phone": "0900000001", "email": "a@b.co"}
-    assert svc_client.post(f"/pay/cs_{session['sessionId']}", json=pay).status_code == 200  # type: ignore[index]
-    found = report(svc_client)
+    assert svc_http.post(f"/pay/cs_{session['sessionId']}", json=pay).status_code == 200  # type: ignore[index]
+    found = report(svc_http)
     in_contract = {op.operation_id for op in svc_sandbox.conformance.contract.operations}
     listed = {op["operationId"] for op in found["operations"]}
     assert "payAttempt" in in_contract and "payAttempt" not in listed
@@ -203,11 +203,11 @@ def test_the_payment_link_attempt_is_neither_listed_nor_counted(
 
 
 def test_the_text_report_shows_fields_that_had_no_effect(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
     body = {"amount": 500, "description": "Tip", "checkoutLink": "cl_old"}
-    assert svc_client.post("/api/checkout", json=body, headers=auth).status_code == 200
-    found = report(svc_client)
+    assert svc_http.post("/api/checkout", json=body, headers=auth).status_code == 200
+    found = report(svc_http)
     assert found["summary"]["notices"] == 1
     assert found["summary"]["requestViolations"] == 0
     text = render(found, "text")

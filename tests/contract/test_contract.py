@@ -91,15 +91,15 @@ def test_webhooks_declare_the_three_events_and_the_signature_header() -> None:
 
 @pytest.mark.parametrize("url", ["/api/openapi.json", "/_sandbox/contract"])
 def test_the_emulator_serves_the_contract_with_its_base_url(
-    svc_client: FlaskClient, url: str
+    svc_http: FlaskClient, url: str
 ) -> None:
-    served = svc_client.get(url).json
+    served = svc_http.get(url).json
     assert served is not None
     assert served["servers"][0]["url"].endswith("/api")
     assert served["paths"] == load_contract()["paths"]
 
 
-def test_the_control_plane_serves_yaml_too(svc_client: FlaskClient) -> None:
-    response = svc_client.get("/_sandbox/contract?format=yaml")
+def test_the_control_plane_serves_yaml_too(svc_http: FlaskClient) -> None:
+    response = svc_http.get("/_sandbox/contract?format=yaml")
     assert response.mimetype == "application/yaml"
     assert yaml.safe_load(response.data)["info"]["version"] == "1.3.0"

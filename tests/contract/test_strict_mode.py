@@ -21,17 +21,17 @@ def break_title(sandbox: Sandbox, product_id: str) -> None:
 
 
 def test_a_response_that_breaks_the_contract_becomes_a_500_naming_the_schema_path(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     svc_sandbox: Sandbox,
     auth: dict[str, str],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     assert svc_sandbox.settings.strict  # the pytest plugin runs every test in strict mode
-    product_id = create_product(svc_client, auth)["product"]["_id"]
+    product_id = create_product(svc_http, auth)["product"]["_id"]
     break_title(svc_sandbox, product_id)
 
     with caplog.at_level(logging.ERROR, logger="svc_sandbox.contract"):
-        response = svc_client.get(f"/api/products/{product_id}", headers=auth)
+        response = svc_http.get(f"/api/products/{product_id}", headers=auth)
 
     assert response.status_code == 500
     body = response.json
@@ -52,10 +52,10 @@ def test_a_response_that_breaks_the_contract_becomes_a_500_naming_the_schema_pat
 
 
 def test_an_undeclared_status_is_a_violation_too(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
 ) -> None:
     # 405 is not declared for any operation; an unknown method on a known path gets it.
-    response = svc_client.put("/api/products", headers=auth)
+    response = svc_http.put("/api/products", headers=auth)
     assert response.status_code == 405  # no operation matched: nothing to validate against
     assert svc_sandbox.conformance.report()["unmatched"][0]["method"] == "PUT"
 

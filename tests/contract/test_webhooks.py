@@ -68,9 +68,9 @@ def test_an_event_missing_a_field_breaks_its_webhook_schema(
 
 
 def test_the_events_of_real_checkouts_fit_the_webhooks_section(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
 ) -> None:
-    token = create_product(svc_client, auth, status="published")["product"]["checkoutToken"]
+    token = create_product(svc_http, auth, status="published")["product"]["checkoutToken"]
     customer = {"email": "buyer@example.com", "externalId": "u1"}
     for body in (
         {
@@ -86,7 +86,7 @@ def test_the_events_of_real_checkouts_fit_the_webhooks_section(
         },
         {"productId": token},  # a payment link nobody pays: expires
     ):
-        assert svc_client.post("/api/checkout", json=body, headers=auth).status_code == 200
+        assert svc_http.post("/api/checkout", json=body, headers=auth).status_code == 200
     svc_sandbox.advance(timedelta(minutes=31))
     events = svc_sandbox.events.events
     assert {e.type for e in events} == {

@@ -10,11 +10,11 @@ from tests.commerce.checkout_helpers import checkout, org_id, published, push_ch
 
 
 def test_checkout_links_create_list_and_deactivate(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     org = org_id(svc_sandbox)
-    product = published(svc_client, auth)
-    created = svc_client.post(
+    product = published(svc_http, auth)
+    created = svc_http.post(
         f"/_sandbox/orgs/{org}/checkout-links",
         json={
             "productIds": [product["checkoutToken"]],
@@ -25,8 +25,8 @@ def test_checkout_links_create_list_and_deactivate(
     assert created.status_code == 201
     link = created.json
     assert link["id"].startswith("cl_") and link["productIds"] == [product["_id"]]  # type: ignore[index]
-    assert svc_client.get(f"/_sandbox/orgs/{org}/checkout-links").json["items"] == [link]  # type: ignore[index]
-    updated = svc_client.patch(f"/_sandbox/checkout-links/{link['id']}", json={"active": False})  # type: ignore[index]
+    assert svc_http.get(f"/_sandbox/orgs/{org}/checkout-links").json["items"] == [link]  # type: ignore[index]
+    updated = svc_http.patch(f"/_sandbox/checkout-links/{link['id']}", json={"active": False})  # type: ignore[index]
     assert updated.json["active"] is False  # type: ignore[index]
 
 
@@ -39,99 +39,99 @@ def test_checkout_links_create_list_and_deactivate(
     ],
 )
 def test_bad_link_bodies_are_400(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
     auth: dict[str, str],
     svc_sandbox: Sandbox,
     body: dict[str, object],
     field: str,
 ) -> None:
-    product = published(svc_client, auth)
+    product = published(svc_http, auth)
     body = {k: ([product["_id"]] if v == ["x"] else v) for k, v in body.items()}
-    response = svc_client.post(f"/_sandbox/orgs/{org_id(svc_sandbox)}/checkout-links", json=body)
+    response = svc_http.post(f"/_sandbox/orgs/{org_id(svc_sandbox)}/checkout-links", json=body)
     assert response.status_code == 400
     assert response.json["error"].startswith(field)  # type: ignore[index]
 
 
-def test_checkout_fields_create_and_list(svc_client: FlaskClient, svc_sandbox: Sandbox) -> None:
+def test_checkout_fields_create_and_list(svc_http: FlaskClient, svc_sandbox: Sandbox) -> None:
     org = org_id(svc_sandbox)
-    created = svc_client.post(
+    created = svc_http.post(
         f"/_sandbox/orgs/{org}/checkout-fields",
         json={"label": "Size", "type": "select", "options": ["S"]},
     )
     assert created.status_code == 201 and created.json["id"].startswith("cf_")  # type: ignore[index]
-    assert len(svc_client.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"]) == 1  # type: ignore[index]
-    bad = svc_client.post(
+    assert len(svc_http.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"]) == 1  # type: ignore[index]
+    bad = svc_http.post(
         f"/_sandbox/orgs/{org}/checkout-fields", json={"label": "x", "type": "color"}
     )
     assert bad.status_code == 400
-    assert svc_client.get("/_sandbox/orgs/nope/checkout-fields").status_code == 404
+    assert svc_http.get("/_sandbox/orgs/nope/checkout-fields").status_code == 404
 
 
-def test_provider_settings_reject_unknown_outcomes(svc_client: FlaskClient) -> None:
-    response = svc_client.patch(
+def test_provider_settings_reject_unknown_outcomes(svc_http: FlaskClient) -> None:
+    response = svc_http.patch(
         "/_sandbox/payments/provider", json={"productionPushOutcome": "maybe"}
     )
     assert response.status_code == 400
-    assert svc_client.get("/_sandbox/payments/provider").json["productionPushOutcome"] == "approve"  # type: ignore[index]
+    assert svc_http.get("/_sandbox/payments/provider").json["productionPushOutcome"] == "approve"  # type: ignore[index]
 
 
-def test_faults_can_be_cleared(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    svc_client.post("/_sandbox/faults", json={"refuseCheckouts": 3, "initiateFailures": ["down"]})
-    cleared = svc_client.delete("/_sandbox/faults", json={}).json
+def test_faults_can_be_cleared(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    svc_http.post("/_sandbox/faults", json={"refuseCheckouts": 3, "initiateFailures": ["down"]})
+    cleared = svc_http.delete("/_sandbox/faults", json={}).json
     assert (cleared["refuseCheckouts"], cleared["initiateFailures"]) == (0, [])  # type: ignore[index]
-    checkout(svc_client, auth, amount=100, description="x")
+    checkout(svc_http, auth, amount=100, description="x")
 
 
 def test_event_log_filters(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
-    first = push_checkout(svc_client, auth, "0900000001", "cbe", product["_id"])
-    push_checkout(svc_client, auth, "0900000002", "cbe", product["_id"])
-    every = svc_client.get("/_sandbox/events").json
+    product = published(svc_http, auth)
+    first = push_checkout(svc_http, auth, "0900000001", "cbe", product["_id"])
+    push_checkout(svc_http, auth, "0900000002", "cbe", product["_id"])
+    every = svc_http.get("/_sandbox/events").json
     assert every["total"] == 4  # type: ignore[index]
-    by_session = svc_client.get(f"/_sandbox/events?sessionId={first['sessionId']}").json["items"]  # type: ignore[index]
+    by_session = svc_http.get(f"/_sandbox/events?sessionId={first['sessionId']}").json["items"]  # type: ignore[index]
     assert [e["type"] for e in by_session] == ["order.created", "order.completed"]
-    expired = svc_client.get("/_sandbox/events?type=checkout.session.expired").json["items"]  # type: ignore[index]
+    expired = svc_http.get("/_sandbox/events?type=checkout.session.expired").json["items"]  # type: ignore[index]
     assert len(expired) == 1 and expired[0]["id"].startswith("evt_")
-    other = svc_client.get(f"/_sandbox/events?orgId={org_id(svc_sandbox, 'production')}").json
+    other = svc_http.get(f"/_sandbox/events?orgId={org_id(svc_sandbox, 'production')}").json
     assert other["total"] == 0  # type: ignore[index]
 
 
-def test_describe_session_shows_attempts(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    result = checkout(svc_client, auth, amount=100, description="x")
-    svc_client.post(
+def test_describe_session_shows_attempts(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    result = checkout(svc_http, auth, amount=100, description="x")
+    svc_http.post(
         f"/pay/cs_{result['sessionId']}",
         json={"gateway": "cbe", "phone": "0911111111", "email": "a@b.co"},
     )
-    view = svc_client.get(f"/_sandbox/checkout/sessions/{result['sessionId']}").json
+    view = svc_http.get(f"/_sandbox/checkout/sessions/{result['sessionId']}").json
     assert view["mode"] == "link" and view["payToken"] == f"cs_{result['sessionId']}"  # type: ignore[index]
     assert [a["status"] for a in view["attempts"]] == ["in_flight"]  # type: ignore[index]
-    assert svc_client.get("/_sandbox/checkout/sessions/" + "0" * 24).status_code == 404
+    assert svc_http.get("/_sandbox/checkout/sessions/" + "0" * 24).status_code == 404
 
 
 def test_links_and_fields_refuse_another_organizations_product(
-    svc_client: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     org = org_id(svc_sandbox)
-    mine = published(svc_client, auth)
-    theirs = published(svc_client, live_auth)
-    link = svc_client.post(
+    mine = published(svc_http, auth)
+    theirs = published(svc_http, live_auth)
+    link = svc_http.post(
         f"/_sandbox/orgs/{org}/checkout-links", json={"productIds": [mine["_id"]]}
     ).json
-    refused = svc_client.patch(
+    refused = svc_http.patch(
         f"/_sandbox/checkout-links/{link['id']}",  # type: ignore[index]
         json={"productIds": [mine["_id"], theirs["checkoutToken"]], "active": False},
     )
     assert refused.status_code == 400
     assert refused.json["error"].startswith("productIds[1]")  # type: ignore[index]
-    unchanged = svc_client.get(f"/_sandbox/orgs/{org}/checkout-links").json["items"][0]  # type: ignore[index]
+    unchanged = svc_http.get(f"/_sandbox/orgs/{org}/checkout-links").json["items"][0]  # type: ignore[index]
     assert (unchanged["productIds"], unchanged["active"]) == ([mine["_id"]], True)
 
-    field = svc_client.post(
+    field = svc_http.post(
         f"/_sandbox/orgs/{org}/checkout-fields",
         json={"label": "Size", "productIds": [theirs["_id"]]},
     )
     assert field.status_code == 400
     assert field.json["error"].startswith("productIds[0]")  # type: ignore[index]
-    assert svc_client.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"] == []  # type: ignore[index]
+    assert svc_http.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"] == []  # type: ignore[index]

@@ -11,8 +11,8 @@ from flask.testing import FlaskClient
 from svc_sandbox.sandbox import Sandbox
 
 
-def test_info_lists_version_clock_roots_and_seeded_credentials(svc_client: FlaskClient) -> None:
-    info = svc_client.get("/_sandbox").json
+def test_info_lists_version_clock_roots_and_seeded_credentials(svc_http: FlaskClient) -> None:
+    info = svc_http.get("/_sandbox").json
     assert info is not None
     assert info["clock"] == {"now": "2026-01-01T00:00:00.000Z", "mode": "frozen", "factor": 1.0}
     assert info["roots"]["base_url"] == "http://127.0.0.1:8700/api"
@@ -35,8 +35,8 @@ def test_roots_can_be_overridden() -> None:
     assert roots["pay_url"] == "https://pay.test/x"
 
 
-def test_create_org_with_token_and_settings(svc_client: FlaskClient) -> None:
-    response = svc_client.post(
+def test_create_org_with_token_and_settings(svc_http: FlaskClient) -> None:
+    response = svc_http.post(
         "/_sandbox/orgs",
         json={
             "name": "Shop",
@@ -55,13 +55,13 @@ def test_create_org_with_token_and_settings(svc_client: FlaskClient) -> None:
     )
     assert org["tokens"][0]["token"].startswith("svc_live_")
     token = org["tokens"][0]["token"]
-    listed = svc_client.get("/api/products", headers={"Authorization": f"Bearer {token}"})
+    listed = svc_http.get("/api/products", headers={"Authorization": f"Bearer {token}"})
     assert listed.status_code == 200
 
 
-def test_patch_org_sets_dashboard_settings(svc_client: FlaskClient) -> None:
-    org_id = svc_client.post("/_sandbox/orgs", json={"name": "Shop"}).json["id"]  # type: ignore[index]
-    response = svc_client.patch(
+def test_patch_org_sets_dashboard_settings(svc_http: FlaskClient) -> None:
+    org_id = svc_http.post("/_sandbox/orgs", json={"name": "Shop"}).json["id"]  # type: ignore[index]
+    response = svc_http.patch(
         f"/_sandbox/orgs/{org_id}",
         json={
             "developerMode": False,
@@ -76,7 +76,7 @@ def test_patch_org_sets_dashboard_settings(svc_client: FlaskClient) -> None:
     assert org["customFeeRate"] == "0.05"
     assert org["redirectUrls"] == ["https://shop.example/done"]
     assert (org["developerMode"], org["kyc"]) == (False, "rejected")
-    cleared = svc_client.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": None}).json
+    cleared = svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": None}).json
     assert cleared["customFeeRate"] is None  # type: ignore[index]
 
 
@@ -96,21 +96,21 @@ def test_patch_org_sets_dashboard_settings(svc_client: FlaskClient) -> None:
     ],
 )
 def test_bad_control_bodies_answer_400_naming_the_field(
-    svc_client: FlaskClient, path: str, body: dict[str, Any], field: str
+    svc_http: FlaskClient, path: str, body: dict[str, Any], field: str
 ) -> None:
-    before = svc_client.get("/_sandbox/state").json
-    response = svc_client.post(path, json=body)
+    before = svc_http.get("/_sandbox/state").json
+    response = svc_http.post(path, json=body)
     assert response.status_code == 400
     assert response.json["error"].startswith(field)  # type: ignore[index]
-    assert svc_client.get("/_sandbox/state").json == before
+    assert svc_http.get("/_sandbox/state").json == before
 
 
-def test_patch_org_bad_fee_rate_and_unknown_org(svc_client: FlaskClient) -> None:
-    org_id = svc_client.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
-    bad = svc_client.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": 2})
+def test_patch_org_bad_fee_rate_and_unknown_org(svc_http: FlaskClient) -> None:
+    org_id = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    bad = svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": 2})
     assert bad.status_code == 400
     assert bad.json["error"].startswith("customFeeRate")  # type: ignore[index]
-    missing = svc_client.patch("/_sandbox/orgs/0123456789abcdef01234567", json={"kyc": "approved"})
+    missing = svc_http.patch("/_sandbox/orgs/0123456789abcdef01234567", json={"kyc": "approved"})
     assert missing.status_code == 404
 
 
@@ -119,42 +119,42 @@ def test_patch_org_bad_fee_rate_and_unknown_org(svc_client: FlaskClient) -> None
     [(90, "00:01:30"), ("90s", "00:01:30"), ("30m", "00:30:00"), ("1h30m", "01:30:00")],
 )
 def test_advance_accepts_seconds_and_duration_strings(
-    svc_client: FlaskClient, duration: object, expected: str
+    svc_http: FlaskClient, duration: object, expected: str
 ) -> None:
-    body = svc_client.post("/_sandbox/clock/advance", json={"duration": duration}).json
+    body = svc_http.post("/_sandbox/clock/advance", json={"duration": duration}).json
     assert body["clock"]["now"] == f"2026-01-01T{expected}.000Z"  # type: ignore[index]
 
 
-def test_clock_set(svc_client: FlaskClient) -> None:
-    body = svc_client.post("/_sandbox/clock/set", json={"now": "2026-03-01T12:00:00Z"}).json
+def test_clock_set(svc_http: FlaskClient) -> None:
+    body = svc_http.post("/_sandbox/clock/set", json={"now": "2026-03-01T12:00:00Z"}).json
     assert body["clock"]["now"] == "2026-03-01T12:00:00.000Z"  # type: ignore[index]
-    assert svc_client.get("/_sandbox/clock").json["clock"]["now"] == "2026-03-01T12:00:00.000Z"  # type: ignore[index]
+    assert svc_http.get("/_sandbox/clock").json["clock"]["now"] == "2026-03-01T12:00:00.000Z"  # type: ignore[index]
 
 
-def test_create_and_revoke_token(svc_client: FlaskClient) -> None:
-    org_id = svc_client.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
-    created = svc_client.post(f"/_sandbox/orgs/{org_id}/tokens", json={"name": "ci"})
+def test_create_and_revoke_token(svc_http: FlaskClient) -> None:
+    org_id = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    created = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={"name": "ci"})
     assert created.status_code == 201
     token = created.json["token"]  # type: ignore[index]
     headers = {"Authorization": f"Bearer {token}"}
-    assert svc_client.get("/api/products", headers=headers).status_code == 200
-    assert svc_client.delete(f"/_sandbox/tokens/{token}", json={}).json["revoked"] is True  # type: ignore[index]
-    assert svc_client.get("/api/products", headers=headers).status_code == 401
-    assert svc_client.delete("/_sandbox/tokens/svc_test_unknown", json={}).status_code == 404
+    assert svc_http.get("/api/products", headers=headers).status_code == 200
+    assert svc_http.delete(f"/_sandbox/tokens/{token}", json={}).json["revoked"] is True  # type: ignore[index]
+    assert svc_http.get("/api/products", headers=headers).status_code == 401
+    assert svc_http.delete("/_sandbox/tokens/svc_test_unknown", json={}).status_code == 404
 
 
 def test_request_journal_lists_recent_requests_newest_first(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    first = svc_client.get("/api/products", headers=auth)
-    svc_client.get("/api/nowhere")
-    journal = svc_client.get("/_sandbox/requests?limit=2").json["items"]  # type: ignore[index]
+    first = svc_http.get("/api/products", headers=auth)
+    svc_http.get("/api/nowhere")
+    journal = svc_http.get("/_sandbox/requests?limit=2").json["items"]  # type: ignore[index]
     assert [(e["method"], e["path"], e["status"]) for e in journal] == [
         ("GET", "/api/nowhere", 404),
         ("GET", "/api/products", 200),
     ]
     assert journal[1]["requestId"] == first.headers["X-Request-Id"]
-    assert svc_client.get("/_sandbox/requests?limit=0").status_code == 400
+    assert svc_http.get("/_sandbox/requests?limit=0").status_code == 400
 
 
 WIRE_INSTANT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -170,17 +170,17 @@ def instants(document: Any) -> list[str]:
     return [document] if isinstance(document, str) and LOOKS_LIKE_AN_INSTANT.match(document) else []
 
 
-def test_every_timestamp_has_one_format(svc_client: FlaskClient, auth: dict[str, str]) -> None:
+def test_every_timestamp_has_one_format(svc_http: FlaskClient, auth: dict[str, str]) -> None:
     """`...000Z` everywhere: organizations and tokens too (they used `+00:00`)."""
-    svc_client.post("/_sandbox/clock/advance", json={"seconds": 1.5})
-    org = svc_client.post("/_sandbox/orgs", json={"name": "Shop"}).json
-    token = svc_client.post(f"/_sandbox/orgs/{org['id']}/tokens", json={}).json  # type: ignore[index]
+    svc_http.post("/_sandbox/clock/advance", json={"seconds": 1.5})
+    org = svc_http.post("/_sandbox/orgs", json={"name": "Shop"}).json
+    token = svc_http.post(f"/_sandbox/orgs/{org['id']}/tokens", json={}).json  # type: ignore[index]
     answers = [
-        svc_client.get("/_sandbox").json,
-        svc_client.get("/_sandbox/orgs").json,
+        svc_http.get("/_sandbox").json,
+        svc_http.get("/_sandbox/orgs").json,
         org,
         token,
-        svc_client.get("/_sandbox/clock").json,
+        svc_http.get("/_sandbox/clock").json,
     ]
     found = instants(answers)
     assert len(found) >= 6

@@ -11,28 +11,28 @@ from tests.commerce.payout_helpers import decide, org_id_of, withdraw
 
 
 def test_lists_every_organizations_withdrawals(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    created = svc_client.post("/_sandbox/orgs", json={"name": "B", "environment": "production"})
+    created = svc_http.post("/_sandbox/orgs", json={"name": "B", "environment": "production"})
     other = {"Authorization": f"Bearer {created.json['tokens'][0]['token']}"}  # type: ignore[index]
-    earn(svc_client, live_auth, 2_000_000)
-    earn(svc_client, other, 50000)
-    mine = withdraw(svc_client, live_auth, 1_500_000)
-    theirs = withdraw(svc_client, other, 10000)
-    everything = svc_client.get("/_sandbox/withdrawals").json
+    earn(svc_http, live_auth, 2_000_000)
+    earn(svc_http, other, 50000)
+    mine = withdraw(svc_http, live_auth, 1_500_000)
+    theirs = withdraw(svc_http, other, 10000)
+    everything = svc_http.get("/_sandbox/withdrawals").json
     assert everything["total"] == 2  # type: ignore[index]
     org_id = org_id_of(svc_sandbox, live_auth)
-    only_mine = svc_client.get(f"/_sandbox/withdrawals?org={org_id}").json
+    only_mine = svc_http.get(f"/_sandbox/withdrawals?org={org_id}").json
     assert [w["_id"] for w in only_mine["items"]] == [mine["_id"]]  # type: ignore[index]
     assert only_mine["items"][0]["organizationId"] == org_id  # type: ignore[index]
-    in_review = svc_client.get("/_sandbox/withdrawals?status=reviewing").json
+    in_review = svc_http.get("/_sandbox/withdrawals?status=reviewing").json
     assert [w["_id"] for w in in_review["items"]] == [mine["_id"]]  # type: ignore[index]
-    one = svc_client.get(f"/_sandbox/withdrawals/{theirs['_id']}").json
+    one = svc_http.get(f"/_sandbox/withdrawals/{theirs['_id']}").json
     assert one["status"] == "pending"  # type: ignore[index]
 
 
-def test_lifecycle_table_is_published(svc_client: FlaskClient) -> None:
-    table = svc_client.get("/_sandbox/withdrawals/lifecycle").json
+def test_lifecycle_table_is_published(svc_http: FlaskClient) -> None:
+    table = svc_http.get("/_sandbox/withdrawals/lifecycle").json
     moves = {(t["from"], t["to"]) for t in table["transitions"]}  # type: ignore[index]
     assert moves == {
         ("none", "pending"),
@@ -47,11 +47,11 @@ def test_lifecycle_table_is_published(svc_client: FlaskClient) -> None:
 
 @pytest.mark.parametrize("decision", ["approve", "reject"])
 def test_only_a_withdrawal_in_review_can_be_decided(
-    svc_client: FlaskClient, live_auth: dict[str, str], decision: str
+    svc_http: FlaskClient, live_auth: dict[str, str], decision: str
 ) -> None:
-    earn(svc_client, live_auth, 50000)
-    wid = withdraw(svc_client, live_auth, 10000)["_id"]
-    response = svc_client.post(f"/_sandbox/withdrawals/{wid}/{decision}", json={})
+    earn(svc_http, live_auth, 50000)
+    wid = withdraw(svc_http, live_auth, 10000)["_id"]
+    response = svc_http.post(f"/_sandbox/withdrawals/{wid}/{decision}", json={})
     assert response.status_code == 409
     target = "approved" if decision == "approve" else "rejected"
     assert response.json == {
@@ -60,11 +60,11 @@ def test_only_a_withdrawal_in_review_can_be_decided(
     }
 
 
-def test_a_decision_is_final(svc_client: FlaskClient, live_auth: dict[str, str]) -> None:
-    earn(svc_client, live_auth, 2_000_000)
-    wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
-    decide(svc_client, wid, "reject")
-    assert svc_client.post(f"/_sandbox/withdrawals/{wid}/approve", json={}).status_code == 409
+def test_a_decision_is_final(svc_http: FlaskClient, live_auth: dict[str, str]) -> None:
+    earn(svc_http, live_auth, 2_000_000)
+    wid = withdraw(svc_http, live_auth, 2_000_000)["_id"]
+    decide(svc_http, wid, "reject")
+    assert svc_http.post(f"/_sandbox/withdrawals/{wid}/approve", json={}).status_code == 409
 
 
 @pytest.mark.parametrize(
@@ -76,36 +76,34 @@ def test_a_decision_is_final(svc_client: FlaskClient, live_auth: dict[str, str])
         ("/_sandbox/withdrawals?status=x", 400, "status must be one of"),
     ],
 )
-def test_control_errors(svc_client: FlaskClient, path: str, status: int, message: str) -> None:
+def test_control_errors(svc_http: FlaskClient, path: str, status: int, message: str) -> None:
     if path.endswith(("approve", "reject")):
-        response = svc_client.post(path, json={})
+        response = svc_http.post(path, json={})
     else:
-        response = svc_client.get(path)
+        response = svc_http.get(path)
     assert response.status_code == status
     assert message in response.json["error"]  # type: ignore[index]
 
 
-def test_review_note_is_validated(svc_client: FlaskClient, live_auth: dict[str, str]) -> None:
-    earn(svc_client, live_auth, 2_000_000)
-    wid = withdraw(svc_client, live_auth, 2_000_000)["_id"]
-    response = svc_client.post(f"/_sandbox/withdrawals/{wid}/approve", json={"note": 5})
+def test_review_note_is_validated(svc_http: FlaskClient, live_auth: dict[str, str]) -> None:
+    earn(svc_http, live_auth, 2_000_000)
+    wid = withdraw(svc_http, live_auth, 2_000_000)["_id"]
+    response = svc_http.post(f"/_sandbox/withdrawals/{wid}/approve", json={"note": 5})
     assert response.status_code == 400 and response.json["error"] == "note must be a string"  # type: ignore[index]
-    assert svc_client.get(f"/_sandbox/withdrawals/{wid}").json["status"] == "reviewing"  # type: ignore[index]
+    assert svc_http.get(f"/_sandbox/withdrawals/{wid}").json["status"] == "reviewing"  # type: ignore[index]
 
 
 def test_owner_wallet_switch(
-    svc_sandbox: Sandbox, svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
     org_id = org_id_of(svc_sandbox, live_auth)
     path = f"/_sandbox/orgs/{org_id}/owner-wallet"
-    assert svc_client.get(path).json == {"organizationId": org_id, "canCover": True}
-    assert svc_client.put(path, json={"canCover": False}).status_code == 200
-    assert svc_client.get(path).json == {"organizationId": org_id, "canCover": False}
-    bad = svc_client.put(path, json={"canCover": "no"})
+    assert svc_http.get(path).json == {"organizationId": org_id, "canCover": True}
+    assert svc_http.put(path, json={"canCover": False}).status_code == 200
+    assert svc_http.get(path).json == {"organizationId": org_id, "canCover": False}
+    bad = svc_http.put(path, json={"canCover": "no"})
     assert bad.status_code == 400 and "canCover" in bad.json["error"]  # type: ignore[index]
-    missing = svc_client.put("/_sandbox/orgs/" + "0" * 24 + "/owner-wallet", json={"canCover": 1})
+    missing = svc_http.put("/_sandbox/orgs/" + "0" * 24 + "/owner-wallet", json={"canCover": 1})
     assert missing.status_code == 400
-    unknown = svc_client.put(
-        "/_sandbox/orgs/" + "0" * 24 + "/owner-wallet", json={"canCover": True}
-    )
+    unknown = svc_http.put("/_sandbox/orgs/" + "0" * 24 + "/owner-wallet", json={"canCover": True})
     assert unknown.status_code == 404

@@ -86,13 +86,13 @@ def test_set_time_forward_runs_due_work_and_backward_runs_none(svc_sandbox: Sand
     assert log == [("n", (t0 + timedelta(hours=2)).isoformat())]
 
 
-def test_control_plane_advance_reports_what_ran(svc_sandbox: Sandbox, svc_client: Any) -> None:
+def test_control_plane_advance_reports_what_ran(svc_sandbox: Sandbox, svc_http: Any) -> None:
     log: list[tuple[str, str]] = []
     record_into(svc_sandbox, log)
     svc_sandbox.scheduler.schedule(
         svc_sandbox.now() + timedelta(seconds=90), "test.record", {"name": "n"}
     )
-    response = svc_client.post("/_sandbox/clock/advance", json={"duration": "1h30m"})
+    response = svc_http.post("/_sandbox/clock/advance", json={"duration": "1h30m"})
     assert response.status_code == 200
     body = response.json
     assert body["clock"]["now"] == "2026-01-01T01:30:00.000Z"

@@ -19,50 +19,50 @@ def snapshot_of_api(client: FlaskClient, auth: dict[str, str]) -> list[Any]:
 
 
 def test_export_reset_import_gives_back_identical_responses(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
 ) -> None:
-    create_product(svc_client, auth, title="A", status="published", metadata={"k": "v"})
+    create_product(svc_http, auth, title="A", status="published", metadata={"k": "v"})
     svc_sandbox.advance(timedelta(minutes=3))
-    create_product(svc_client, auth, title="B", pricingModel="pwyw", price={"minimumAmount": 5})
-    svc_client.post("/_sandbox/orgs", json={"name": "Extra", "environment": "production"})
-    before = snapshot_of_api(svc_client, auth)
-    exported = svc_client.get("/_sandbox/state").json
+    create_product(svc_http, auth, title="B", pricingModel="pwyw", price={"minimumAmount": 5})
+    svc_http.post("/_sandbox/orgs", json={"name": "Extra", "environment": "production"})
+    before = snapshot_of_api(svc_http, auth)
+    exported = svc_http.get("/_sandbox/state").json
 
-    assert svc_client.post("/_sandbox/reset", json={}).status_code == 200
-    assert svc_client.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
+    assert svc_http.post("/_sandbox/reset", json={}).status_code == 200
+    assert svc_http.get("/api/products", headers=auth).json["total"] == 0  # type: ignore[index]
     assert svc_sandbox.now().isoformat() == "2026-01-01T00:00:00+00:00"
 
-    assert svc_client.put("/_sandbox/state", json=exported).status_code == 200
-    assert snapshot_of_api(svc_client, auth) == before
-    assert svc_client.get("/_sandbox/state").json == exported
+    assert svc_http.put("/_sandbox/state", json=exported).status_code == 200
+    assert snapshot_of_api(svc_http, auth) == before
+    assert svc_http.get("/_sandbox/state").json == exported
 
 
 def test_import_continues_the_id_sequence(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
 ) -> None:
-    exported = svc_client.get("/_sandbox/state").json
-    first = create_product(svc_client, auth)["product"]["_id"]
-    svc_client.put("/_sandbox/state", json=exported)
-    assert create_product(svc_client, auth)["product"]["_id"] == first
+    exported = svc_http.get("/_sandbox/state").json
+    first = create_product(svc_http, auth)["product"]["_id"]
+    svc_http.put("/_sandbox/state", json=exported)
+    assert create_product(svc_http, auth)["product"]["_id"] == first
 
 
-def test_reset_gives_the_seeded_state_of_a_fresh_sandbox(svc_client: FlaskClient) -> None:
-    fresh = svc_client.get("/_sandbox").json
-    svc_client.post("/_sandbox/orgs", json={"name": "Extra"})
-    svc_client.post("/_sandbox/clock/advance", json={"seconds": 60})
-    svc_client.post("/_sandbox/reset", json={})
-    assert svc_client.get("/_sandbox").json == fresh
+def test_reset_gives_the_seeded_state_of_a_fresh_sandbox(svc_http: FlaskClient) -> None:
+    fresh = svc_http.get("/_sandbox").json
+    svc_http.post("/_sandbox/orgs", json={"name": "Extra"})
+    svc_http.post("/_sandbox/clock/advance", json={"seconds": 60})
+    svc_http.post("/_sandbox/reset", json={})
+    assert svc_http.get("/_sandbox").json == fresh
 
 
 def test_malformed_import_answers_400_and_changes_nothing(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    create_product(svc_client, auth)
-    before = svc_client.get("/_sandbox/state").json
+    create_product(svc_http, auth)
+    before = svc_http.get("/_sandbox/state").json
     good = dict(before)  # type: ignore[arg-type]
     broken = {**good, "services": {**good["services"], "products": {"seq": 1}}}
     for document in ({"format": 99}, [], broken, {**good, "ids": None}):
-        response = svc_client.put("/_sandbox/state", json=document)
+        response = svc_http.put("/_sandbox/state", json=document)
         assert response.status_code == 400, document
         assert "error" in response.json  # type: ignore[operator]
-    assert svc_client.get("/_sandbox/state").json == before
+    assert svc_http.get("/_sandbox/state").json == before

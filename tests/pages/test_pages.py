@@ -36,10 +36,10 @@ def _text(client: FlaskClient, url: str) -> str:
 
 
 def test_the_payment_link_page_shows_the_locked_amount_and_title_escaped(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    _, url = _link(svc_client, auth)
-    html = _text(svc_client, url)
+    _, url = _link(svc_http, auth)
+    html = _text(svc_http, url)
     assert "50.00 ETB" in html
     assert "Concert &lt;ticket&gt;" in html and "<ticket>" not in html
     for gateway in ("telebirr", "mpesa", "cbe"):
@@ -48,17 +48,17 @@ def test_the_payment_link_page_shows_the_locked_amount_and_title_escaped(
 
 
 def test_email_is_not_asked_when_the_checkout_named_the_customer(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    _, url = _link(svc_client, auth, customer={"email": "a@b.co"})
-    assert 'name="email"' not in _text(svc_client, url)
+    _, url = _link(svc_http, auth, customer={"email": "a@b.co"})
+    assert 'name="email"' not in _text(svc_http, url)
 
 
 def test_custom_amount_page_shows_the_description(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    result = checkout(svc_client, auth, amount=12345, description="Invoice 42")
-    html = _text(svc_client, path(result["checkoutUrl"]))
+    result = checkout(svc_http, auth, amount=12345, description="Invoice 42")
+    html = _text(svc_http, path(result["checkoutUrl"]))
     assert "Invoice 42" in html and "123.45 ETB" in html
 
 
@@ -73,12 +73,12 @@ def test_custom_amount_page_shows_the_description(
     ],
 )
 def test_each_trigger_phone_on_the_payment_link_page(
-    svc_client: FlaskClient, auth: dict[str, str], phone: str, state: str
+    svc_http: FlaskClient, auth: dict[str, str], phone: str, state: str
 ) -> None:
-    _, url = _link(svc_client, auth)
-    response = submit(svc_client, url, {"gateway": "telebirr", "phone": phone, "email": "a@b.co"})
+    _, url = _link(svc_http, auth)
+    response = submit(svc_http, url, {"gateway": "telebirr", "phone": phone, "email": "a@b.co"})
     assert response.status_code == 303
-    html = _text(svc_client, path(response.headers["Location"]))
+    html = _text(svc_http, path(response.headers["Location"]))
     assert f'data-state="{state}"' in html
     if state == "failed":
         assert FAILURE_MESSAGES["payment_failed"] in html
@@ -87,46 +87,46 @@ def test_each_trigger_phone_on_the_payment_link_page(
 
 
 def test_the_page_shows_a_refused_retry_and_bad_input(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    _, url = _link(svc_client, auth)
-    bad = submit(svc_client, url, {"gateway": "telebirr", "phone": "12", "email": "a@b.co"})
+    _, url = _link(svc_http, auth)
+    bad = submit(svc_http, url, {"gateway": "telebirr", "phone": "12", "email": "a@b.co"})
     assert bad.status_code == 400 and "phone must be a phone number" in bad.get_data(as_text=True)
-    token = csrf_of(svc_client, url)
-    submit(svc_client, url, {"gateway": "telebirr", "phone": "0911223344", "email": "a@b.co"})
-    again = svc_client.post(url, data={"gateway": "telebirr", "phone": "0911223344", "csrf": token})
+    token = csrf_of(svc_http, url)
+    submit(svc_http, url, {"gateway": "telebirr", "phone": "0911223344", "email": "a@b.co"})
+    again = svc_http.post(url, data={"gateway": "telebirr", "phone": "0911223344", "csrf": token})
     assert again.status_code == 409 and again.headers["Retry-After"] == "150"
 
 
 def test_the_page_shows_expiry(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    _, url = _link(svc_client, auth)
+    _, url = _link(svc_http, auth)
     svc_sandbox.advance(timedelta(minutes=30))
-    html = _text(svc_client, url)
+    html = _text(svc_http, url)
     assert 'data-state="expired"' in html and FAILURE_MESSAGES["session_expired"] in html
 
 
-def test_paid_page_links_to_the_success_url(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    session_id, url = _link(svc_client, auth, successUrl="https://shop.example/done/{CHECKOUT_ID}")
-    submit(svc_client, url, {"gateway": "cbe", "phone": "0900000001", "email": "a@b.co"})
-    assert f'href="https://shop.example/done/{session_id}"' in _text(svc_client, url)
+def test_paid_page_links_to_the_success_url(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    session_id, url = _link(svc_http, auth, successUrl="https://shop.example/done/{CHECKOUT_ID}")
+    submit(svc_http, url, {"gateway": "cbe", "phone": "0900000001", "email": "a@b.co"})
+    assert f'href="https://shop.example/done/{session_id}"' in _text(svc_http, url)
 
 
 @pytest.mark.parametrize(
     "url", ["/pay/cs_" + "0" * 24, "/pay/nothing", "/simulate/" + "0" * 24, "/p/p_missing"]
 )
-def test_unknown_pages_are_404_html(svc_client: FlaskClient, url: str) -> None:
-    response = svc_client.get(url)
+def test_unknown_pages_are_404_html(svc_http: FlaskClient, url: str) -> None:
+    response = svc_http.get(url)
     assert response.status_code == 404 and response.mimetype == "text/html"
 
 
 def test_a_simulator_session_has_no_payment_link_page(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    product = published(svc_client, auth)
-    result = checkout(svc_client, auth, productId=product["_id"], gateway="cbe", customer=BUYER)
-    assert svc_client.get(f"/pay/cs_{result['sessionId']}").status_code == 404
+    product = published(svc_http, auth)
+    result = checkout(svc_http, auth, productId=product["_id"], gateway="cbe", customer=BUYER)
+    assert svc_http.get(f"/pay/cs_{result['sessionId']}").status_code == 404
 
 
 # --- simulator page -----------------------------------------------------------------------------
@@ -140,75 +140,75 @@ def _simulated(
 
 
 def test_the_simulator_page_offers_approve_and_every_failure_code(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    _, url = _simulated(svc_client, auth)
-    html = _text(svc_client, url)
+    _, url = _simulated(svc_http, auth)
+    html = _text(svc_http, url)
     assert 'id="approve"' in html
     for code in FAILURE_CODES:
         assert f'value="{code}"' in html
 
 
-def test_approve_button(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    session_id, url = _simulated(svc_client, auth)
-    response = submit(svc_client, url, action=url + "/approve")
+def test_approve_button(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    session_id, url = _simulated(svc_http, auth)
+    response = submit(svc_http, url, action=url + "/approve")
     assert response.status_code == 303
-    assert 'data-state="paid"' in _text(svc_client, path(response.headers["Location"]))
-    assert status_of(svc_client, session_id)["status"] == "completed"
+    assert 'data-state="paid"' in _text(svc_http, path(response.headers["Location"]))
+    assert status_of(svc_http, session_id)["status"] == "completed"
 
 
 @pytest.mark.parametrize("code", FAILURE_CODES)
-def test_fail_buttons(svc_client: FlaskClient, auth: dict[str, str], code: str) -> None:
-    session_id, url = _simulated(svc_client, auth)
-    submit(svc_client, url, {"code": code}, url + "/fail")
-    status = status_of(svc_client, session_id)
+def test_fail_buttons(svc_http: FlaskClient, auth: dict[str, str], code: str) -> None:
+    session_id, url = _simulated(svc_http, auth)
+    submit(svc_http, url, {"code": code}, url + "/fail")
+    status = status_of(svc_http, session_id)
     assert (status["status"], status["failure"]["code"]) == ("expired", code)
-    assert FAILURE_MESSAGES[code] in _text(svc_client, url)
+    assert FAILURE_MESSAGES[code] in _text(svc_http, url)
 
 
 @pytest.mark.parametrize(
     ("phone", "state"), [("251900000001", "paid"), ("251900000002", "expired")]
 )
 def test_trigger_phones_on_the_simulator_page(
-    svc_client: FlaskClient, auth: dict[str, str], phone: str, state: str
+    svc_http: FlaskClient, auth: dict[str, str], phone: str, state: str
 ) -> None:
-    _, url = _simulated(svc_client, auth, phone)
-    assert f'data-state="{state}"' in _text(svc_client, url)
+    _, url = _simulated(svc_http, auth, phone)
+    assert f'data-state="{state}"' in _text(svc_http, url)
 
 
 def test_the_simulator_decides_a_payment_link_prompt(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    session_id, url = _link(svc_client, auth)
-    submit(svc_client, url, {"gateway": "mpesa", "phone": "0911223344", "email": "a@b.co"})
+    session_id, url = _link(svc_http, auth)
+    submit(svc_http, url, {"gateway": "mpesa", "phone": "0911223344", "email": "a@b.co"})
     sim = f"/simulate/{session_id}"
-    submit(svc_client, sim, {"code": "payment_canceled"}, sim + "/fail")
-    assert status_of(svc_client, session_id)["attempt"]["lastFailure"]["code"] == "payment_canceled"
-    submit(svc_client, url, {"gateway": "mpesa", "phone": "0911223344"})
-    submit(svc_client, sim, action=sim + "/approve")
-    assert status_of(svc_client, session_id)["status"] == "completed"
+    submit(svc_http, sim, {"code": "payment_canceled"}, sim + "/fail")
+    assert status_of(svc_http, session_id)["attempt"]["lastFailure"]["code"] == "payment_canceled"
+    submit(svc_http, url, {"gateway": "mpesa", "phone": "0911223344"})
+    submit(svc_http, sim, action=sim + "/approve")
+    assert status_of(svc_http, session_id)["status"] == "completed"
 
 
 # --- product page ---------------------------------------------------------------------------------
 
 
 def test_the_product_page_starts_a_hosted_checkout_on_the_simulator(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
     """Sandbox, no token, no gateway: no payment link; telebirr on the simulator (§4)."""
-    product = published(svc_client, auth, description="A good book")
+    product = published(svc_http, auth, description="A good book")
     url = f"/p/{product['checkoutToken']}"
-    html = _text(svc_client, url)
+    html = _text(svc_http, url)
     assert "A good book" in html and "50.00 ETB" in html and "telebirr" in html
-    response = submit(svc_client, url, {"email": "a@b.co", "name": "Abebe"})
+    response = submit(svc_http, url, {"email": "a@b.co", "name": "Abebe"})
     assert response.status_code == 303
     simulator = path(response.headers["Location"])
     session_id = simulator[len("/simulate/") :]
     session = svc_sandbox.checkout.get(session_id)
     assert (session.mode.value, session.gateway) == ("hosted", "telebirr")
-    assert svc_client.get(f"/pay/cs_{session_id}").status_code == 404
-    submit(svc_client, simulator, action=simulator + "/approve")
-    assert status_of(svc_client, session_id)["status"] == "completed"
+    assert svc_http.get(f"/pay/cs_{session_id}").status_code == 404
+    submit(svc_http, simulator, action=simulator + "/approve")
+    assert status_of(svc_http, session_id)["status"] == "completed"
 
 
 def _production_hosted(client: FlaskClient, live_auth: dict[str, str], **data: str) -> str:
@@ -222,84 +222,84 @@ def _production_hosted(client: FlaskClient, live_auth: dict[str, str], **data: s
 
 
 def test_a_production_product_page_sends_the_buyer_to_the_provider_page(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    provider = _production_hosted(svc_client, live_auth, phone="0911223344")
-    html = _text(svc_client, provider)
+    provider = _production_hosted(svc_http, live_auth, phone="0911223344")
+    html = _text(svc_http, provider)
     assert "telebirr" in html and 'value="251911223344"' in html and 'id="confirm"' in html
-    confirmed = submit(svc_client, provider, {"phone": "0911223344"}, provider + "/confirm")
+    confirmed = submit(svc_http, provider, {"phone": "0911223344"}, provider + "/confirm")
     assert confirmed.status_code == 303
-    assert 'data-state="paid"' in _text(svc_client, provider)
-    assert status_of(svc_client, provider[len("/provider/") :])["status"] == "completed"
+    assert 'data-state="paid"' in _text(svc_http, provider)
+    assert status_of(svc_http, provider[len("/provider/") :])["status"] == "completed"
 
 
 def test_cancel_on_the_provider_page_ends_the_session(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    provider = _production_hosted(svc_client, live_auth)
-    submit(svc_client, provider, action=provider + "/cancel")
-    status = status_of(svc_client, provider[len("/provider/") :])
+    provider = _production_hosted(svc_http, live_auth)
+    submit(svc_http, provider, action=provider + "/cancel")
+    status = status_of(svc_http, provider[len("/provider/") :])
     assert (status["status"], status["failure"]["code"]) == ("expired", "payment_canceled")
     assert "attempt" not in status  # not a payment link
 
 
 def test_the_provider_page_refuses_a_bad_phone_and_keeps_the_session_open(
-    svc_client: FlaskClient, live_auth: dict[str, str]
+    svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
-    provider = _production_hosted(svc_client, live_auth)
-    bad = submit(svc_client, provider, {"phone": "12"}, provider + "/confirm")
+    provider = _production_hosted(svc_http, live_auth)
+    bad = submit(svc_http, provider, {"phone": "12"}, provider + "/confirm")
     assert bad.status_code == 400 and "phone" in bad.get_data(as_text=True)
-    assert status_of(svc_client, provider[len("/provider/") :])["status"] == "open"
+    assert status_of(svc_http, provider[len("/provider/") :])["status"] == "open"
 
 
 def test_a_sandbox_session_has_no_provider_page(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
-    session_id, _ = _link(svc_client, auth)
-    assert svc_client.get(f"/provider/{session_id}").status_code == 404
+    session_id, _ = _link(svc_http, auth)
+    assert svc_http.get(f"/provider/{session_id}").status_code == 404
 
 
 def test_a_pwyw_product_page_takes_an_amount_in_etb(
-    svc_client: FlaskClient, auth: dict[str, str]
+    svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
     product = published(
-        svc_client, auth, pricingModel="pwyw", price={"minimumAmount": 1000, "defaultAmount": 1500}
+        svc_http, auth, pricingModel="pwyw", price={"minimumAmount": 1000, "defaultAmount": 1500}
     )
     url = f"/p/{product['checkoutToken']}"
-    assert 'value="15.00"' in _text(svc_client, url)
-    low = submit(svc_client, url, {"email": "a@b.co", "amount": "9.99"})
+    assert 'value="15.00"' in _text(svc_http, url)
+    low = submit(svc_http, url, {"email": "a@b.co", "amount": "9.99"})
     assert low.status_code == 400 and "amount must be at least 1000" in low.get_data(as_text=True)
-    ok = submit(svc_client, url, {"email": "a@b.co", "amount": "12.50"})
-    assert "12.50 ETB" in _text(svc_client, path(ok.headers["Location"]))
+    ok = submit(svc_http, url, {"email": "a@b.co", "amount": "12.50"})
+    assert "12.50 ETB" in _text(svc_http, path(ok.headers["Location"]))
 
 
-def test_a_free_product_page_gives_the_order(svc_client: FlaskClient, auth: dict[str, str]) -> None:
-    product = published(svc_client, auth, pricingModel="free", price=None)
-    response = submit(svc_client, f"/p/{product['checkoutToken']}", {"email": "a@b.co"})
+def test_a_free_product_page_gives_the_order(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    product = published(svc_http, auth, pricingModel="free", price=None)
+    response = submit(svc_http, f"/p/{product['checkoutToken']}", {"email": "a@b.co"})
     assert response.status_code == 200 and 'data-state="paid"' in response.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("status", ["draft", "archived"])
 def test_only_published_products_have_a_page(
-    svc_client: FlaskClient, auth: dict[str, str], status: str
+    svc_http: FlaskClient, auth: dict[str, str], status: str
 ) -> None:
-    product = published(svc_client, auth)
-    svc_client.patch(f"/api/products/{product['_id']}", json={"status": status}, headers=auth)
-    assert svc_client.get(f"/p/{product['checkoutToken']}").status_code == 404
+    product = published(svc_http, auth)
+    svc_http.patch(f"/api/products/{product['_id']}", json={"status": status}, headers=auth)
+    assert svc_http.get(f"/p/{product['checkoutToken']}").status_code == 404
 
 
 def test_the_product_page_asks_the_checkout_fields(
-    svc_client: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    product = published(svc_client, auth)
-    field = svc_client.post(
+    product = published(svc_http, auth)
+    field = svc_http.post(
         f"/_sandbox/orgs/{org_id(svc_sandbox)}/checkout-fields",
         json={"label": "Seat", "required": True},
     ).json["id"]  # type: ignore[index]
     url = f"/p/{product['checkoutToken']}"
-    assert f'name="field_{field}"' in _text(svc_client, url)
-    missing = submit(svc_client, url, {"email": "a@b.co"})
+    assert f'name="field_{field}"' in _text(svc_http, url)
+    missing = submit(svc_http, url, {"email": "a@b.co"})
     assert missing.status_code == 400
-    ok = submit(svc_client, url, {"email": "a@b.co", f"field_{field}": "A7"})
+    ok = submit(svc_http, url, {"email": "a@b.co", f"field_{field}": "A7"})
     session_id = path(ok.headers["Location"])[len("/simulate/") :]
     assert svc_sandbox.checkout.get(session_id).collected_fields == {field: "A7"}

@@ -134,9 +134,9 @@ def test_record_writes_a_scenario_that_replays_green(
     assert main(["run", str(out)]) == 0
 
 
-def test_the_record_route_refuses_bad_parameters(svc_client: FlaskClient) -> None:
-    assert svc_client.get("/_sandbox/scenario?limit=0").status_code == 400
-    answer = svc_client.get("/_sandbox/scenario?name=")
+def test_the_record_route_refuses_bad_parameters(svc_http: FlaskClient) -> None:
+    assert svc_http.get("/_sandbox/scenario?limit=0").status_code == 400
+    answer = svc_http.get("/_sandbox/scenario?name=")
     assert answer.status_code == 400
     assert answer.json == {"error": "name must be 1 to 200 characters", "code": "validation_failed"}
 

@@ -24,36 +24,36 @@ def recorded(client: FlaskClient) -> dict[str, Any]:
 
 
 def test_a_clicked_flow_becomes_steps_that_replay(
-    svc_client: FlaskClient, auth: dict[str, str], tmp_path: Path
+    svc_http: FlaskClient, auth: dict[str, str], tmp_path: Path
 ) -> None:
-    svc_client.get("/api/products", headers=auth)  # before the reset: left out
-    svc_client.post("/_sandbox/reset", json={})
-    product = svc_client.post(
+    svc_http.get("/api/products", headers=auth)  # before the reset: left out
+    svc_http.post("/_sandbox/reset", json={})
+    product = svc_http.post(
         "/api/products",
         json={"title": "Pen", "pricingModel": "fixed", "price": {"amount": 500}},
         headers=auth,
     ).json
-    svc_client.patch(
+    svc_http.patch(
         f"/api/products/{product['product']['_id']}",  # type: ignore[index]
         json={"status": "published"},
         headers=auth,
     )
-    created = svc_client.post(
+    created = svc_http.post(
         "/api/checkout",
         json={"productId": product["product"]["_id"]},
         headers=auth,  # type: ignore[index]
     ).json
     link = "/pay/" + created["checkoutUrl"].rsplit("/", 1)[1]  # type: ignore[index]
-    page = svc_client.get(link).get_data(as_text=True)
+    page = svc_http.get(link).get_data(as_text=True)
     csrf = re.search(r'name="csrf" value="([^"]+)"', page)
     assert csrf is not None
     form = {"csrf": csrf.group(1), "gateway": "telebirr", "phone": "0911223344", "email": "a@b.co"}
-    assert svc_client.post(link, data=form).status_code == 303
-    svc_client.get("/_sandbox/clock")  # a control-plane read: left out
-    svc_client.post("/_sandbox/clock/advance", json={"duration": "150s"})
-    svc_client.get(f"/api/checkout/{created['sessionId']}")  # type: ignore[index]
+    assert svc_http.post(link, data=form).status_code == 303
+    svc_http.get("/_sandbox/clock")  # a control-plane read: left out
+    svc_http.post("/_sandbox/clock/advance", json={"duration": "150s"})
+    svc_http.get(f"/api/checkout/{created['sessionId']}")  # type: ignore[index]
 
-    document = recorded(svc_client)
+    document = recorded(svc_http)
     kinds = [
         (s["request"]["method"], s["request"]["path"])
         if "request" in s
@@ -83,15 +83,15 @@ def test_a_clicked_flow_becomes_steps_that_replay(
     assert result.status == PASSED, result.failure
 
 
-def test_time_between_requests_becomes_advance_steps(svc_client: FlaskClient) -> None:
+def test_time_between_requests_becomes_advance_steps(svc_http: FlaskClient) -> None:
     from datetime import timedelta
 
     from svc_sandbox.web import sandbox_of
 
-    svc_client.post("/_sandbox/reset", json={})
-    svc_client.get("/api/checkout/000000000000000000000000")
-    sandbox_of(svc_client.application).advance(timedelta(minutes=3))
-    svc_client.get("/api/checkout/000000000000000000000000")
-    steps = recorded(svc_client)["steps"]
+    svc_http.post("/_sandbox/reset", json={})
+    svc_http.get("/api/checkout/000000000000000000000000")
+    sandbox_of(svc_http.application).advance(timedelta(minutes=3))
+    svc_http.get("/api/checkout/000000000000000000000000")
+    steps = recorded(svc_http)["steps"]
     assert steps[1] == {"control": {"action": "advance", "seconds": 180.0}}
     assert steps[2]["expect"] == {"status": 404}

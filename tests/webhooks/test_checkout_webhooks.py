@@ -38,13 +38,13 @@ def assert_signed(receiver: Receiver) -> None:
 
 
 def test_a_paid_checkout_delivers_order_created_then_order_completed(
-    svc_client: FlaskClient, auth: dict[str, str], receiver: Receiver
+    svc_http: FlaskClient, auth: dict[str, str], receiver: Receiver
 ) -> None:
-    add_endpoint(svc_client, receiver.url)
-    product = published(svc_client, auth, metadata={"sku": "B-1"})
-    session = push_checkout(svc_client, auth, "251900000001", product_id=product["_id"])
+    add_endpoint(svc_http, receiver.url)
+    product = published(svc_http, auth, metadata={"sku": "B-1"})
+    session = push_checkout(svc_http, auth, "251900000001", product_id=product["_id"])
     assert receiver.received == []  # frozen clock: sent at the next advance or flush
-    made = flush(svc_client)
+    made = flush(svc_http)
     created, completed = arrived(receiver)
     assert [created["type"], completed["type"]] == ["order.created", "order.completed"]
     assert {a["outcome"] for a in made} == {"succeeded"}
@@ -61,12 +61,12 @@ def test_a_paid_checkout_delivers_order_created_then_order_completed(
 
 
 def test_a_custom_amount_checkout_carries_its_description_and_metadata(
-    svc_client: FlaskClient, auth: dict[str, str], receiver: Receiver
+    svc_http: FlaskClient, auth: dict[str, str], receiver: Receiver
 ) -> None:
-    add_endpoint(svc_client, receiver.url, eventTypes=["order.completed"])
+    add_endpoint(svc_http, receiver.url, eventTypes=["order.completed"])
     buyer = {"email": "buyer@example.com", "phone": "251900000001"}
     checkout(
-        svc_client,
+        svc_http,
         auth,
         amount=12345,
         description="Consulting, 1 hour",
@@ -74,7 +74,7 @@ def test_a_custom_amount_checkout_carries_its_description_and_metadata(
         gateway="telebirr",
         customer=buyer,
     )
-    flush(svc_client)
+    flush(svc_http)
     [completed] = arrived(receiver)
     data = completed["data"]
     assert (data["amount"], data["description"]) == (12345, "Consulting, 1 hour")
@@ -82,16 +82,16 @@ def test_a_custom_amount_checkout_carries_its_description_and_metadata(
 
 
 def test_an_unpaid_session_expires_and_is_delivered_after_30_minutes_with_nobody_polling(
-    svc_client: FlaskClient, auth: dict[str, str], receiver: Receiver
+    svc_http: FlaskClient, auth: dict[str, str], receiver: Receiver
 ) -> None:
-    add_endpoint(svc_client, receiver.url, eventTypes=["checkout.session.expired"])
-    product = published(svc_client, auth)
+    add_endpoint(svc_http, receiver.url, eventTypes=["checkout.session.expired"])
+    product = published(svc_http, auth)
     # A payment link that nobody opens, pays or polls.
-    session = checkout(svc_client, auth, productId=product["_id"])
-    advance(svc_client, "29m")
-    flush(svc_client)
+    session = checkout(svc_http, auth, productId=product["_id"])
+    advance(svc_http, "29m")
+    flush(svc_http)
     assert receiver.received == []
-    advance(svc_client, "1m")
+    advance(svc_http, "1m")
     [expired] = arrived(receiver)
     assert expired["type"] == "checkout.session.expired"
     assert expired["created"] == "2026-01-01T00:30:00.000Z"
@@ -103,24 +103,24 @@ def test_an_unpaid_session_expires_and_is_delivered_after_30_minutes_with_nobody
 
 
 def test_a_failed_push_expires_with_its_reason(
-    svc_client: FlaskClient, auth: dict[str, str], receiver: Receiver
+    svc_http: FlaskClient, auth: dict[str, str], receiver: Receiver
 ) -> None:
-    add_endpoint(svc_client, receiver.url, eventTypes=["checkout.session.expired"])
-    push_checkout(svc_client, auth, "251900000002")
-    flush(svc_client)
+    add_endpoint(svc_http, receiver.url, eventTypes=["checkout.session.expired"])
+    push_checkout(svc_http, auth, "251900000002")
+    flush(svc_http)
     [expired] = arrived(receiver)
     assert expired["type"] == "checkout.session.expired"
     assert expired["data"]["failure"]["code"] == "payment_failed"
 
 
 def test_exactly_once_fulfilment_can_be_tested_with_a_receiver_outcome_fault(
-    svc_client: FlaskClient, auth: dict[str, str], receiver: Receiver
+    svc_http: FlaskClient, auth: dict[str, str], receiver: Receiver
 ) -> None:
-    add_endpoint(svc_client, receiver.url, eventTypes=["order.completed"])
-    svc_client.post("/_sandbox/webhooks/faults/receiver", json={"count": 1, "send": True})
-    push_checkout(svc_client, auth, "251900000001")
-    flush(svc_client)
-    advance(svc_client, "1m")
+    add_endpoint(svc_http, receiver.url, eventTypes=["order.completed"])
+    svc_http.post("/_sandbox/webhooks/faults/receiver", json={"count": 1, "send": True})
+    push_checkout(svc_http, auth, "251900000001")
+    flush(svc_http)
+    advance(svc_http, "1m")
     first, again = arrived(receiver)
     assert first == again  # same event id and bytes: the receiver must fulfil once
 

@@ -41,12 +41,12 @@ def independent_signature(t: str, body: bytes) -> str:
 
 @pytest.mark.parametrize("event_type", EVENT_TYPES)
 def test_each_event_type_arrives_with_its_envelope_and_documented_data(
-    svc_client: FlaskClient, receiver: Receiver, event_type: str
+    svc_http: FlaskClient, receiver: Receiver, event_type: str
 ) -> None:
-    endpoint = add_endpoint(svc_client, receiver.url)
-    event = trigger(svc_client, event_type)
+    endpoint = add_endpoint(svc_http, receiver.url)
+    event = trigger(svc_http, event_type)
     assert receiver.received == []  # frozen clock: nothing goes out before a flush or advance
-    [attempt] = flush(svc_client)
+    [attempt] = flush(svc_http)
     [request] = receiver.received
     assert request.path == "/hooks"
     assert request.headers["Content-Type"] == "application/json"
@@ -72,11 +72,11 @@ def test_each_event_type_arrives_with_its_envelope_and_documented_data(
 
 
 def test_signature_verifies_with_an_independent_hmac(
-    svc_client: FlaskClient, receiver: Receiver
+    svc_http: FlaskClient, receiver: Receiver
 ) -> None:
-    add_endpoint(svc_client, receiver.url)
-    trigger(svc_client, "order.completed", data={"amount": 12345, "metadata": {"ref": "é"}})
-    flush(svc_client)
+    add_endpoint(svc_http, receiver.url)
+    trigger(svc_http, "order.completed", data={"amount": 12345, "metadata": {"ref": "é"}})
+    flush(svc_http)
     [request] = receiver.received
     header = request.headers["X-Svc-Signature"]
     t_part, v1_part = header.split(",")
@@ -86,13 +86,13 @@ def test_signature_verifies_with_an_independent_hmac(
 
 
 def test_retries_follow_the_schedule_exactly_against_a_500_receiver(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
 ) -> None:
     with running_receiver(500) as receiver:
-        add_endpoint(svc_client, receiver.url)
-        event = trigger(svc_client, "order.completed")
-        advance(svc_client, "15h")
-        made = attempts(svc_client, eventId=event["id"])
+        add_endpoint(svc_http, receiver.url)
+        event = trigger(svc_http, "order.completed")
+        advance(svc_http, "15h")
+        made = attempts(svc_http, eventId=event["id"])
         times = [a["time"] for a in made]
         assert times == [
             "2026-01-01T00:00:00.000Z",
@@ -112,22 +112,22 @@ def test_retries_follow_the_schedule_exactly_against_a_500_receiver(
             t = str(int(datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()))
             v1 = independent_signature(t, request.body)
             assert request.headers["X-Svc-Signature"] == f"t={t},v1={v1}"
-        [delivery] = svc_client.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
+        [delivery] = svc_http.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
         assert (delivery["status"], delivery["attempts"]) == ("failed", 6)
         assert delivery["nextAttemptAt"] is None
-        advance(svc_client, "2d")
+        advance(svc_http, "2d")
         assert len(receiver.received) == 6
 
 
-def test_retries_wait_for_their_time(svc_client: FlaskClient) -> None:
+def test_retries_wait_for_their_time(svc_http: FlaskClient) -> None:
     with running_receiver(503) as receiver:
-        add_endpoint(svc_client, receiver.url)
-        trigger(svc_client, "order.created")
-        advance(svc_client, "59s")
+        add_endpoint(svc_http, receiver.url)
+        trigger(svc_http, "order.created")
+        advance(svc_http, "59s")
         assert len(receiver.received) == 1
-        advance(svc_client, "1s")
+        advance(svc_http, "1s")
         assert len(receiver.received) == 2
-        [delivery] = svc_client.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
+        [delivery] = svc_http.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
         assert delivery["nextAttemptAt"] == "2026-01-01T00:06:00.000Z"
         assert delivery["status"] == "pending"
 
@@ -147,20 +147,20 @@ def test_the_retry_list_is_a_setting() -> None:
         ]
 
 
-def test_a_success_stops_the_retries(svc_client: FlaskClient) -> None:
+def test_a_success_stops_the_retries(svc_http: FlaskClient) -> None:
     with running_receiver(200) as receiver:
         receiver.behaviours += [500, 502]
-        add_endpoint(svc_client, receiver.url)
-        event = trigger(svc_client, "order.completed")
-        advance(svc_client, "15h")
-        made = attempts(svc_client, eventId=event["id"])
+        add_endpoint(svc_http, receiver.url)
+        event = trigger(svc_http, "order.completed")
+        advance(svc_http, "15h")
+        made = attempts(svc_http, eventId=event["id"])
         assert [(a["time"][11:19], a["outcome"]) for a in made] == [
             ("00:00:00", "failed"),
             ("00:01:00", "failed"),
             ("00:06:00", "succeeded"),
         ]
         assert len(receiver.received) == 3
-        deliveries = svc_client.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
+        deliveries = svc_http.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
         assert [(d["status"], d["attempts"]) for d in deliveries] == [("succeeded", 3)]
 
 
@@ -194,13 +194,13 @@ def test_a_late_answer_is_a_timeout_failure() -> None:
     ],
 )
 def test_a_misbehaving_receiver_is_a_failed_attempt_not_a_crash(
-    svc_client: FlaskClient, behaviour: int | str, error: str | None, status: int | None
+    svc_http: FlaskClient, behaviour: int | str, error: str | None, status: int | None
 ) -> None:
     with running_receiver(200) as receiver:
         receiver.behaviours.append(behaviour)
-        add_endpoint(svc_client, receiver.url)
-        trigger(svc_client, "order.created")
-        [attempt] = flush(svc_client)
+        add_endpoint(svc_http, receiver.url)
+        trigger(svc_http, "order.created")
+        [attempt] = flush(svc_http)
         assert (attempt["outcome"], attempt["error"], attempt["statusCode"]) == (
             "failed",
             error,
@@ -208,80 +208,80 @@ def test_a_misbehaving_receiver_is_a_failed_attempt_not_a_crash(
         )
         assert attempt["message"]
         assert attempt["durationMs"] >= 0
-        advance(svc_client, "1m")
-        assert attempts(svc_client)[-1]["outcome"] == "succeeded"
+        advance(svc_http, "1m")
+        assert attempts(svc_http)[-1]["outcome"] == "succeeded"
 
 
-def test_nobody_listening_is_a_connection_error(svc_client: FlaskClient) -> None:
+def test_nobody_listening_is_a_connection_error(svc_http: FlaskClient) -> None:
     with running_receiver() as receiver:
         url = receiver.url
-    add_endpoint(svc_client, url)
-    trigger(svc_client, "order.created")
-    [attempt] = flush(svc_client)
+    add_endpoint(svc_http, url)
+    trigger(svc_http, "order.created")
+    [attempt] = flush(svc_http)
     assert (attempt["outcome"], attempt["error"]) == ("failed", "connection_error")
 
 
 def test_event_type_filter_and_disabled_endpoints(
-    svc_client: FlaskClient, receiver: Receiver
+    svc_http: FlaskClient, receiver: Receiver
 ) -> None:
-    only_completed = add_endpoint(svc_client, receiver.url, eventTypes=["order.completed"])
-    add_endpoint(svc_client, receiver.url, enabled=False)
-    trigger(svc_client, "order.created")
-    trigger(svc_client, "order.completed")
-    made = flush(svc_client)
+    only_completed = add_endpoint(svc_http, receiver.url, eventTypes=["order.completed"])
+    add_endpoint(svc_http, receiver.url, enabled=False)
+    trigger(svc_http, "order.created")
+    trigger(svc_http, "order.completed")
+    made = flush(svc_http)
     assert [(a["eventType"], a["endpointId"]) for a in made] == [
         ("order.completed", only_completed["id"])
     ]
 
 
 def test_endpoints_see_only_their_own_organizations_events(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
+    svc_http: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
 ) -> None:
     production = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "production")
-    add_endpoint(svc_client, receiver.url, orgId=production.id)
-    trigger(svc_client, "order.created")
-    trigger(svc_client, "order.created", orgId=production.id)
-    [attempt] = flush(svc_client)
+    add_endpoint(svc_http, receiver.url, orgId=production.id)
+    trigger(svc_http, "order.created")
+    trigger(svc_http, "order.created", orgId=production.id)
+    [attempt] = flush(svc_http)
     assert json.loads(receiver.received[0].body)["environment"] == "production"
     assert attempt["organizationId"] == production.id
 
 
 @pytest.mark.parametrize("route", ["attempts", "deliveries"])
 def test_journals_filter_by_organization(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver, route: str
+    svc_http: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver, route: str
 ) -> None:
     orgs = {o.environment.value: o.id for o in svc_sandbox.orgs.all()}
     for org_id in orgs.values():
-        add_endpoint(svc_client, receiver.url, orgId=org_id)
-        trigger(svc_client, "order.created", orgId=org_id)
-    flush(svc_client)
+        add_endpoint(svc_http, receiver.url, orgId=org_id)
+        trigger(svc_http, "order.created", orgId=org_id)
+    flush(svc_http)
     for org_id in orgs.values():
-        listed = svc_client.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": org_id})
+        listed = svc_http.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": org_id})
         assert listed.status_code == 200
         assert [item["organizationId"] for item in listed.json["items"]] == [org_id]  # type: ignore[index]
-    unknown = svc_client.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": "nobody"})
+    unknown = svc_http.get(f"/_sandbox/webhooks/{route}", query_string={"orgId": "nobody"})
     assert unknown.json["items"] == []  # type: ignore[index]
 
 
-def test_deliveries_go_out_in_due_time_order(svc_client: FlaskClient) -> None:
+def test_deliveries_go_out_in_due_time_order(svc_http: FlaskClient) -> None:
     with running_receiver(200) as receiver:
         receiver.behaviours.append(500)
-        add_endpoint(svc_client, receiver.url)
-        first = trigger(svc_client, "order.created")
-        flush(svc_client)  # fails; retry due at 00:01
-        advance(svc_client, "30s")
-        second = trigger(svc_client, "order.completed")  # due at 00:00:30
-        advance(svc_client, "1m")
+        add_endpoint(svc_http, receiver.url)
+        first = trigger(svc_http, "order.created")
+        flush(svc_http)  # fails; retry due at 00:01
+        advance(svc_http, "30s")
+        second = trigger(svc_http, "order.completed")  # due at 00:00:30
+        advance(svc_http, "1m")
         ids = [json.loads(r.body)["id"] for r in receiver.received]
         assert ids == [first["id"], second["id"], first["id"]]
 
 
-def test_redeliver_sends_the_same_event_again(svc_client: FlaskClient, receiver: Receiver) -> None:
-    add_endpoint(svc_client, receiver.url)
-    event = trigger(svc_client, "order.completed")
-    flush(svc_client)
-    advance(svc_client, "10m")
-    response = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
+def test_redeliver_sends_the_same_event_again(svc_http: FlaskClient, receiver: Receiver) -> None:
+    add_endpoint(svc_http, receiver.url)
+    event = trigger(svc_http, "order.completed")
+    flush(svc_http)
+    advance(svc_http, "10m")
+    response = svc_http.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert response.status_code == 201
     body = response.json
     assert body is not None
@@ -295,18 +295,14 @@ def test_redeliver_sends_the_same_event_again(svc_client: FlaskClient, receiver:
     assert again.headers["X-Svc-Signature"].startswith(f"t={T0_SECONDS + 600},")
 
 
-def test_redeliver_errors(
-    svc_client: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
-) -> None:
-    assert (
-        svc_client.post("/_sandbox/webhooks/events/evt_nope/redeliver", json={}).status_code == 404
-    )
-    event = trigger(svc_client, "order.created")
-    no_endpoint = svc_client.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
+def test_redeliver_errors(svc_http: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver) -> None:
+    assert svc_http.post("/_sandbox/webhooks/events/evt_nope/redeliver", json={}).status_code == 404
+    event = trigger(svc_http, "order.created")
+    no_endpoint = svc_http.post(f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={})
     assert no_endpoint.status_code == 409
     production = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "production")
-    other = add_endpoint(svc_client, receiver.url, orgId=production.id)
-    wrong = svc_client.post(
+    other = add_endpoint(svc_http, receiver.url, orgId=production.id)
+    wrong = svc_http.post(
         f"/_sandbox/webhooks/events/{event['id']}/redeliver", json={"endpointId": other["id"]}
     )
     assert wrong.status_code == 400
@@ -315,65 +311,61 @@ def test_redeliver_errors(
 
 @pytest.mark.parametrize("send", [False, True])
 def test_receiver_outcome_fault_fails_the_next_deliveries(
-    svc_client: FlaskClient, receiver: Receiver, send: bool
+    svc_http: FlaskClient, receiver: Receiver, send: bool
 ) -> None:
-    add_endpoint(svc_client, receiver.url)
-    fault = svc_client.post("/_sandbox/webhooks/faults/receiver", json={"count": 2, "send": send})
+    add_endpoint(svc_http, receiver.url)
+    fault = svc_http.post("/_sandbox/webhooks/faults/receiver", json={"count": 2, "send": send})
     assert fault.json == {"count": 2, "send": send}
-    trigger(svc_client, "order.created")
-    trigger(svc_client, "order.completed")
-    trigger(svc_client, "checkout.session.expired")
-    made = flush(svc_client)
+    trigger(svc_http, "order.created")
+    trigger(svc_http, "order.completed")
+    trigger(svc_http, "checkout.session.expired")
+    made = flush(svc_http)
     assert [(a["outcome"], a["error"]) for a in made] == [
         ("failed", "fault_injected"),
         ("failed", "fault_injected"),
         ("succeeded", None),
     ]
     assert len(receiver.received) == (3 if send else 1)
-    assert svc_client.get("/_sandbox/webhooks/faults/receiver").json == {"count": 0, "send": send}
-    advance(svc_client, "1m")
-    assert [a["outcome"] for a in attempts(svc_client)][-2:] == ["succeeded", "succeeded"]
+    assert svc_http.get("/_sandbox/webhooks/faults/receiver").json == {"count": 0, "send": send}
+    advance(svc_http, "1m")
+    assert [a["outcome"] for a in attempts(svc_http)][-2:] == ["succeeded", "succeeded"]
 
 
 def test_disabling_an_endpoint_fails_its_due_attempts_and_deleting_it_ends_them(
-    svc_client: FlaskClient,
+    svc_http: FlaskClient,
 ) -> None:
     with running_receiver(500) as receiver:
-        endpoint = add_endpoint(svc_client, receiver.url)
-        trigger(svc_client, "order.created")
-        flush(svc_client)
+        endpoint = add_endpoint(svc_http, receiver.url)
+        trigger(svc_http, "order.created")
+        flush(svc_http)
         path = f"/_sandbox/webhooks/endpoints/{endpoint['id']}"
-        svc_client.patch(path, json={"enabled": False})
-        advance(svc_client, "1m")
-        assert attempts(svc_client)[-1]["error"] == "endpoint_disabled"
-        svc_client.delete(path, json={})
-        advance(svc_client, "5m")
-        assert attempts(svc_client)[-1]["error"] == "endpoint_deleted"
-        [delivery] = svc_client.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
+        svc_http.patch(path, json={"enabled": False})
+        advance(svc_http, "1m")
+        assert attempts(svc_http)[-1]["error"] == "endpoint_disabled"
+        svc_http.delete(path, json={})
+        advance(svc_http, "5m")
+        assert attempts(svc_http)[-1]["error"] == "endpoint_deleted"
+        [delivery] = svc_http.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
         assert (delivery["status"], delivery["attempts"]) == ("failed", 3)
         assert len(receiver.received) == 1
 
 
-def test_journal_filters(svc_client: FlaskClient) -> None:
+def test_journal_filters(svc_http: FlaskClient) -> None:
     with running_receiver(200) as receiver:
         receiver.behaviours.append(500)
-        add_endpoint(svc_client, receiver.url)
-        failed_event = trigger(svc_client, "order.created")
-        trigger(svc_client, "order.completed")
-        flush(svc_client)
-        assert [a["eventId"] for a in attempts(svc_client, outcome="failed")] == [
-            failed_event["id"]
-        ]
-        assert len(attempts(svc_client, eventType="order.completed")) == 1
-        assert len(attempts(svc_client, limit="1")) == 1
-        pending = svc_client.get(
-            "/_sandbox/webhooks/deliveries", query_string={"status": "pending"}
-        )
+        add_endpoint(svc_http, receiver.url)
+        failed_event = trigger(svc_http, "order.created")
+        trigger(svc_http, "order.completed")
+        flush(svc_http)
+        assert [a["eventId"] for a in attempts(svc_http, outcome="failed")] == [failed_event["id"]]
+        assert len(attempts(svc_http, eventType="order.completed")) == 1
+        assert len(attempts(svc_http, limit="1")) == 1
+        pending = svc_http.get("/_sandbox/webhooks/deliveries", query_string={"status": "pending"})
         [delivery] = pending.json["items"]  # type: ignore[index]
         assert delivery["eventId"] == failed_event["id"]
-        detail = svc_client.get(f"/_sandbox/webhooks/deliveries/{delivery['id']}").json
+        detail = svc_http.get(f"/_sandbox/webhooks/deliveries/{delivery['id']}").json
         assert [a["statusCode"] for a in detail["attemptLog"]] == [500]  # type: ignore[index]
-        events = svc_client.get("/_sandbox/events", query_string={"type": "order.created"}).json
+        events = svc_http.get("/_sandbox/events", query_string={"type": "order.created"}).json
         assert [e["id"] for e in events["items"]] == [failed_event["id"]]  # type: ignore[index]
 
 
@@ -388,9 +380,9 @@ def test_journal_filters(svc_client: FlaskClient) -> None:
     ],
 )
 def test_bad_filters_answer_400_naming_the_parameter(
-    svc_client: FlaskClient, path: str, query: dict[str, str], field: str
+    svc_http: FlaskClient, path: str, query: dict[str, str], field: str
 ) -> None:
-    response = svc_client.get(path, query_string=query)
+    response = svc_http.get(path, query_string=query)
     assert response.status_code == 400
     assert response.json["error"].startswith(field + " ")  # type: ignore[index]
 
@@ -404,16 +396,16 @@ def test_bad_filters_answer_400_naming_the_parameter(
         ({"type": "order.created", "orgId": 5}, "orgId"),
     ],
 )
-def test_bad_triggers_answer_400(svc_client: FlaskClient, body: dict[str, Any], field: str) -> None:
-    response = svc_client.post("/_sandbox/events/trigger", json=body)
+def test_bad_triggers_answer_400(svc_http: FlaskClient, body: dict[str, Any], field: str) -> None:
+    response = svc_http.post("/_sandbox/events/trigger", json=body)
     assert response.status_code == 400
     assert response.json["error"].startswith(field + " ")  # type: ignore[index]
-    assert svc_client.get("/_sandbox/events").json["items"] == []  # type: ignore[index]
+    assert svc_http.get("/_sandbox/events").json["items"] == []  # type: ignore[index]
 
 
 @pytest.mark.parametrize("body", [{"count": -1}, {"count": "2"}, {"count": 1, "send": "no"}])
-def test_bad_faults_answer_400(svc_client: FlaskClient, body: dict[str, Any]) -> None:
-    response = svc_client.post("/_sandbox/webhooks/faults/receiver", json=body)
+def test_bad_faults_answer_400(svc_http: FlaskClient, body: dict[str, Any]) -> None:
+    response = svc_http.post("/_sandbox/webhooks/faults/receiver", json=body)
     assert response.status_code == 400
 
 
@@ -433,23 +425,19 @@ def test_pending_retries_survive_export_and_import(svc_sandbox: Sandbox) -> None
 
 
 @pytest.mark.parametrize("svc_sandbox", ["real"], indirect=True)
-def test_a_real_clock_delivers_in_the_background(
-    svc_client: FlaskClient, receiver: Receiver
-) -> None:
-    client = svc_client
+def test_a_real_clock_delivers_in_the_background(svc_http: FlaskClient, receiver: Receiver) -> None:
+    client = svc_http
     add_endpoint(client, receiver.url)
     event = trigger(client, "order.completed")
     [request] = receiver.wait_for(1)
     assert json.loads(request.body)["id"] == event["id"]
 
 
-def test_parallel_flushes_send_each_attempt_once(
-    svc_client: FlaskClient, receiver: Receiver
-) -> None:
-    add_endpoint(svc_client, receiver.url)
-    events = [trigger(svc_client, "order.created")["id"] for _ in range(12)]
+def test_parallel_flushes_send_each_attempt_once(svc_http: FlaskClient, receiver: Receiver) -> None:
+    add_endpoint(svc_http, receiver.url)
+    events = [trigger(svc_http, "order.created")["id"] for _ in range(12)]
     results: list[list[dict[str, Any]]] = []
-    threads = [threading.Thread(target=lambda: results.append(flush(svc_client))) for _ in range(4)]
+    threads = [threading.Thread(target=lambda: results.append(flush(svc_http))) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -14,14 +14,14 @@ from tests.webhooks.conftest import SECRET, add_endpoint
 URL = "http://127.0.0.1:9/hooks"
 
 
-def test_create_read_update_delete(svc_client: FlaskClient) -> None:
-    created = add_endpoint(svc_client, URL, eventTypes=["order.completed"], description="shop")
+def test_create_read_update_delete(svc_http: FlaskClient) -> None:
+    created = add_endpoint(svc_http, URL, eventTypes=["order.completed"], description="shop")
     assert created["id"].startswith("we_")
     assert (created["url"], created["secret"], created["enabled"]) == (URL, SECRET, True)
     assert created["eventTypes"] == ["order.completed"]
-    assert svc_client.get(f"/_sandbox/webhooks/endpoints/{created['id']}").json == created
+    assert svc_http.get(f"/_sandbox/webhooks/endpoints/{created['id']}").json == created
 
-    patched = svc_client.patch(
+    patched = svc_http.patch(
         f"/_sandbox/webhooks/endpoints/{created['id']}",
         json={"enabled": False, "eventTypes": [], "url": "https://shop.example/hooks"},
     )
@@ -30,33 +30,32 @@ def test_create_read_update_delete(svc_client: FlaskClient) -> None:
     assert (patched.json["enabled"], patched.json["eventTypes"]) == (False, [])
     assert patched.json["url"] == "https://shop.example/hooks"
 
-    listed = svc_client.get(
+    listed = svc_http.get(
         "/_sandbox/webhooks/endpoints", query_string={"orgId": created["organizationId"]}
     )
     assert [e["id"] for e in listed.json["items"]] == [created["id"]]  # type: ignore[index]
 
     assert (
-        svc_client.delete(f"/_sandbox/webhooks/endpoints/{created['id']}", json={}).status_code
-        == 200
+        svc_http.delete(f"/_sandbox/webhooks/endpoints/{created['id']}", json={}).status_code == 200
     )
-    assert svc_client.get(f"/_sandbox/webhooks/endpoints/{created['id']}").status_code == 404
+    assert svc_http.get(f"/_sandbox/webhooks/endpoints/{created['id']}").status_code == 404
 
 
 def test_default_organization_is_the_sandbox_one(
-    svc_client: FlaskClient, svc_sandbox: Sandbox
+    svc_http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:
-    created = add_endpoint(svc_client, URL)
+    created = add_endpoint(svc_http, URL)
     org = svc_sandbox.orgs.get(created["organizationId"])
     assert org.environment.value == "sandbox"
     assert created["eventTypes"] == []
 
 
-def test_a_secret_is_generated_when_none_is_given(svc_client: FlaskClient) -> None:
-    response = svc_client.post("/_sandbox/webhooks/endpoints", json={"url": URL})
+def test_a_secret_is_generated_when_none_is_given(svc_http: FlaskClient) -> None:
+    response = svc_http.post("/_sandbox/webhooks/endpoints", json={"url": URL})
     assert response.status_code == 201
     secret = response.json["secret"]  # type: ignore[index]
     assert secret.startswith("whsec_") and len(secret) > 20
-    rotated = svc_client.post(
+    rotated = svc_http.post(
         f"/_sandbox/webhooks/endpoints/{response.json['id']}/rotate-secret",  # type: ignore[index]
         json={},
     )
@@ -83,13 +82,13 @@ def test_a_secret_is_generated_when_none_is_given(svc_client: FlaskClient) -> No
     ],
 )
 def test_bad_endpoints_answer_400_naming_the_field(
-    svc_client: FlaskClient, body: dict[str, Any], field: str
+    svc_http: FlaskClient, body: dict[str, Any], field: str
 ) -> None:
-    response = svc_client.post("/_sandbox/webhooks/endpoints", json=body)
+    response = svc_http.post("/_sandbox/webhooks/endpoints", json=body)
     assert response.status_code == 400
     assert response.json is not None
     assert response.json["error"].startswith(field + " ")
-    assert svc_client.get("/_sandbox/webhooks/endpoints").json == {"items": []}
+    assert svc_http.get("/_sandbox/webhooks/endpoints").json == {"items": []}
 
 
 @pytest.mark.parametrize(
@@ -101,21 +100,21 @@ def test_bad_endpoints_answer_400_naming_the_field(
     ],
 )
 def test_bad_updates_answer_400_and_change_nothing(
-    svc_client: FlaskClient, body: dict[str, Any], field: str
+    svc_http: FlaskClient, body: dict[str, Any], field: str
 ) -> None:
-    created = add_endpoint(svc_client, URL)
+    created = add_endpoint(svc_http, URL)
     path = f"/_sandbox/webhooks/endpoints/{created['id']}"
-    response = svc_client.patch(path, json={**body, "enabled": False})
+    response = svc_http.patch(path, json={**body, "enabled": False})
     assert response.status_code == 400
     assert response.json["error"].startswith(field + " ")  # type: ignore[index]
-    assert svc_client.get(path).json == created
+    assert svc_http.get(path).json == created
 
 
-def test_unknown_organization_or_endpoint_is_404(svc_client: FlaskClient) -> None:
-    response = svc_client.post("/_sandbox/webhooks/endpoints", json={"url": URL, "orgId": "nope"})
+def test_unknown_organization_or_endpoint_is_404(svc_http: FlaskClient) -> None:
+    response = svc_http.post("/_sandbox/webhooks/endpoints", json={"url": URL, "orgId": "nope"})
     assert response.status_code == 404
-    assert svc_client.patch("/_sandbox/webhooks/endpoints/we_x", json={}).status_code == 404
-    assert svc_client.delete("/_sandbox/webhooks/endpoints/we_x", json={}).status_code == 404
+    assert svc_http.patch("/_sandbox/webhooks/endpoints/we_x", json={}).status_code == 404
+    assert svc_http.delete("/_sandbox/webhooks/endpoints/we_x", json={}).status_code == 404
 
 
 def test_webhook_url_setting_gives_each_default_organization_an_endpoint() -> None:

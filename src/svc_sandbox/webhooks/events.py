@@ -6,13 +6,12 @@ Producers (checkout, orders) call ``emit``; consumers (webhook delivery) subscri
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox.core.clock import isoformat
+from svc_sandbox.client.signing import encode, envelope, sample_data
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -23,52 +22,6 @@ EVENT_TYPES = ("order.created", "order.completed", "checkout.session.expired")
 
 def check_event_type(value: str, field_name: str = "type") -> str:
     return one_of(value, EVENT_TYPES, field_name)
-
-
-def envelope(
-    event_id: str,
-    type_: str,
-    created: datetime,
-    environment: str,
-    org_id: str,
-    data: dict[str, Any],
-) -> dict[str, Any]:
-    """The JSON document a receiver gets (see docs/webhooks.md, The envelope)."""
-    return {
-        "id": event_id,
-        "object": "event",
-        "type": type_,
-        "created": isoformat(created),
-        "environment": environment,
-        "organizationId": org_id,
-        "data": data,
-    }
-
-
-def encode(document: dict[str, Any]) -> bytes:
-    """The exact bytes sent (and signed): compact JSON, keys in envelope order, UTF-8."""
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def sample_data(type_: str, session_id: str, order_id: str, at: datetime) -> dict[str, Any]:
-    """Example ``data`` of each event type, shaped like what checkout emits (docs/webhooks.md)."""
-    if type_ == "checkout.session.expired":
-        return {
-            "sessionId": session_id,
-            "failure": {"code": "session_expired", "message": "The checkout session expired"},
-        }
-    data: dict[str, Any] = {
-        "sessionId": session_id,
-        "orderId": order_id,
-        "metadata": {},
-        "description": "Test payment",
-        "amount": 10000,
-        "currency": "ETB",
-        "customerExternalId": None,
-    }
-    if type_ == "order.completed":
-        data["paidAt"] = isoformat(at)
-    return data
 
 
 @dataclass

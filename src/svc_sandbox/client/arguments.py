@@ -1,0 +1,149 @@
+"""Checks of the client's arguments before anything is sent: a ``ValueError`` naming the
+parameter, with the rule of the spec it breaks (§2, §4, §8)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+HEX_ID = re.compile(r"^[0-9a-f]{24}$")
+PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
+PHONE = re.compile(r"^(2519[0-9]{8}|09[0-9]{8}|9[0-9]{8})$")
+HTTP_URL = re.compile(r"^https?://")
+GATEWAYS = ("telebirr", "mpesa", "cbe")
+
+
+def integer(name: str, value: Any, minimum: int = 0, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer (santim), not {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}")
+    return value
+
+
+def text(name: str, value: Any, minimum: int = 0, maximum: int | None = None) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, not {type(value).__name__}")
+    if minimum and not value.strip():
+        raise ValueError(f"{name} must not be blank")
+    if maximum is not None and len(value) > maximum:
+        raise ValueError(f"{name} must be at most {maximum} characters, got {len(value)}")
+    return value
+
+
+def choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    return str(value)
+
+
+def pattern(name: str, value: Any, regex: re.Pattern[str], shape: str) -> str:
+    if not isinstance(value, str) or not regex.match(value):
+        raise ValueError(f"{name} must be {shape}, got {value!r}")
+    return value
+
+
+def hex_id(name: str, value: Any) -> str:
+    return pattern(name, value, HEX_ID, "24 lowercase hex characters")
+
+
+def product_ref(name: str, value: Any) -> str:
+    return pattern(name, value, PRODUCT_REF, "a p_... token or 24 lowercase hex characters")
+
+
+def phone(name: str, value: Any) -> str:
+    return pattern(name, value, PHONE, "a phone as 2519XXXXXXXX, 09XXXXXXXX or 9XXXXXXXX")
+
+
+def url(name: str, value: Any) -> str:
+    return pattern(name, text(name, value, 1, 2048), HTTP_URL, "an absolute http(s) URL")
+
+
+def gateway(name: str, value: Any) -> str:
+    return choice(name, value, GATEWAYS)
+
+
+def string_map(name: str, value: Any, scalars: bool = False) -> dict[str, Any]:
+    """Metadata: at most 20 keys of 1..40 characters; string values (or, for checkouts,
+    numbers and booleans, which the service stores as strings)."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must be a mapping of strings")
+    if len(value) > 20:
+        raise ValueError(f"{name} can have at most 20 keys, got {len(value)}")
+    allowed: tuple[type, ...] = (str, int, float, bool) if scalars else (str,)
+    for key, item in value.items():
+        if not isinstance(key, str) or not 1 <= len(key) <= 40:
+            raise ValueError(f"{name} keys must be strings of 1 to 40 characters, got {key!r}")
+        if not isinstance(item, allowed):
+            kinds = "a string, number or boolean" if scalars else "a string"
+            raise ValueError(f"{name}.{key} must be {kinds}, not {type(item).__name__}")
+        if isinstance(item, str) and len(item) > 500:
+            raise ValueError(f"{name}.{key} must be at most 500 characters")
+    return dict(value)
+
+
+def page_query(page: Any, limit: Any, status: Any, statuses: Sequence[str]) -> dict[str, Any]:
+    query: dict[str, Any] = {
+        "page": integer("page", page, minimum=1),
+        "limit": integer("limit", limit, minimum=1, maximum=100),
+    }
+    if status is not None:
+        query["status"] = choice("status", status, statuses)
+    return query
+
+
+def customer(value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError("customer must be a mapping with email, phone, name, externalId")
+    known = {"email", "phone", "name", "externalId", "external_id"}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ValueError(f"customer.{unknown[0]} is not a customer field ({', '.join(known)})")
+    body: dict[str, Any] = {}
+    if value.get("email") is not None:
+        email = text("customer.email", value["email"], 1, 254)
+        if "@" not in email:
+            raise ValueError(f"customer.email must be an email address, got {email!r}")
+        body["email"] = email
+    if value.get("phone") is not None:
+        body["phone"] = phone("customer.phone", value["phone"])
+    if value.get("name") is not None:
+        body["name"] = text("customer.name", value["name"], 0, 120)
+    external = value.get("externalId", value.get("external_id"))
+    if external is not None:
+        body["externalId"] = text("customer.externalId", external, 1, 200)
+    return body
+
+
+def media(value: Any) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise ValueError("media must be a list of http(s) URLs")
+    if len(value) > 20:
+        raise ValueError(f"media can have at most 20 items, got {len(value)}")
+    return [url(f"media[{i}]", item) for i, item in enumerate(value)]
+
+
+def price(
+    amount: int | None, minimum_amount: int | None, default_amount: int | None
+) -> dict[str, int]:
+    given = {
+        "amount": amount,
+        "minimumAmount": minimum_amount,
+        "defaultAmount": default_amount,
+    }
+    names = {
+        "amount": "amount",
+        "minimumAmount": "minimum_amount",
+        "defaultAmount": "default_amount",
+    }
+    return {key: integer(names[key], v) for key, v in given.items() if v is not None}
+
+
+def idempotency_key(value: Any) -> str:
+    key = text("idempotency_key", value, 1, 255)
+    if not key.isprintable() or not key.isascii():
+        raise ValueError("idempotency_key must be printable ASCII (it is sent as a header)")
+    return key

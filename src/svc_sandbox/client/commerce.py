@@ -1,0 +1,362 @@
+"""``SvcClient`` and ``AsyncSvcClient``: the commerce API (spec §4) over httpx, one typed method
+per operation.
+
+Both send the same ``Call``s (``operations.py`` checks the arguments before anything is sent)
+and decode every answer the same way: into the spec's models, or an ``SvcError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Coroutine
+from types import TracebackType
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from svc_sandbox.client import arguments as check
+from svc_sandbox.client import operations as ops
+from svc_sandbox.client.errors import (
+    SvcPollTimeout,
+    SvcRateLimitError,
+    SvcResponseError,
+    SvcTransportError,
+    from_answer,
+)
+from svc_sandbox.client.models import CheckoutStatus
+from svc_sandbox.client.operations import Call
+from svc_sandbox.core.clock import monotonic
+
+M = TypeVar("M", bound=BaseModel)
+P = ParamSpec("P")
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8700/api"
+REQUEST_ID_HEADER = "X-Request-Id"
+TOKEN_SHAPE = re.compile(r"^svc_(test|live)_[A-Za-z0-9]+$")
+#: Spec §8: ``waitForCheckout`` polls every 2 s and gives up after 5 minutes.
+POLL_INTERVAL = 2.0
+POLL_TIMEOUT = 300.0
+
+
+def _positive(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    if math.isinf(value):
+        raise ValueError(f"{name} must be finite")
+    return float(value)
+
+
+class _ClientBase:
+    """What both clients share: settings, the request a Call makes, the poll's bookkeeping."""
+
+    def __init__(self, token: str | None, base_url: str | None, timeout: float) -> None:
+        if token is not None and not (isinstance(token, str) and TOKEN_SHAPE.match(token)):
+            raise ValueError("token must be an API token: svc_test_... or svc_live_...")
+        base = base_url or os.environ.get("SVC_BASE_URL") or DEFAULT_BASE_URL
+        if not isinstance(base, str) or not check.HTTP_URL.match(base):
+            raise ValueError(f"base_url must be an absolute http(s) URL, got {base!r}")
+        self.token = token
+        self.base_url = base.rstrip("/")
+        self.timeout = _positive("timeout", timeout)
+
+    def _request_parts(self, call: Call[Any]) -> dict[str, Any]:
+        if call.needs_token and self.token is None:
+            raise ValueError(call.needs_token)
+        headers = {"Accept": "application/json", **call.headers}
+        if call.auth and self.token is not None:
+            headers["Authorization"] = f"Bearer {self.token}"
+        content = None
+        if call.json_body is not None:
+            content = json.dumps(call.json_body, separators=(",", ":")).encode()
+            headers["Content-Type"] = "application/json"
+        return {
+            "method": call.method,
+            "url": self.base_url + call.path,
+            "content": content,
+            "params": call.params,
+            "headers": headers,
+        }
+
+    def _transport_error(self, call: Call[Any], exc: httpx.HTTPError) -> SvcTransportError:
+        where = f"{call.method} {call.path}"
+        if isinstance(exc, httpx.TimeoutException):
+            message = f"{where}: no answer within {self.timeout:g} s ({exc})"
+            return SvcTransportError(message, code="timeout")
+        message = f"{where}: {type(exc).__name__}: {exc}"
+        return SvcTransportError(message, code="connection_error")
+
+
+def _poll_timeout(session_id: str, status: CheckoutStatus, timeout: float) -> SvcPollTimeout:
+    error = SvcPollTimeout(
+        f"checkout session {session_id} is still {status.status} after {timeout:g} s of polling",
+        code="poll_timeout",
+    )
+    error.last = status
+    return error
+
+
+def _named(method: Callable[..., Any], build: Callable[..., Any]) -> None:
+    """The client method reads like the operation it sends (name, docstring)."""
+    method.__name__ = method.__qualname__ = build.__name__
+    method.__doc__ = build.__doc__
+
+
+def _sync(build: Callable[P, Call[M]]) -> Callable[Concatenate[SvcClient, P], M]:
+    def method(self: SvcClient, /, *args: P.args, **kwargs: P.kwargs) -> M:
+        return self._send(build(*args, **kwargs))
+
+    _named(method, build)
+    return method
+
+
+class SvcClient(_ClientBase):
+    """A client of the commerce API at ``base_url`` (default: env ``SVC_BASE_URL``, else the
+    local emulator), authenticated with an API ``token`` (``svc_test_...`` or ``svc_live_...``;
+    None for the calls that need none: checkout without a token and polling)."""
+
+    def __init__(
+        self,
+        token: str | None = None,
+        *,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        http: httpx.Client | None = None,
+    ) -> None:
+        super().__init__(token, base_url, timeout)
+        #: Made on the first request: building an httpx.Client (its SSL context) costs tens
+        #: of milliseconds, and a call refused by the argument checks needs none.
+        self._client: httpx.Client | None = http
+        self._owns_http = http is None
+
+    create_product = _sync(ops.create_product)
+    list_products = _sync(ops.list_products)
+    get_product = _sync(ops.get_product)
+    update_product = _sync(ops.update_product)
+    archive_product = _sync(ops.archive_product)
+    create_checkout = _sync(ops.create_checkout)
+    create_custom_checkout = _sync(ops.create_custom_checkout)
+    get_checkout = _sync(ops.get_checkout)
+    list_orders = _sync(ops.list_orders)
+    get_balance = _sync(ops.get_balance)
+    create_withdrawal = _sync(ops.create_withdrawal)
+    list_withdrawals = _sync(ops.list_withdrawals)
+    get_withdrawal = _sync(ops.get_withdrawal)
+
+    def wait_for_checkout(
+        self,
+        session_id: str,
+        *,
+        interval: float = POLL_INTERVAL,
+        timeout: float = POLL_TIMEOUT,
+        sleep: Callable[[float], Any] = time.sleep,
+    ) -> CheckoutStatus:
+        """Polls until the session is completed or expired (spec §8: every 2 s, for up to
+        5 minutes), then raises ``SvcPollTimeout`` (code ``poll_timeout``).
+
+        ``sleep`` is called with ``interval`` between polls; a test passes one that advances
+        the sandbox clock instead. The time waited is the larger of what ``sleep`` was asked
+        for and what really passed, so an instant fake sleep still ends on time.
+        """
+        check.hex_id("session_id", session_id)
+        interval, timeout = _positive("interval", interval), _positive("timeout", timeout)
+        started, slept = monotonic(), 0.0
+        while True:
+            status = self.get_checkout(session_id)
+            if status.done:
+                return status
+            if max(slept, monotonic() - started) + interval > timeout:
+                raise _poll_timeout(session_id, status, timeout)
+            sleep(interval)
+            slept += interval
+
+    @property
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout)
+        return self._client
+
+    def _send(self, call: Call[M]) -> M:
+        request = self._http.build_request(**self._request_parts(call))
+        try:
+            response = self._http.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(call, exc) from exc
+        try:
+            try:
+                raw = response.read()
+            except httpx.HTTPError as exc:
+                raise truncated(response, exc) from exc
+            return decode(response, raw, call.model)
+        finally:
+            response.close()
+
+    def close(self) -> None:
+        if self._owns_http and self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __enter__(self) -> SvcClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _async(
+    build: Callable[P, Call[M]],
+) -> Callable[Concatenate[AsyncSvcClient, P], Coroutine[Any, Any, M]]:
+    async def method(self: AsyncSvcClient, /, *args: P.args, **kwargs: P.kwargs) -> M:
+        return await self._send(build(*args, **kwargs))
+
+    _named(method, build)
+    return method
+
+
+class AsyncSvcClient(_ClientBase):
+    """The async twin of ``SvcClient``: the same methods, awaited (``async with``)."""
+
+    def __init__(
+        self,
+        token: str | None = None,
+        *,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(token, base_url, timeout)
+        self._client: httpx.AsyncClient | None = http
+        self._owns_http = http is None
+
+    create_product = _async(ops.create_product)
+    list_products = _async(ops.list_products)
+    get_product = _async(ops.get_product)
+    update_product = _async(ops.update_product)
+    archive_product = _async(ops.archive_product)
+    create_checkout = _async(ops.create_checkout)
+    create_custom_checkout = _async(ops.create_custom_checkout)
+    get_checkout = _async(ops.get_checkout)
+    list_orders = _async(ops.list_orders)
+    get_balance = _async(ops.get_balance)
+    create_withdrawal = _async(ops.create_withdrawal)
+    list_withdrawals = _async(ops.list_withdrawals)
+    get_withdrawal = _async(ops.get_withdrawal)
+
+    async def wait_for_checkout(
+        self,
+        session_id: str,
+        *,
+        interval: float = POLL_INTERVAL,
+        timeout: float = POLL_TIMEOUT,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ) -> CheckoutStatus:
+        """As ``SvcClient.wait_for_checkout``; ``sleep`` may be a coroutine function or not."""
+        check.hex_id("session_id", session_id)
+        interval, timeout = _positive("interval", interval), _positive("timeout", timeout)
+        started, slept = monotonic(), 0.0
+        while True:
+            status: CheckoutStatus = await self.get_checkout(session_id)
+            if status.done:
+                return status
+            if max(slept, monotonic() - started) + interval > timeout:
+                raise _poll_timeout(session_id, status, timeout)
+            waited = sleep(interval)
+            if inspect.isawaitable(waited):
+                await waited
+            slept += interval
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self.timeout)
+        return self._client
+
+    async def _send(self, call: Call[M]) -> M:
+        request = self._http.build_request(**self._request_parts(call))
+        try:
+            response = await self._http.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(call, exc) from exc
+        try:
+            try:
+                raw = await response.aread()
+            except httpx.HTTPError as exc:
+                raise truncated(response, exc) from exc
+            return decode(response, raw, call.model)
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        if self._owns_http and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def __aenter__(self) -> AsyncSvcClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def truncated(response: httpx.Response, exc: Exception) -> SvcResponseError:
+    return SvcResponseError(
+        f"the answer ({response.status_code}) was cut off: {exc}",
+        status=response.status_code,
+        code="truncated_response",
+        request_id=response.headers.get(REQUEST_ID_HEADER),
+    )
+
+
+def decode(response: httpx.Response, raw: bytes, model: type[M]) -> M:
+    """The model of a 2xx answer, or the ``SvcError`` of anything else (never a bare
+    JSON or transport exception)."""
+    status = response.status_code
+    request_id = response.headers.get(REQUEST_ID_HEADER)
+    try:
+        body: Any = json.loads(raw)
+        parsed = True
+    except ValueError:
+        body, parsed = raw.decode("utf-8", "replace"), False
+    if status >= 400:
+        error = from_answer(status, body, request_id)
+        if isinstance(error, SvcRateLimitError):
+            retry = response.headers.get("Retry-After", "")
+            error.retry_after = float(retry) if retry.replace(".", "", 1).isdigit() else None
+        raise error
+    if not parsed:
+        kind = response.headers.get("Content-Type", "no content type")
+        raise SvcResponseError(
+            f"the answer ({status}, {kind}) is not valid JSON: {str(body)[:200]!r}",
+            status=status,
+            code="invalid_response",
+            request_id=request_id,
+            body=body,
+        )
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise SvcResponseError(
+            f"the answer ({status}) does not fit {model.__name__}: {where}: {first['msg']}",
+            status=status,
+            code="invalid_response",
+            request_id=request_id,
+            body=body,
+        ) from exc

@@ -1,0 +1,229 @@
+"""Webhooks on the wire (spec §6): the event envelope, its bytes, and its signature
+``X-Svc-Signature: t=<unix seconds>,v1=<hex>``.
+
+``v1`` is HMAC-SHA256, keyed with the endpoint's signing secret, over the string
+``<t>.<raw body>``. This is the one implementation: the emulator (``webhooks/events.py``,
+``webhooks/delivery.py``) signs with it and the client (``verify_webhook``,
+``build_test_webhook``) checks with it. Everything here is a pure function over the standard
+library: the time is always passed in, so the same inputs give the same header, and importing
+it loads no server code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from svc_sandbox.core.clock import isoformat
+
+
+def envelope(
+    event_id: str,
+    type_: str,
+    created: datetime,
+    environment: str,
+    org_id: str,
+    data: dict[str, Any],
+) -> dict[str, Any]:
+    """The JSON document a receiver gets (see docs/webhooks.md, The envelope)."""
+    return {
+        "id": event_id,
+        "object": "event",
+        "type": type_,
+        "created": isoformat(created),
+        "environment": environment,
+        "organizationId": org_id,
+        "data": data,
+    }
+
+
+def encode(document: dict[str, Any]) -> bytes:
+    """The exact bytes sent (and signed): compact JSON, keys in envelope order, UTF-8."""
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def sample_data(type_: str, session_id: str, order_id: str, at: datetime) -> dict[str, Any]:
+    """Example ``data`` of each event type, shaped like what checkout emits (docs/webhooks.md)."""
+    if type_ == "checkout.session.expired":
+        return {
+            "sessionId": session_id,
+            "failure": {"code": "session_expired", "message": "The checkout session expired"},
+        }
+    data: dict[str, Any] = {
+        "sessionId": session_id,
+        "orderId": order_id,
+        "metadata": {},
+        "description": "Test payment",
+        "amount": 10000,
+        "currency": "ETB",
+        "customerExternalId": None,
+    }
+    if type_ == "order.completed":
+        data["paidAt"] = isoformat(at)
+    return data
+
+
+SIGNATURE_HEADER = "X-Svc-Signature"
+SCHEME = "v1"
+#: Replay tolerance of the client library (spec §8): 300 seconds either side of ``now``.
+DEFAULT_TOLERANCE = 300
+
+
+class SignatureError(ValueError):
+    """A header that cannot be verified; ``reason`` is a stable code, the message explains."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Verification:
+    valid: bool
+    #: None when valid, else one of: malformed_header, no_signature, timestamp_outside_tolerance,
+    #: signature_mismatch.
+    reason: str | None
+    message: str
+    timestamp: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "reason": self.reason,
+            "message": self.message,
+            "timestamp": self.timestamp,
+        }
+
+
+@dataclass(frozen=True)
+class TestPayload:
+    event: dict[str, Any]
+    body: bytes
+    headers: dict[str, str]
+
+    @property
+    def signature(self) -> str:
+        return self.headers[SIGNATURE_HEADER]
+
+
+def _raw(body: bytes | str) -> bytes:
+    return body.encode("utf-8") if isinstance(body, str) else body
+
+
+def _seconds(instant: float | datetime) -> float:
+    return instant.timestamp() if isinstance(instant, datetime) else float(instant)
+
+
+def compute_signature(secret: str, timestamp: int, body: bytes | str) -> str:
+    """The hex ``v1`` value of ``body`` signed at ``timestamp`` with ``secret``."""
+    if not secret:
+        raise ValueError("secret must not be empty")
+    message = str(timestamp).encode("ascii") + b"." + _raw(body)
+    return hmac.new(secret.encode("utf-8"), message, hashlib.sha256).hexdigest()
+
+
+def sign(body: bytes | str, secret: str, timestamp: int | datetime) -> str:
+    """The ``X-Svc-Signature`` value for ``body`` sent at ``timestamp`` (unix seconds)."""
+    t = int(_seconds(timestamp))
+    return f"t={t},{SCHEME}={compute_signature(secret, t, body)}"
+
+
+def parse_header(header: str) -> tuple[int, list[str]]:
+    """Splits a header into its timestamp and every ``v1`` value (other schemes are ignored)."""
+    timestamp: int | None = None
+    signatures: list[str] = []
+    for part in header.split(","):
+        key, sep, value = part.strip().partition("=")
+        if not sep:
+            raise SignatureError("malformed_header", f"header part {part.strip()!r} is not k=v")
+        if key == "t":
+            if timestamp is not None or not value.isdigit():
+                raise SignatureError("malformed_header", "header must carry one numeric t=")
+            timestamp = int(value)
+        elif key == SCHEME:
+            signatures.append(value.strip().lower())
+    if timestamp is None:
+        raise SignatureError("malformed_header", "header has no t= timestamp")
+    if not signatures:
+        raise SignatureError("no_signature", f"header has no {SCHEME}= signature")
+    return timestamp, signatures
+
+
+def verify(
+    header: str | None,
+    body: bytes | str,
+    secret: str,
+    *,
+    now: float | datetime,
+    tolerance: int | None = DEFAULT_TOLERANCE,
+) -> Verification:
+    """Checks ``header`` against the raw ``body`` and ``secret`` at time ``now``.
+
+    Valid when some ``v1`` value matches (constant-time comparison; several are accepted, as
+    during a secret rotation) and ``t`` is within ``tolerance`` seconds of ``now`` either way
+    (``None`` switches the time check off).
+    """
+    try:
+        if not header:
+            raise SignatureError("malformed_header", f"{SIGNATURE_HEADER} header is missing")
+        timestamp, candidates = parse_header(header)
+    except SignatureError as error:
+        return Verification(False, error.reason, error.message, None)
+    expected = compute_signature(secret, timestamp, body)
+    matched = False
+    for candidate in candidates:
+        matched |= hmac.compare_digest(candidate.encode("ascii", "replace"), expected.encode())
+    if not matched:
+        return Verification(
+            False, "signature_mismatch", "no v1 signature matches the body and secret", timestamp
+        )
+    age = _seconds(now) - timestamp
+    if tolerance is not None and abs(age) > tolerance:
+        return Verification(
+            False,
+            "timestamp_outside_tolerance",
+            f"t is {int(age)} s from now; the tolerance is {tolerance} s",
+            timestamp,
+        )
+    return Verification(True, None, "signature verified", timestamp)
+
+
+def build_test_payload(
+    event_type: str,
+    secret: str,
+    *,
+    timestamp: int | datetime,
+    data: dict[str, Any] | None = None,
+    event_id: str | None = None,
+    environment: str = "sandbox",
+    organization_id: str = "org_test",
+) -> TestPayload:
+    """A signed webhook for any event type, as the sandbox would send it at ``timestamp``.
+
+    ``data`` defaults to the example data of the type (docs/webhooks.md); given fields replace
+    the example's. Ids not given are derived from the type and time, so the result is the same
+    for the same arguments.
+    """
+    if not event_type:
+        raise ValueError("event_type must not be empty")
+    t = int(_seconds(timestamp))
+    created = datetime.fromtimestamp(t, UTC)
+    digest = hashlib.sha256(f"{event_type}:{t}".encode()).hexdigest()
+    order_digest = hashlib.sha256(digest.encode()).hexdigest()
+    example = sample_data(event_type, digest[24:48], order_digest[:24], created)
+    document = envelope(
+        event_id or "evt_" + digest[:24],
+        event_type,
+        created,
+        environment,
+        organization_id,
+        {**example, **(data or {})},
+    )
+    body = encode(document)
+    headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret, t)}
+    return TestPayload(event=document, body=body, headers=headers)

@@ -1,0 +1,81 @@
+"""Receiving webhooks: ``verify_webhook`` and ``build_test_webhook`` over the one signing
+implementation (``svc_sandbox.client.signing``, which the emulator signs with)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from svc_sandbox.client.models import WebhookEvent
+from svc_sandbox.client.signing import (
+    DEFAULT_TOLERANCE,
+    SignatureError,
+    TestPayload,
+    build_test_payload,
+    verify,
+)
+from svc_sandbox.core.clock import wall_now
+
+
+def verify_webhook(
+    raw_body: bytes | str,
+    signature_header: str | None,
+    secret: str,
+    tolerance: int | None = DEFAULT_TOLERANCE,
+    *,
+    now: float | datetime | None = None,
+) -> WebhookEvent:
+    """The event of a webhook whose ``X-Svc-Signature`` checks out against the raw body.
+
+    Raises ``SignatureError`` (``reason``: malformed_header, no_signature, signature_mismatch,
+    timestamp_outside_tolerance, invalid_body) otherwise. ``tolerance`` is the replay window
+    in seconds either side of ``now`` (default 300, spec §8; None switches it off); ``now``
+    defaults to the system time (pass the sandbox clock's time in a frozen-clock test).
+    """
+    if not isinstance(raw_body, bytes | str):
+        raise ValueError("raw_body must be the raw bytes (or text) of the request body")
+    if not isinstance(secret, str) or not secret:
+        raise ValueError("secret must be the endpoint's signing secret")
+    if tolerance is not None and (isinstance(tolerance, bool) or tolerance < 0):
+        raise ValueError("tolerance must be a number of seconds >= 0, or None")
+    result = verify(
+        signature_header,
+        raw_body,
+        secret,
+        now=wall_now() if now is None else now,
+        tolerance=tolerance,
+    )
+    if not result.valid:
+        raise SignatureError(result.reason or "invalid", result.message)
+    try:
+        return WebhookEvent.model_validate(json.loads(raw_body))
+    except (ValueError, ValidationError) as exc:
+        raise SignatureError("invalid_body", f"the signed body is not an event: {exc}") from None
+
+
+def build_test_webhook(
+    event_type: str,
+    secret: str,
+    *,
+    data: dict[str, Any] | None = None,
+    timestamp: int | datetime | None = None,
+    event_id: str | None = None,
+    environment: str = "sandbox",
+    organization_id: str = "org_test",
+) -> TestPayload:
+    """A signed webhook as the service would send it (body bytes and headers), to test a
+    receiver; ``timestamp`` defaults to now."""
+    if not isinstance(secret, str) or not secret:
+        raise ValueError("secret must be a non-empty signing secret")
+    return build_test_payload(
+        event_type,
+        secret,
+        timestamp=wall_now() if timestamp is None else timestamp,
+        data=data,
+        event_id=event_id,
+        environment=environment,
+        organization_id=organization_id,
+    )

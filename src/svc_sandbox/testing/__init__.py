@@ -1,0 +1,1 @@
+"""What the pytest plugin hands to tests: emulator handles, tenants, the clock, webhooks."""

@@ -1,0 +1,143 @@
+"""Answers that are not what the contract promises become SvcError with the status and the
+request id, never a bare exception from the JSON decoder or the transport."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from svc_sandbox.client import (
+    CheckoutFailure,
+    Order,
+    SvcClient,
+    SvcClientError,
+    SvcResponseError,
+    SvcServerError,
+    SvcTransportError,
+)
+
+SESSION = "0123456789abcdef01234567"
+
+
+@pytest.fixture
+def canned() -> Iterator[list[bytes]]:
+    """A raw HTTP server on 127.0.0.1 that answers each connection with the next canned bytes
+    and closes; the test appends answers to the list it gets."""
+    answers: list[bytes] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.05)
+    port = listener.getsockname()[1]
+    done = threading.Event()
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                request = b""
+                while b"\r\n\r\n" not in request:  # read the whole head: no reset on close
+                    request += connection.recv(65536)
+                connection.sendall(answers.pop(0))
+                connection.shutdown(socket.SHUT_WR)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    answers.append(str(port).encode())  # the test reads the port from the first item
+    try:
+        yield answers
+    finally:
+        done.set()
+        thread.join(timeout=5)
+        listener.close()
+
+
+def client_of(answers: list[bytes]) -> SvcClient:
+    port = int(answers.pop(0))
+    return SvcClient("svc_test_abcdefgh", base_url=f"http://127.0.0.1:{port}/api")
+
+
+def answer(status: str, body: bytes, content_type: str, length: int | None = None) -> bytes:
+    size = len(body) if length is None else length
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nX-Request-Id: req_abc\r\n"
+        f"Content-Length: {size}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+def test_an_html_page_instead_of_json_is_an_invalid_response(canned: list[bytes]) -> None:
+    canned.append(answer("200 OK", b"<html>proxy login</html>", "text/html"))
+    with client_of(canned) as client, pytest.raises(SvcResponseError) as caught:
+        client.get_balance()
+    error = caught.value
+    assert (error.status, error.code, error.request_id) == (200, "invalid_response", "req_abc")
+    assert "not valid JSON" in error.message and "text/html" in error.message
+
+
+def test_a_body_cut_short_is_a_truncated_response(canned: list[bytes]) -> None:
+    canned.append(answer("200 OK", b'{"eligible": tr', "application/json", length=80))
+    with client_of(canned) as client, pytest.raises(SvcResponseError) as caught:
+        client.get_balance()
+    error = caught.value
+    assert (error.status, error.code, error.request_id) == (200, "truncated_response", "req_abc")
+
+
+def test_json_of_the_wrong_shape_is_an_invalid_response(canned: list[bytes]) -> None:
+    canned.append(answer("200 OK", b'{"eligible": "maybe"}', "application/json"))
+    with client_of(canned) as client, pytest.raises(SvcResponseError) as caught:
+        client.get_balance()
+    assert caught.value.code == "invalid_response" and "Balance" in caught.value.message
+
+
+def test_a_gateway_error_page_is_a_server_error_with_its_status(canned: list[bytes]) -> None:
+    canned.append(answer("502 Bad Gateway", b"<h1>bad gateway</h1>", "text/html"))
+    with client_of(canned) as client, pytest.raises(SvcServerError) as caught:
+        client.get_checkout(SESSION)
+    error = caught.value
+    assert (error.status, error.code, error.request_id) == (502, "provider_refused", "req_abc")
+    assert error.body == "<h1>bad gateway</h1>"
+
+
+def test_a_control_plane_style_error_keeps_its_code(canned: list[bytes]) -> None:
+    canned.append(
+        answer("409 Conflict", b'{"error":"ended","code":"session_ended"}', "application/json")
+    )  # noqa: E501
+    with client_of(canned) as client, pytest.raises(SvcClientError) as caught:
+        client.get_checkout(SESSION)
+    assert (caught.value.status, caught.value.code, caught.value.message) == (
+        409,
+        "session_ended",
+        "ended",
+    )
+
+
+def test_nobody_listening_is_a_transport_error() -> None:
+    client = SvcClient(base_url="http://127.0.0.1:9/api")
+    with client, pytest.raises(SvcTransportError) as caught:
+        client.get_checkout(SESSION)
+    assert caught.value.code == "connection_error" and caught.value.status is None
+
+
+# --- the models keep what they do not know ----------------------------------------------------
+
+
+def test_an_order_keeps_fields_the_spec_may_add() -> None:
+    order = Order.model_validate(
+        {"_id": "o1", "amount": 100, "currency": "ETB", "status": "paid", "refunds": []}
+    )
+    assert order.model_extra == {"refunds": []}
+    assert order.model_dump(by_alias=True, exclude_none=True)["refunds"] == []
+
+
+@pytest.mark.parametrize(
+    ("sent", "treated_as"),
+    [("payment_canceled", "payment_canceled"), ("card_declined", "payment_failed")],
+)
+def test_unknown_failure_codes_read_as_payment_failed(sent: str, treated_as: str) -> None:
+    failure = CheckoutFailure.model_validate({"code": sent, "message": "no"})
+    assert (failure.code, failure.raw_code) == (treated_as, sent)

@@ -1,0 +1,94 @@
+"""The client refuses invalid arguments before sending: a ValueError naming the parameter.
+
+The client points at a port nobody listens on, so any call that got as far as sending would
+raise SvcTransportError instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from svc_sandbox.client import SvcClient
+
+NOWHERE = "http://127.0.0.1:9/api"
+SESSION = "0123456789abcdef01234567"
+
+CASES: list[tuple[str, Callable[[SvcClient], Any], str]] = [
+    ("blank title", lambda c: c.create_product("  ", "fixed", amount=1), "title"),
+    ("long title", lambda c: c.create_product("x" * 121, "free"), "title"),
+    ("unknown model", lambda c: c.create_product("Book", "subscription"), "pricing_model"),
+    ("fixed without amount", lambda c: c.create_product("Book", "fixed"), "amount"),
+    ("pwyw without minimum", lambda c: c.create_product("Tip", "pwyw"), "minimum_amount"),
+    ("negative amount", lambda c: c.create_product("Book", "fixed", amount=-1), "amount"),
+    ("float amount", lambda c: c.create_product("Book", "fixed", amount=1.5), "amount"),
+    ("bool amount", lambda c: c.create_product("Book", "fixed", amount=True), "amount"),
+    ("archived at creation", lambda c: c.create_product("B", "free", status="archived"), "status"),
+    ("media not a list", lambda c: c.create_product("B", "free", media="http://a"), "media"),
+    ("media not http", lambda c: c.create_product("B", "free", media=["ftp://a"]), "media[0]"),
+    ("metadata value", lambda c: c.create_product("B", "free", metadata={"a": 1}), "metadata.a"),
+    (
+        "21 metadata keys",
+        lambda c: c.create_product("B", "free", metadata={str(i): "v" for i in range(21)}),
+        "metadata",
+    ),  # noqa: E501
+    ("product id shape", lambda c: c.get_product("p/../x"), "product_id"),
+    ("nothing to update", lambda c: c.update_product("p_abc"), "update_product"),
+    ("update status", lambda c: c.update_product("p_abc", status="deleted"), "status"),
+    ("page zero", lambda c: c.list_products(page=0), "page"),
+    ("limit 101", lambda c: c.list_orders(limit=101), "limit"),
+    ("order status", lambda c: c.list_orders(status="refunded"), "status"),
+    ("gateway", lambda c: c.create_checkout("p_abc", gateway="paypal"), "gateway"),
+    ("phone", lambda c: c.create_checkout("p_abc", customer={"phone": "12345"}), "customer.phone"),
+    ("email", lambda c: c.create_checkout("p_abc", customer={"email": "nobody"}), "customer.email"),
+    ("customer field", lambda c: c.create_checkout("p_abc", customer={"age": 3}), "customer.age"),
+    ("success url", lambda c: c.create_checkout("p_abc", success_url="shop/done"), "success_url"),
+    ("checkout link", lambda c: c.create_checkout("p_abc", checkout_link="x_1"), "checkout_link"),
+    ("nested metadata", lambda c: c.create_checkout("p_abc", metadata={"a": {}}), "metadata.a"),
+    ("custom amount 99", lambda c: c.create_custom_checkout(99, "Tip"), "amount"),
+    ("custom description", lambda c: c.create_custom_checkout(100, ""), "description"),
+    ("long description", lambda c: c.create_custom_checkout(100, "x" * 121), "description"),
+    ("session id", lambda c: c.get_checkout("cs_123"), "session_id"),
+    ("poll interval", lambda c: c.wait_for_checkout(SESSION, interval=0), "interval"),
+    ("poll timeout", lambda c: c.wait_for_checkout(SESSION, timeout=-1), "timeout"),
+    ("withdraw 9999", lambda c: c.create_withdrawal(9999, "cbe", "0911223344"), "amount"),
+    ("withdraw account", lambda c: c.create_withdrawal(10000, "cbe", "+1555"), "account"),
+    (
+        "idempotency key",
+        lambda c: c.create_withdrawal(10000, "cbe", "0911223344", idempotency_key="a\nb"),
+        "idempotency_key",
+    ),  # noqa: E501
+    ("withdrawal id", lambda c: c.get_withdrawal("w_1"), "withdrawal_id"),
+]
+
+
+@pytest.mark.parametrize(("case", "call", "parameter"), CASES, ids=[c[0] for c in CASES])
+def test_invalid_arguments_are_refused_before_sending(
+    case: str, call: Callable[[SvcClient], Any], parameter: str
+) -> None:
+    client = SvcClient("svc_test_abcdefgh", base_url=NOWHERE)
+    with client, pytest.raises(ValueError) as caught:
+        call(client)
+    assert str(caught.value).startswith(parameter), caught.value
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"token": "sk_live_123"}, "token"),
+        ({"token": 42}, "token"),
+        ({"token": "svc_test_abcdefgh", "base_url": "127.0.0.1:8700/api"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "timeout": 0}, "timeout"),
+    ],
+)
+def test_invalid_client_settings_are_refused(kwargs: dict[str, Any], parameter: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        SvcClient(**kwargs)
+    assert str(caught.value).startswith(parameter)
+
+
+def test_a_custom_amount_checkout_needs_a_token() -> None:
+    with SvcClient(base_url=NOWHERE) as client, pytest.raises(ValueError, match="^token"):
+        client.create_custom_checkout(1000, "Tip")

@@ -1,0 +1,82 @@
+"""verify_webhook and build_test_webhook: the client checks with the same code the emulator
+signs with, so a real delivery verifies and any change to body, secret or time does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from svc_sandbox.client import SIGNATURE_HEADER, SignatureError, build_test_webhook, verify_webhook
+from svc_sandbox.client import signing as client_signing
+from svc_sandbox.webhooks import signing as emulator_signing
+
+SECRET = "whsec_client_test"
+SENT_AT = 1_767_225_600  # 2026-01-01T00:00:00Z
+
+
+def test_the_emulator_and_the_client_share_one_implementation() -> None:
+    assert emulator_signing.sign is client_signing.sign
+    assert emulator_signing.verify is client_signing.verify
+    assert emulator_signing.build_test_payload is client_signing.build_test_payload
+
+
+def test_a_test_webhook_verifies_into_its_event() -> None:
+    payload = build_test_webhook("order.completed", SECRET, timestamp=SENT_AT, data={"amount": 777})
+    event = verify_webhook(payload.body, payload.signature, SECRET, now=SENT_AT + 299)
+    assert (event.type, event.data["amount"], event.object) == ("order.completed", 777, "event")
+    assert payload.headers[SIGNATURE_HEADER] == payload.signature
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ("body", "signature_mismatch"),
+        ("secret", "signature_mismatch"),
+        ("late", "timestamp_outside_tolerance"),
+        ("early", "timestamp_outside_tolerance"),
+        ("no header", "malformed_header"),
+        ("no v1", "no_signature"),
+    ],
+)
+def test_a_changed_webhook_is_refused_with_a_reason(change: str, reason: str) -> None:
+    payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+    body, header, secret, now = payload.body, payload.signature, SECRET, SENT_AT
+    if change == "body":
+        body = body.replace(b"10000", b"99999")
+    elif change == "secret":
+        secret = "whsec_other"
+    elif change == "late":
+        now = SENT_AT + 301
+    elif change == "early":
+        now = SENT_AT - 301
+    elif change == "no header":
+        header = ""
+    elif change == "no v1":
+        header = f"t={SENT_AT}"
+    with pytest.raises(SignatureError) as caught:
+        verify_webhook(body, header, secret, now=now)
+    assert caught.value.reason == reason
+
+
+def test_the_tolerance_is_a_parameter() -> None:
+    payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+    assert verify_webhook(payload.body, payload.signature, SECRET, 3600, now=SENT_AT + 3000)
+    assert verify_webhook(payload.body, payload.signature, SECRET, None, now=SENT_AT + 10**6)
+
+
+def test_a_signed_body_that_is_not_an_event_is_refused() -> None:
+    body = b"[1, 2, 3]"
+    header = client_signing.sign(body, SECRET, SENT_AT)
+    with pytest.raises(SignatureError) as caught:
+        verify_webhook(body, header, SECRET, now=SENT_AT)
+    assert caught.value.reason == "invalid_body"
+
+
+@pytest.mark.parametrize(
+    ("args", "parameter"),
+    [((b"{}", "t=1,v1=00", ""), "secret"), (({}, "t=1,v1=00", SECRET), "raw_body")],
+)
+def test_invalid_arguments_name_the_parameter(
+    args: tuple[object, str, str], parameter: str
+) -> None:
+    with pytest.raises(ValueError, match=f"^{parameter}"):
+        verify_webhook(*args)  # type: ignore[arg-type]

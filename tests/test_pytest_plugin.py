@@ -1,0 +1,226 @@
+"""The pytest plugin, run as users run it: pytester writes a test file and runs pytest on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+# Loaded here, before pytester's in-process runs: a module first imported inside such a run is
+# unloaded after it, which would leave two copies of httpx and httpcore (and of their
+# exception classes) in this process.
+import freezegun  # noqa: F401
+import h11  # noqa: F401
+import httpcore  # noqa: F401
+import httpx  # noqa: F401
+import pytest
+
+import svc_sandbox.client  # noqa: F401
+import svc_sandbox.testing.clock  # noqa: F401
+import svc_sandbox.testing.webhooks  # noqa: F401
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import ServerThread
+
+QUIET = ("-p", "no:cacheprovider", "-q")
+
+ISOLATION = """
+import pytest
+
+SEEN = []
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_each_test_has_its_own_tenant(svc_client, svc_org, svc_emulator, n):
+    svc_client.create_product(f"Book {n}", "fixed", amount=5000)
+    assert [p.title for p in svc_client.list_products().items] == [f"Book {n}"]
+    assert svc_org.token.startswith("svc_test_") and svc_org.live_token.startswith("svc_live_")
+    SEEN.append((svc_org.id, svc_emulator.url))
+
+def test_one_server_serves_them_all():
+    assert len({url for _, url in SEEN}) == 1
+    # A fresh sandbox per test with the same seed gives the same ids; a shared one, new ones.
+    assert len({org for org, _ in SEEN}) == TENANTS
+"""
+
+
+@pytest.mark.parametrize(("scope", "tenants"), [("function", 1), ("module", 3), ("session", 3)])
+def test_svc_org_isolates_tests_on_any_scope(
+    pytester: pytest.Pytester, scope: str, tenants: int
+) -> None:
+    pytester.makepyfile(test_isolation=ISOLATION.replace("TENANTS", str(tenants)))
+    result = pytester.runpytest(*QUIET, f"--svc-scope={scope}")
+    result.assert_outcomes(passed=4)
+
+
+SCOPE_SHARING = """
+SANDBOXES = []
+
+def test_one(svc_sandbox):
+    SANDBOXES.append(svc_sandbox)
+
+def test_two(svc_sandbox):
+    SANDBOXES.append(svc_sandbox)
+    assert (SANDBOXES[0] is SANDBOXES[1]) == {shared}
+    assert svc_sandbox.settings.seed == {seed}
+    assert svc_sandbox.settings.strict and svc_sandbox.clock.mode.value == "frozen"
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "shared", "seed"),
+    [((), False, 1), (("--svc-scope=session", "--svc-seed=7"), True, 7)],
+)
+def test_scope_and_seed_options(
+    pytester: pytest.Pytester, options: tuple[str, ...], shared: bool, seed: int
+) -> None:
+    pytester.makepyfile(test_scope=SCOPE_SHARING.format(shared=shared, seed=seed))
+    pytester.runpytest(*QUIET, *options).assert_outcomes(passed=2)
+
+
+def test_scope_and_seed_from_the_ini_file(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nsvc_scope = session\nsvc_seed = 7\n")
+    pytester.makepyfile(test_scope=SCOPE_SHARING.format(shared=True, seed=7))
+    pytester.runpytest(*QUIET).assert_outcomes(passed=2)
+
+
+CLOCK = """
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+def test_advance_and_set(svc_clock):
+    start = svc_clock.now()
+    assert svc_clock.advance("90s") == start + timedelta(seconds=90)
+    assert svc_clock.advance(timedelta(minutes=1)) == start + timedelta(seconds=150)
+    later = datetime(2027, 1, 1, tzinfo=timezone.utc)
+    assert svc_clock.set(later) == later
+
+@pytest.mark.svc_freezegun
+def test_python_time_follows_the_sandbox_clock(svc_clock):
+    assert datetime.now(timezone.utc) == svc_clock.now()
+    svc_clock.advance("2h")
+    assert datetime.now(timezone.utc) == svc_clock.now()
+
+def test_python_time_is_real_again_after_the_test(svc_clock):
+    assert datetime.now(timezone.utc).year >= 2025
+    assert datetime.now(timezone.utc) != svc_clock.now()
+"""
+
+
+def test_svc_clock_moves_the_sandbox_and_optionally_freezegun(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_clock=CLOCK)
+    pytester.runpytest(*QUIET).assert_outcomes(passed=3)
+
+
+WEBHOOKS = """
+def test_a_paid_checkout_is_delivered_signed(svc_client, svc_webhooks):
+    product = svc_client.create_product("Book", "fixed", amount=5000, status="published")
+    session = svc_client.create_checkout(
+        product.product.id, gateway="telebirr",
+        customer={"email": "a@example.com", "phone": "251900000001", "externalId": "u-1"},
+    )
+    event = svc_webhooks.wait_for("order.completed", sessionId=session.session_id)
+    assert event.data["customerExternalId"] == "u-1"
+    assert all(item.event is not None for item in svc_webhooks.received)
+
+def test_an_expiry_arrives_by_moving_the_clock_not_by_sleeping(svc_client, svc_webhooks, svc_clock):
+    start = svc_clock.now()
+    session = svc_client.create_custom_checkout(1000, "Ticket")
+    event = svc_webhooks.wait_for("checkout.session.expired", sessionId=session.session_id)
+    assert event.data["failure"]["code"] == "session_expired"
+    assert (svc_clock.now() - start).total_seconds() == 1800
+
+def test_a_webhook_that_never_comes_fails_with_what_did(svc_client, svc_webhooks):
+    import pytest
+    svc_client.create_custom_checkout(1000, "Ticket")
+    with pytest.raises(AssertionError, match="received \\\\[\\\\('checkout.session.expired'"):
+        svc_webhooks.wait_for("order.completed")
+
+def test_another_tenants_events_do_not_arrive(svc_webhooks, svc_emulator):
+    from svc_sandbox.client import SvcClient
+    other = svc_emulator.create_tenant("Other")
+    client = SvcClient(other.token, base_url=svc_emulator.base_url)
+    client.create_custom_checkout(1000, "Ticket")
+    svc_emulator.advance(__import__("datetime").timedelta(hours=1))
+    assert svc_webhooks.received == []
+"""
+
+
+def test_svc_webhooks_captures_and_waits_on_the_sandbox_clock(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_webhooks=WEBHOOKS)
+    pytester.runpytest(*QUIET).assert_outcomes(passed=4)
+
+
+FAILING = """
+def test_fails_after_some_requests(svc_client):
+    svc_client.create_product("Book", "fixed", amount=5000)
+    svc_client.list_orders()
+    assert False, "the product was wrong"
+"""
+
+
+def test_a_failure_shows_the_requests_of_the_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_failing=FAILING)
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*svc-sandbox requests during the test*",
+            "*req_*  201  POST /api/products",
+            "*req_*  200  GET /api/orders",
+        ]
+    )
+
+
+@pytest.fixture
+def running_emulator() -> Iterator[str]:
+    """An emulator already running, as ``svc-sandbox serve`` would be."""
+    sandbox = Sandbox(clock_mode="frozen", seed=3, port=0)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        yield server.origin
+    finally:
+        server.close()
+
+
+REMOTE = """
+def test_the_fixtures_drive_a_running_emulator(svc_client, svc_webhooks, svc_emulator):
+    assert svc_emulator.base_url == "{url}/api"
+    session = svc_client.create_custom_checkout(1000, "Ticket")
+    svc_webhooks.wait_for("checkout.session.expired", sessionId=session.session_id)
+    assert svc_client.get_checkout(session.session_id).status == "expired"
+
+def test_svc_sandbox_says_it_is_in_process_only(svc_sandbox):
+    pass
+"""
+
+
+def test_svc_url_uses_a_running_emulator(pytester: pytest.Pytester, running_emulator: str) -> None:
+    pytester.makepyfile(test_remote=REMOTE.format(url=running_emulator))
+    result = pytester.runpytest(*QUIET, f"--svc-url={running_emulator}")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*svc_sandbox is the in-process Sandbox; with --svc-url*"])
+
+
+XDIST = """
+import os
+import pytest
+
+@pytest.mark.parametrize("n", range(6))
+def test_each_worker_has_its_emulator(svc_client, svc_emulator, n):
+    svc_client.create_product("Book", "free")
+    assert svc_client.list_products().total == 1
+    worker = os.environ["PYTEST_XDIST_WORKER"]
+    with open(f"{worker}-{n}.url", "w") as out:
+        out.write(svc_emulator.url)
+"""
+
+
+def test_one_emulator_per_xdist_worker(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_xdist=XDIST)
+    result = pytester.runpytest_subprocess(*QUIET, "-n", "2", "--svc-scope=session")
+    result.assert_outcomes(passed=6)
+    urls: dict[str, set[str]] = {}
+    for path in pytester.path.glob("*.url"):
+        urls.setdefault(path.name.split("-")[0], set()).add(path.read_text())
+    assert len(urls) == 2  # both workers ran tests
+    assert all(len(seen) == 1 for seen in urls.values())  # one emulator per worker
+    assert len(set().union(*urls.values())) == 2  # on two ports
