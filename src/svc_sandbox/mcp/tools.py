@@ -62,9 +62,10 @@ ProductId = Annotated[
         examples=["p_x7Kq2"],
     ),
 ]
-HexId = Annotated[
-    str, Field(pattern=r"^[0-9a-f]{24}$", description="24 lowercase hex characters")
-]
+HexId = Annotated[str, Field(pattern=r"^[0-9a-f]{24}$", description="24 lowercase hex characters")]
+
+
+Description = Annotated[str | None, Field(max_length=5000, description="up to 5000 characters")]
 
 
 def _minor(description: str, minimum: int = 0) -> Any:
@@ -241,7 +242,7 @@ async def svc_create_product(
     amount_minor: Annotated[OptionalMinor, _minor("price of a fixed product")] = None,
     minimum_amount_minor: Annotated[OptionalMinor, _minor("lowest pwyw amount")] = None,
     default_amount_minor: Annotated[OptionalMinor, _minor("pwyw amount pre-filled")] = None,
-    description: Annotated[str | None, Field(max_length=5000)] = None,
+    description: Description = None,
     media: Annotated[list[str] | None, Field(description="image URLs (http/https)")] = None,
     metadata: Annotated[dict[str, str] | None, Field(description="string values")] = None,
     status: Annotated[
@@ -274,11 +275,18 @@ async def svc_create_product(
 async def svc_update_product(
     ctx: Context[Any, Any],
     product_id: ProductId,
-    title: Annotated[str | None, Field(min_length=1, max_length=120)] = None,
-    description: Annotated[str | None, Field(max_length=5000)] = None,
+    title: Annotated[
+        str | None, Field(min_length=1, max_length=120, description="1..120 characters")
+    ] = None,
+    description: Description = None,
     media: Annotated[list[str] | None, Field(description="image URLs (http/https)")] = None,
-    metadata: Annotated[dict[str, str] | None, Field(description="string values")] = None,
-    status: Literal["draft", "published", "archived"] | None = None,
+    metadata: Annotated[
+        dict[str, str] | None, Field(description="string values (replaces the old)")
+    ] = None,
+    status: Annotated[
+        Literal["draft", "published", "archived"] | None,
+        Field(description="new status; archived hides it from checkout"),
+    ] = None,
     amount_minor: Annotated[OptionalMinor, _minor("new fixed price")] = None,
     minimum_amount_minor: Annotated[OptionalMinor, _minor("new pwyw minimum")] = None,
     default_amount_minor: Annotated[OptionalMinor, _minor("new pwyw default")] = None,
@@ -322,7 +330,9 @@ async def svc_list_products(
     ctx: Context[Any, Any],
     page: PageNumber = 1,
     limit: Limit = 20,
-    status: Literal["draft", "published", "archived"] | None = None,
+    status: Annotated[
+        Literal["draft", "published", "archived"] | None, Field(description="only this status")
+    ] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, Page[ProductListItem]]:
     """List products, newest first (GET /products)."""
@@ -351,7 +361,10 @@ async def svc_create_checkout(
         str | None,
         Field(max_length=120, description="what the buyer pays for (custom amount only)"),
     ] = None,
-    customer: CustomerInput | None = None,
+    customer: Annotated[
+        CustomerInput | None,
+        Field(description="the buyer: email, and phone when a gateway is given"),
+    ] = None,
     gateway: Annotated[
         Gateway | None,
         Field(description="push to this wallet; omit for a payment link (buyer picks)"),
@@ -453,7 +466,9 @@ async def svc_list_orders(
     ctx: Context[Any, Any],
     page: PageNumber = 1,
     limit: Limit = 20,
-    status: Literal["pending", "paid", "failed"] | None = None,
+    status: Annotated[
+        Literal["pending", "paid", "failed"] | None, Field(description="only this status")
+    ] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, Page[Order]]:
     """List orders, newest first (GET /orders)."""
@@ -573,8 +588,10 @@ async def svc_list_withdrawals(
     ctx: Context[Any, Any],
     page: PageNumber = 1,
     limit: Limit = 20,
-    status: Literal["pending", "reviewing", "approved", "rejected", "processing", "completed"]
-    | None = None,
+    status: Annotated[
+        Literal["pending", "reviewing", "approved", "rejected", "processing", "completed"] | None,
+        Field(description="only this status"),
+    ] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, Page[Withdrawal]]:
     """List withdrawals, newest first (GET /withdrawals)."""
