@@ -188,3 +188,5 @@ def stop(process: subprocess.Popen[str]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    if process.stderr is not None:
+        process.stderr.close()
