@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from _build_hooks import copy_docs
+
 from svc_sandbox.contract.document import shared_contract
 from svc_sandbox.mcp import docs
 
