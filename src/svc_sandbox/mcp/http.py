@@ -134,7 +134,9 @@ def create_app(config: McpConfig) -> Starlette:
 def serve_http(config: McpConfig) -> int:
     """Serves until interrupted; prints the URL (with the real port when --port 0) to stderr."""
     family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets that say so, and
+    # without it every answer waits ~40 ms for a delayed ACK (Nagle).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((config.host, config.port))
     port = sock.getsockname()[1]
