@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from svc_sandbox.webhooks.signing import verify
@@ -114,12 +115,17 @@ def test_read_tools_carry_the_read_only_annotation(mcp: Session) -> None:
 # --- products ---------------------------------------------------------------------------
 
 
-def test_product_tools(mcp: Session, product: dict[str, Any]) -> None:
+def test_product_tools(mcp: Session, product: dict[str, Any], served: Served) -> None:
     token = product["product"]["checkoutToken"]
     assert product["price"] == {"type": "fixed", "amount": 5000, "currency": "ETB"}
     got = mcp.call("svc_get_product", {"product_id": token})
     assert "**Book**" in text_of(got) and "50.00 ETB" in text_of(got)
     assert got.structured_content == product
+    rest = httpx.get(
+        f"{served.base_url}/products/{token}",
+        headers={"Authorization": f"Bearer {served.tenant.token}"},
+    )
+    assert got.structured_content == rest.json()
     updated = mcp.ok(
         "svc_update_product", {"product_id": product["product"]["_id"], "title": "Big book"}
     )
@@ -173,7 +179,9 @@ def test_money_must_be_a_non_negative_integer(mcp: Session, bad: Any) -> None:
 # --- checkout, orders, balance ----------------------------------------------------------
 
 
-def test_a_paid_checkout_from_creation_to_order(mcp: Session, product: dict[str, Any]) -> None:
+def test_a_paid_checkout_from_creation_to_order(
+    mcp: Session, product: dict[str, Any], served: Served
+) -> None:
     created = mcp.ok(
         "svc_create_checkout",
         {
@@ -186,6 +194,9 @@ def test_a_paid_checkout_from_creation_to_order(mcp: Session, product: dict[str,
     assert created["mode"] == "redirect" and created["checkoutUrl"]
     done = mcp.ok("svc_wait_for_checkout", {"session_id": created["sessionId"]})
     assert done["status"] == "completed" and done["orderId"]
+    # The payload is the REST answer, to the byte of its JSON.
+    rest = httpx.get(f"{served.base_url}/checkout/{created['sessionId']}").json()
+    assert done == rest
     status = mcp.call("svc_get_checkout_status", {"session_id": created["sessionId"]})
     assert "**completed**" in text_of(status) and done["orderId"] in text_of(status)
     orders = mcp.ok("svc_list_orders", {"status": "paid"})

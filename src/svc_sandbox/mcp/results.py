@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from typing import Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -12,6 +13,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 from svc_sandbox.client import SvcError
+from svc_sandbox.core.clock import isoformat
 
 ResponseFormat = Literal["markdown", "json"]
 
@@ -25,8 +27,20 @@ _LEADING_NAME = re.compile(r"^(amount|minimum_amount|default_amount)\b")
 
 
 def wire(model: BaseModel) -> dict[str, Any]:
-    """A client model as the API sent it: wire names, only the fields the answer had."""
-    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    """A client model as the API sent it: wire names, only the fields the answer had, and
+    timestamps in the API's own format (``...T00:30:00.000Z``)."""
+    document: dict[str, Any] = _timestamps(model.model_dump(by_alias=True, exclude_unset=True))
+    return document
+
+
+def _timestamps(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return isoformat(value)
+    if isinstance(value, dict):
+        return {key: _timestamps(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_timestamps(item) for item in value]
+    return value
 
 
 def answer(summary: str, payload: dict[str, Any], response_format: str) -> CallToolResult:

@@ -38,6 +38,7 @@ from svc_sandbox.client import (
 )
 from svc_sandbox.client.signing import DEFAULT_TOLERANCE
 from svc_sandbox.commerce.fees import DEFAULT_FEE_RATE, DEFAULT_TAX_RATE, quote_withdrawal
+from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.mcp import docs
 from svc_sandbox.mcp.backend import Backend, backend_of
@@ -213,7 +214,7 @@ def _status_summary(status: CheckoutStatus) -> str:
     if status.attempt is not None and status.attempt.last_failure is not None:
         last = status.attempt.last_failure
         parts.append(f"last attempt failed `{last.code}`: {last.message}")
-    parts.append(f"expires {status.expires_at.isoformat()}")
+    parts.append(f"expires {isoformat(status.expires_at)}")
     return "; ".join(parts)
 
 
