@@ -159,6 +159,7 @@ def test_env_variables_and_flags_over_them() -> None:
         ([], {"SVC_MCP_TRANSPORT": "sse"}, "SVC_MCP_TRANSPORT"),
         ([], {"PORT": "http"}, "PORT"),
         (["--timeout", "0"], {}, "--timeout"),
+        ([], {"SVC_TIMEOUT": "soon"}, "SVC_TIMEOUT"),
     ],
 )
 def test_bad_settings_name_the_variable(argv: list[str], env: dict[str, str], says: str) -> None:

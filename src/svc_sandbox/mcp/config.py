@@ -93,7 +93,10 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     port_text = str(args.port) if args.port is not None else env.get("PORT", str(DEFAULT_PORT))
     if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ValueError(f"--port / PORT must be a port number, got {port_text!r}")
-    timeout = args.timeout if args.timeout is not None else float(env.get("SVC_TIMEOUT", "15"))
+    try:
+        timeout = float(args.timeout if args.timeout is not None else env.get("SVC_TIMEOUT", 15))
+    except ValueError:
+        raise ValueError("SVC_TIMEOUT must be a number of seconds") from None
     if not timeout > 0:
         raise ValueError("--timeout / SVC_TIMEOUT must be a positive number of seconds")
     return McpConfig(
