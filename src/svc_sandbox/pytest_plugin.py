@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from svc_sandbox.scenarios import pytest_items as _scenario_items
-from svc_sandbox.scenarios.pytest_items import pytest_collect_file  # noqa: F401  (YAML scenarios as items)
+from svc_sandbox.scenarios import pytest_items as scenario_items
 
 # The plugin loads in every pytest run of an environment where svc-sandbox is installed, so the
 # emulator (Flask, the app, the contract) is imported only when a test asks for a fixture.
@@ -68,14 +67,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "svc_scope", "lifetime of svc_sandbox: function, module or session", default="function"
     )
     parser.addini("svc_url", "origin of a running emulator to use instead", default="")
-    _scenario_items.pytest_addoption(parser)
+    scenario_items.pytest_addoption(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "svc_freezegun: svc_clock moves freezegun's clock along with the sandbox"
     )
-    _scenario_items.pytest_configure(config)
+    scenario_items.pytest_configure(config)
 
 
 def _option(config: pytest.Config, name: str) -> str:
@@ -327,4 +326,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report.sections.append((JOURNAL_SECTION, "\n".join(lines) or "(no requests)"))
 
 
-# --- collection hooks (scenario files plug in here) ----------------------------------------
+# --- collection hooks ---------------------------------------------------------------------
+
+#: YAML scenario files as test items (scenarios/pytest_items.py; its options and markers are
+#: added by pytest_addoption and pytest_configure above).
+pytest_collect_file = scenario_items.pytest_collect_file

@@ -2,7 +2,7 @@
 (and under each folder given with ``--svc-scenarios``) is a file of test items, one per
 scenario and matrix row, run in-process with the same failure report as ``svc-sandbox run``.
 
-pytest_plugin.py re-exports the hooks below, so installing svc-sandbox is enough.
+pytest_plugin.py calls the hooks below, so installing svc-sandbox is enough.
 """
 
 from __future__ import annotations
