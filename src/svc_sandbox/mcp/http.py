@@ -139,6 +139,9 @@ def serve_http(config: McpConfig) -> int:
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((config.host, config.port))
+    # Listening before the URL is printed: a client that connects at once waits in the
+    # backlog until uvicorn accepts, instead of being refused.
+    sock.listen(2048)
     port = sock.getsockname()[1]
     host = f"[{config.host}]" if family == socket.AF_INET6 else config.host
     print(f"svc-sandbox mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)

@@ -36,6 +36,13 @@ from svc_sandbox.client import (
     build_test_webhook,
     verify_webhook,
 )
+from svc_sandbox.client.models import (
+    Gateway,
+    OrderStatus,
+    PricingModel,
+    ProductStatus,
+    WithdrawalStatus,
+)
 from svc_sandbox.client.signing import DEFAULT_TOLERANCE
 from svc_sandbox.commerce.fees import DEFAULT_FEE_RATE, DEFAULT_TAX_RATE, quote_withdrawal
 from svc_sandbox.core.clock import isoformat
@@ -52,7 +59,6 @@ Format = Annotated[
     Literal["markdown", "json"],
     Field(description='"markdown" (default): a short summary; "json": the full payload as text'),
 ]
-Gateway = Literal["telebirr", "mpesa", "cbe"]
 PageNumber = Annotated[int, Field(strict=True, ge=1, description="page number, from 1")]
 Limit = Annotated[int, Field(strict=True, ge=1, le=100, description="items per page, 1..100")]
 ProductId = Annotated[
@@ -237,7 +243,7 @@ async def svc_create_product(
     ctx: Context[Any, Any],
     title: Annotated[str, Field(min_length=1, max_length=120, description="1..120 characters")],
     pricing_model: Annotated[
-        Literal["fixed", "pwyw", "free"],
+        PricingModel,
         Field(description="fixed price, pay-what-you-want, or free; locked after creation"),
     ],
     amount_minor: Annotated[OptionalMinor, _minor("price of a fixed product")] = None,
@@ -285,7 +291,7 @@ async def svc_update_product(
         dict[str, str] | None, Field(description="string values (replaces the old)")
     ] = None,
     status: Annotated[
-        Literal["draft", "published", "archived"] | None,
+        ProductStatus | None,
         Field(description="new status; archived hides it from checkout"),
     ] = None,
     amount_minor: Annotated[OptionalMinor, _minor("new fixed price")] = None,
@@ -331,9 +337,7 @@ async def svc_list_products(
     ctx: Context[Any, Any],
     page: PageNumber = 1,
     limit: Limit = 20,
-    status: Annotated[
-        Literal["draft", "published", "archived"] | None, Field(description="only this status")
-    ] = None,
+    status: Annotated[ProductStatus | None, Field(description="only this status")] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, Page[ProductListItem]]:
     """List products, newest first (GET /products)."""
@@ -467,9 +471,7 @@ async def svc_list_orders(
     ctx: Context[Any, Any],
     page: PageNumber = 1,
     limit: Limit = 20,
-    status: Annotated[
-        Literal["pending", "paid", "failed"] | None, Field(description="only this status")
-    ] = None,
+    status: Annotated[OrderStatus | None, Field(description="only this status")] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, Page[Order]]:
     """List orders, newest first (GET /orders)."""
@@ -589,10 +591,7 @@ async def svc_list_withdrawals(
     ctx: Context[Any, Any],
     page: PageNumber = 1,
     limit: Limit = 20,
-    status: Annotated[
-        Literal["pending", "reviewing", "approved", "rejected", "processing", "completed"] | None,
-        Field(description="only this status"),
-    ] = None,
+    status: Annotated[WithdrawalStatus | None, Field(description="only this status")] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, Page[Withdrawal]]:
     """List withdrawals, newest first (GET /withdrawals)."""
