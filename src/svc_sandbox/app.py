@@ -12,11 +12,14 @@ from svc_sandbox.contract import api as contract_api
 from svc_sandbox.control import api as control_api
 from svc_sandbox.control import checkout_api as control_checkout_api
 from svc_sandbox.control import contract_api as control_contract_api
+from svc_sandbox.control import identity_api as control_identity_api
 from svc_sandbox.control import payouts_api as control_payouts_api
+from svc_sandbox.control import provider_api as control_provider_api
 from svc_sandbox.control import scenarios_api as control_scenarios_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.identity import api as identity_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
@@ -54,6 +57,9 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(pages_api.product_pages, url_prefix=settings.path_of("product_page_url"))
     app.register_blueprint(pages_api.provider, url_prefix=settings.path_of("provider_url"))
     app.register_blueprint(control_payouts_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
+    app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
+    app.register_blueprint(control_provider_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
 
     # Every request finds its Sandbox through the app (never a captured one), so ``bind`` can
@@ -63,6 +69,19 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         g.request_id = sandbox_of(app).next_request_id()
 
     exposure_api.install(app, settings, CONTROL_PREFIX)  # Host, control-plane peers and JSON
+
+    @app.before_request
+    def injected_latency() -> None:
+        """The latency fault (latency.py): a matching request waits before it is handled."""
+        current = sandbox_of(app)
+        if not current.latency.rules:  # the common case, without taking the lock
+            return
+        header = request.headers.get("Authorization", "")
+        token = header[7:].strip() if header[:7].lower() == "bearer " else None
+        delay = current.latency.take(request.method, request.path, token)
+        if delay:
+            current.delay(delay)
+
     contract_api.install(app)  # after the request id: validates requests to {base_url}
 
     @app.after_request

@@ -99,6 +99,18 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
         type=float,
         help="seconds before a production push takes its default outcome (default 10)",
     )
+    serve.add_argument(
+        "--provider-check-interval",
+        dest="provider_check_interval_seconds",
+        type=float,
+        help="a status poll checks the payment provider at most once per this many seconds "
+        "per session (default 5)",
+    )
+    serve.add_argument(
+        "--triggers",
+        dest="triggers_file",
+        help="YAML or JSON file of custom trigger phones (docs/control-plane.md, Triggers)",
+    )
     serve.add_argument("--withdrawal-fee-rate", help="default withdrawal fee, a fraction (0.07)")
     serve.add_argument("--withdrawal-tax-rate", help="withdrawal tax rate, a fraction (0.15)")
     serve.add_argument("--withdrawal-tax-base", choices=["fee", "amount"], help="what is taxed")
@@ -106,6 +118,17 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--payout-pending-seconds", type=float, help="pending -> processing")
     serve.add_argument("--payout-processing-seconds", type=float, help="processing -> completed")
     serve.add_argument("--idempotency-retention-hours", type=float, help="default 24")
+    serve.add_argument("--claims-namespace", help="URI prefix of custom claims ({auth_url}/claims)")
+    serve.add_argument(
+        "--identity-rate-limit-key",
+        choices=["client", "ip"],
+        help="identity limits of spec 8 count per client (default) or per IP",
+    )
+    serve.add_argument(
+        "--app-kyc",
+        choices=["require", "skip"],
+        help="registering an OAuth app requires approved organization KYC (default require)",
+    )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
@@ -232,10 +255,15 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 def serve(settings: Settings) -> int:
     from svc_sandbox.app import create_app
+    from svc_sandbox.core.errors import SandboxError
     from svc_sandbox.sandbox import Sandbox
     from svc_sandbox.server import build_server
 
-    sandbox = Sandbox(settings)
+    try:
+        sandbox = Sandbox(settings)
+    except SandboxError as exc:  # a --triggers file that does not hold up
+        print(f"svc-sandbox: invalid settings: {exc.message}", file=sys.stderr)
+        return 2
     app = create_app(sandbox)
     server = build_server(app, settings)
     print(banner(sandbox.info(), usable_origins(settings)), flush=True)

@@ -15,18 +15,36 @@ from svc_sandbox.commerce.checkout import CheckoutService
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import CustomerService
 from svc_sandbox.commerce.limits import CheckoutLimits
+from svc_sandbox.commerce.notices import NotificationFaults
 from svc_sandbox.commerce.orders import OrderService
 from svc_sandbox.commerce.payments import PaymentService
 from svc_sandbox.commerce.payouts import PayoutService
 from svc_sandbox.commerce.products import ProductService
+from svc_sandbox.commerce.triggers import TriggerService, read_trigger_file
 from svc_sandbox.contract.conformance import ConformanceRecorder
-from svc_sandbox.contract.validation import commerce_contract
-from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant, wall_now
+from svc_sandbox.contract.validation import commerce_contract, identity_contract
+from svc_sandbox.core.clock import (
+    Clock,
+    ClockMode,
+    isoformat,
+    parse_instant,
+    wall_now,
+    wall_sleep,
+)
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
+from svc_sandbox.identity.apps import AppService
+from svc_sandbox.identity.grants import AuthorizationService
+from svc_sandbox.identity.keys import KeyService
+from svc_sandbox.identity.limits import IdentityLimits
+from svc_sandbox.identity.seed import identity_info, seed_identity
+from svc_sandbox.identity.sessions import BrowserSessionService
+from svc_sandbox.identity.tokens import TokenService
+from svc_sandbox.identity.users import UserService
+from svc_sandbox.latency import LatencyFaults
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.settings import Settings
 from svc_sandbox.webhooks.delivery import DeliveryService
@@ -71,6 +89,8 @@ class Sandbox:
         self.journal = RequestJournal()
         #: What clients exercised of the commerce contract and where they broke it.
         self.conformance = ConformanceRecorder(commerce_contract())
+        #: The same for the identity provider's contract.
+        self.identity_conformance = ConformanceRecorder(identity_contract())
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[AfterWork] = []
 
@@ -83,7 +103,10 @@ class Sandbox:
         self.events = EventLog(ctx)
         self.customers = CustomerService(ctx)
         self.checkout_config = CheckoutConfigService(ctx, self.orgs, self.products)
-        self.payments = PaymentService(ctx)
+        self.triggers = TriggerService(ctx)
+        self.notice_faults = NotificationFaults(ctx, self.orgs)
+        self.payments = PaymentService(ctx, self.triggers, self.notice_faults)
+        self.latency = LatencyFaults(ctx, self.orgs)
         self.checkout = CheckoutService(
             ctx,
             orgs=self.orgs,
@@ -100,6 +123,13 @@ class Sandbox:
         self.deliveries = DeliveryService(ctx, self.events, self.webhook_endpoints)
         self.dispatcher = Dispatcher(self.deliveries)
         self.after_work.append(self.dispatcher)
+        self.users = UserService(ctx)
+        self.oauth_apps = AppService(ctx, self.orgs)
+        self.signing_keys = KeyService(ctx)
+        self.access_tokens = TokenService(ctx, self.users, self.oauth_apps, self.signing_keys)
+        self.oauth = AuthorizationService(ctx, self.users, self.oauth_apps, self.access_tokens)
+        self.browser_sessions = BrowserSessionService(ctx, self.users)
+        self.identity_limits = IdentityLimits(ctx)
         self._services: dict[str, Stateful] = {
             "orgs": self.orgs,
             "products": self.products,
@@ -109,10 +139,20 @@ class Sandbox:
             "webhookDeliveries": self.deliveries,
             "customers": self.customers,
             "checkoutConfig": self.checkout_config,
+            "triggers": self.triggers,
+            "notificationFaults": self.notice_faults,
+            "latencyFaults": self.latency,
             "payments": self.payments,
             "checkout": self.checkout,
             "checkoutLimits": self.limits,
             "payouts": self.payouts,
+            "users": self.users,
+            "oauthApps": self.oauth_apps,
+            "signingKeys": self.signing_keys,
+            "tokens": self.access_tokens,
+            "authorizations": self.oauth,
+            "browserSessions": self.browser_sessions,
+            "identityLimits": self.identity_limits,
         }
         self._seed_defaults()
         self._initial = self.export()
@@ -125,7 +165,11 @@ class Sandbox:
         return parse_instant(self.settings.clock_start)
 
     def _seed_defaults(self) -> None:
-        """The seeded organizations every fresh or reset sandbox starts with."""
+        """The seeded organizations (and ``--triggers``) every fresh or reset sandbox starts
+        with."""
+        if self.settings.triggers_file:
+            for trigger in read_trigger_file(self.settings.triggers_file):
+                self.triggers.add(trigger)
         for name, environment in (
             ("Sandbox Org", Environment.SANDBOX),
             ("Production Org", Environment.PRODUCTION),
@@ -138,6 +182,7 @@ class Sandbox:
                 )
                 # One secret for both default endpoints: the one GET /_sandbox shows.
                 self.webhook_endpoints.default_secret = endpoint.secret
+        seed_identity(self)
 
     # --- time -------------------------------------------------------------------------
 
@@ -151,6 +196,14 @@ class Sandbox:
         with self.lock:
             target = self.clock.now() + delta
         return self._move_to(target)
+
+    def delay(self, delta: timedelta) -> None:
+        """A request's injected latency: a frozen clock advances by it (running what falls
+        due); a real or scaled clock waits it out in wall time (divided by the factor)."""
+        if self.clock.mode is ClockMode.FROZEN:
+            self.advance(delta)
+        else:
+            wall_sleep(delta.total_seconds() / self.clock.factor)
 
     def set_time(self, instant: datetime) -> list[RanEntry]:
         """Sets the clock; moving forward runs the work due on the way."""
@@ -273,6 +326,7 @@ class Sandbox:
                 self.clock.set(keep)
         self.journal.clear()
         self.conformance.clear()
+        self.identity_conformance.clear()
 
     def next_request_id(self) -> str:
         with self.lock:
@@ -303,4 +357,5 @@ class Sandbox:
                     "url": self.settings.webhook_url,
                     "secret": self.webhook_endpoints.default_secret,
                 },
+                "identity": identity_info(self),
             }

@@ -3,6 +3,7 @@ pytest plugin (``ServerThread``: the server on a daemon thread)."""
 
 from __future__ import annotations
 
+import errno
 import threading
 from typing import Any
 
@@ -35,9 +36,17 @@ class ServerThread:
         self._server = build_server(app, settings)
         self.host = settings.host
         self.port = int(self._server.effective_port)
-        self._thread = threading.Thread(
-            target=self._server.run, name="svc-sandbox-server", daemon=True
-        )
+        self._closing = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="svc-sandbox-server", daemon=True)
+
+    def _serve(self) -> None:
+        try:
+            self._server.run()
+        except OSError as exc:
+            # A socket closed while select() was waiting on it is the shutdown we asked for;
+            # anything else, or EBADF while serving, is a real failure.
+            if not (self._closing.is_set() and exc.errno == errno.EBADF):
+                raise
 
     @property
     def origin(self) -> str:
@@ -48,11 +57,19 @@ class ServerThread:
         return self
 
     def close(self) -> None:
+        """Stops serving; calling it again does nothing."""
         from waitress import wasyncore
+
+        if self._closing.is_set():
+            return
+        self._closing.set()
 
         # Close every socket from inside the server's own loop thread (closing them from here
         # races its select() and leaks connection sockets); an empty map ends the loop.
         sockets = self._server._map
-        self._server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            self._thread.join(timeout=5)
+        else:
+            wasyncore.close_all(sockets)
         self._server.task_dispatcher.shutdown()

@@ -77,6 +77,11 @@ class Settings(BaseModel):
         "none",
     ] = "approve"
     production_push_delay_seconds: float = Field(default=10.0, ge=0)
+    #: A status poll checks the payment provider at most once per this many seconds per
+    #: session (spec §3 "throttled per session"; see spec-gaps, notification model).
+    provider_check_interval_seconds: float = Field(default=5.0, ge=0, le=3600, allow_inf_nan=False)
+    #: A YAML or JSON file of custom trigger phones, loaded at start and kept by reset.
+    triggers_file: str | None = None
     threads: int = Field(default=8, ge=1, le=256)
     #: Open connections waitress serves at once; more wait in the listen backlog. Idle
     #: keep-alive connections count, so the waitress default of 100 stalls busy clients.
@@ -117,6 +122,15 @@ class Settings(BaseModel):
     webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
     #: Waits before each retry, each counted from the previous attempt (spec §6; see spec-gaps).
     webhook_retries: str = "1m,5m,30m,2h,12h"
+    #: URI prefix of the custom claims (spec §2 ``{claims_namespace}/handle``); default
+    #: ``{auth_url}/claims``.
+    claims_namespace: str | None = None
+    #: What the identity limits of §8 count per: the calling ``client`` (its client_id, or the
+    #: IP when a request names none) or the caller's ``ip``. See docs/spec-gaps.md.
+    identity_rate_limit_key: Literal["client", "ip"] = "client"
+    #: The "one-off KYC on first use" rule for app registration: ``require`` an approved
+    #: organization KYC, or ``skip`` the check. See docs/spec-gaps.md.
+    app_kyc: Literal["require", "skip"] = "require"
 
     @field_validator(
         "public_url",
@@ -129,6 +143,7 @@ class Settings(BaseModel):
         "product_page_url",
         "provider_url",
         "webhook_url",
+        "claims_namespace",
     )
     @classmethod
     def _absolute_http_url(cls, value: str | None) -> str | None:
@@ -162,6 +177,15 @@ class Settings(BaseModel):
         """The absolute URL of one spec root (``base_url``, ``pay_url``, ...)."""
         explicit: str | None = getattr(self, name)
         return explicit or self.origin + ROOT_DEFAULTS[name]
+
+    @property
+    def issuer(self) -> str:
+        """{auth_url}, exactly the ``iss`` of every token and authorization response."""
+        return self.root("auth_url")
+
+    @property
+    def claims_prefix(self) -> str:
+        return self.claims_namespace or self.issuer + "/claims"
 
     def roots(self) -> dict[str, str]:
         roots = {name: self.root(name) for name in ROOT_DEFAULTS}

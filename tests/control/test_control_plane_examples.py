@@ -265,7 +265,18 @@ def withdrawals(run: Runner) -> None:
         run.values[name] = run.call("POST", "/api/withdrawals", payout, token)["_id"]
 
 
+def identity(run: Runner) -> None:
+    """The seeded user abebe and the seeded confidential app."""
+    info = run.call("GET", "/_sandbox")["identity"]
+    run.values["<user id>"] = info["users"][0]["id"]
+    apps = info["apps"]
+    run.values["<client id>"] = next(
+        a["clientId"] for a in apps if a["clientType"] == "confidential"
+    )
+
+
 SETUPS: dict[str, Callable[[Runner], None]] = {
+    "identity": identity,
     "checkout-sessions": checkout_sessions,
     "webhooks": webhooks,
     "withdrawals": withdrawals,

@@ -96,6 +96,8 @@ class CheckoutSession:
     order_id: str | None = None
     failure: Failure | None = None
     last_failure: Failure | None = None
+    #: When a status poll last checked the payment provider (the per-session throttle).
+    provider_checked_at: datetime | None = None
 
     @property
     def pay_token(self) -> str:
@@ -357,8 +359,7 @@ class CheckoutService(Service):
     def pay(self, pay_token: str, body: PayBody) -> CheckoutSession:
         """POST /pay/{payToken}: one attempt on a payment link (see docs/spec-gaps.md)."""
         session = self.by_pay_token(pay_token)
-        self.settle(session.id)
-        self._require_open(session)
+        self._ready_for_attempt(session)
         in_flight = self.payments.in_flight_of(session.id)
         if in_flight is not None:
             wait = (in_flight.decide_at or self.clock.now()) - self.clock.now()
@@ -378,6 +379,14 @@ class CheckoutService(Service):
         session.gateway, session.phone = body.gateway, body.phone
         self._attempt(session, Channel.LINK, body.gateway, body.phone)
         return session
+
+    def _ready_for_attempt(self, session: CheckoutSession) -> None:
+        """Before a buyer's new attempt: the session brought up to date, the provider asked
+        about the prompt out (a notice still on its way is learned now), and still open."""
+        self.settle(session.id)
+        self._require_open(session)
+        self.payments.check(session.id, "attempt")
+        self._require_open(session)
 
     def _start_control_attempt(self, session_id: str) -> PaymentAttempt:
         """The control plane or simulator decides a session with no prompt out: a prompt is
@@ -418,8 +427,7 @@ class CheckoutService(Service):
         """The buyer confirms on the provider page: one prompt, decided by the provider's
         configured outcome at once (a failure ends the session, as a push's does)."""
         session = self.hosted_session(session_id)
-        self.settle(session.id)
-        self._require_open(session)
+        self._ready_for_attempt(session)
         if self.payments.in_flight_of(session.id) is not None:
             raise Conflict("This payment is already waiting for the provider's decision")
         session.phone = phone
@@ -451,12 +459,33 @@ class CheckoutService(Service):
         if attempt is not None and due is not None and due <= session.expires_at:
             self.payments.run_planned(attempt)
         if session.status == "open" and self.clock.now() >= session.expires_at:
-            self._expire(session, self._expiry_failure(session))
+            self._expire_unpaid(session)
 
     def _expire_due(self, payload: dict[str, Any]) -> None:
         session = self.sessions.get(payload["sessionId"])
         if session is not None and session.status == "open":
+            self._expire_unpaid(session)
+
+    def _expire_unpaid(self, session: CheckoutSession) -> None:
+        """The 30 minutes are up: one last check of the provider (a decision whose notice is
+        late or lost still counts), then the session expires unless that paid it."""
+        self.payments.check(session.id, "expiry")
+        if session.status == "open":
             self._expire(session, self._expiry_failure(session))
+
+    def _check_provider(self, session: CheckoutSession) -> None:
+        """What a status poll adds (§3, §4): while the session is open and a prompt is out, it
+        checks the payment provider, at most once every ``provider_check_interval_seconds``
+        per session, so a poll resolves a late or lost notice."""
+        if session.status != "open" or self.payments.in_flight_of(session.id) is None:
+            return
+        now = self.clock.now()
+        interval = timedelta(seconds=self.settings.provider_check_interval_seconds)
+        last = session.provider_checked_at
+        if last is not None and last <= now < last + interval:
+            return
+        session.provider_checked_at = now
+        self.payments.check(session.id, "poll")
 
     def _expiry_failure(self, session: CheckoutSession) -> Failure:
         """§6: the last attempt's reason, or ``session_expired`` if nobody tried. A prompt
@@ -559,6 +588,7 @@ class CheckoutService(Service):
             raise ValidationFailed("sessionId must be 24 lowercase hex characters")
         session = self.get(session_id)
         self.settle(session_id)
+        self._check_provider(session)
         return self.status_of(session)
 
     @locked
@@ -599,6 +629,7 @@ class CheckoutService(Service):
             "metadata": dict(session.metadata),
             "createdAt": isoformat(session.created_at),
             "attempts": [a.to_public() for a in self.payments.attempts_of(session.id)],
+            "providerTimeline": self.payments.timeline_of(session.id),
         }
 
     def export(self) -> dict[str, Any]:

@@ -2,14 +2,23 @@
 
 An *attempt* is one payment prompt on one buyer phone. The provider decides it:
 
-* sandbox trigger phones decide at once (251900000001 pays, 251900000002 fails with
-  ``payment_failed``; 0900000001 / 0900000002 are the same numbers in another format);
+* trigger phones (``commerce/triggers.py``) decide as registered: the spec's decide at once
+  in the sandbox (251900000001 pays, 251900000002 fails with ``payment_failed``; 0900000001 /
+  0900000002 are the same numbers in another format), custom ones with their outcome, delay
+  and notification fault;
 * any other sandbox phone waits for the simulator page or the control plane;
 * a production prompt is decided by the configured default outcome after the configured
   delay, unless the control plane decides it first;
 * a payment-link prompt that nobody answers times out after 150 seconds.
 
-Decisions are announced to listeners (the checkout service settles the session).
+The provider's *decision* and its *notice* to the emulator are apart: the provider records
+its decision on the prompt, then notifies the emulator (at once, unless a notification fault
+says late, lost, duplicated or out of order: ``commerce/notices.py``). The emulator learns a
+decision when the notice arrives or when it checks the provider (a status poll, throttled per
+session; a new attempt on the payment link; the expiry), whichever comes first; the other then
+does nothing. What the emulator learns is announced to listeners (the checkout service
+settles the session). Every prompt, decision, notice and check is a step of the session's
+provider timeline.
 """
 
 from __future__ import annotations
@@ -18,8 +27,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from svc_sandbox.commerce.notices import (
+    DUPLICATE,
+    LATE,
+    LOST,
+    OUT_OF_ORDER,
+    NoticeFault,
+    NotificationFaults,
+)
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ProviderRefused, ValidationFailed, found
@@ -27,6 +44,9 @@ from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
+
+if TYPE_CHECKING:
+    from svc_sandbox.commerce.triggers import TriggerService
 
 #: §7 session failure codes with the buyer-safe message the emulator shows for each.
 FAILURE_MESSAGES: dict[str, str] = {
@@ -48,6 +68,7 @@ PAYS_AT_ONCE = "251900000001"
 FAILS_AT_ONCE = "251900000002"
 PROMPT_TIMEOUT = timedelta(seconds=150)
 DECIDE = "payments.decide"
+NOTIFY = "payments.notify"
 
 
 class Channel(StrEnum):
@@ -90,6 +111,34 @@ class Failure:
 
 
 @dataclass
+class ProviderStep:
+    """One line of a session's provider timeline.
+
+    ``kind`` is ``prompt``, ``decision``, ``notification`` or ``check``; ``status`` says what
+    happened (notification: sent, delayed, lost, duplicated, held, delivered, ignored; check:
+    found, pending; prompt: sent; decision: recorded)."""
+
+    seq: int
+    at: datetime
+    kind: str
+    status: str
+    outcome: str | None = None
+    due_at: datetime | None = None
+    by: str | None = None
+
+    def to_public(self, attempt_id: str) -> dict[str, Any]:
+        return {
+            "at": isoformat(self.at),
+            "attemptId": attempt_id,
+            "kind": self.kind,
+            "status": self.status,
+            "outcome": self.outcome,
+            "dueAt": None if self.due_at is None else isoformat(self.due_at),
+            "by": self.by,
+        }
+
+
+@dataclass
 class PaymentAttempt:
     id: str
     session_id: str
@@ -105,10 +154,29 @@ class PaymentAttempt:
     #: The provider's own plan for this prompt (production default, link timeout).
     decide_at: datetime | None = None
     decide_outcome: str | None = None
+    #: The provider's decision, recorded before the emulator learns it (``status`` and
+    #: ``decided_at`` are what the emulator knows).
+    provider_decided_at: datetime | None = None
+    provider_failure: Failure | None = None
+    #: The notification fault this prompt's notice meets (a custom trigger's, else a rule's).
+    notice_fault: NoticeFault | None = None
+    #: An out-of-order failure notice waiting for the session's next notice.
+    notice_held: bool = False
+    steps: list[ProviderStep] = field(default_factory=list)
 
     @property
     def in_flight(self) -> bool:
         return self.status is AttemptStatus.IN_FLIGHT
+
+    @property
+    def provider_decided(self) -> bool:
+        return self.provider_decided_at is not None
+
+    @property
+    def provider_outcome(self) -> str | None:
+        if self.provider_decided_at is None:
+            return None
+        return APPROVE if self.provider_failure is None else self.provider_failure.code
 
     def to_public(self) -> dict[str, Any]:
         return {
@@ -121,6 +189,12 @@ class PaymentAttempt:
             "createdAt": isoformat(self.created_at),
             "decidedAt": None if self.decided_at is None else isoformat(self.decided_at),
             "failure": None if self.failure is None else self.failure.to_public(),
+            "provider": None
+            if self.provider_decided_at is None
+            else {
+                "outcome": self.provider_outcome,
+                "decidedAt": isoformat(self.provider_decided_at),
+            },
         }
 
 
@@ -150,8 +224,12 @@ SessionSettler = Callable[[str], None]
 
 
 class PaymentService(Service):
-    def __init__(self, ctx: ServiceContext) -> None:
+    def __init__(
+        self, ctx: ServiceContext, triggers: TriggerService, notice_faults: NotificationFaults
+    ) -> None:
         super().__init__(ctx)
+        self.triggers = triggers
+        self.notice_faults = notice_faults
         self.config = ProviderConfig(
             push_outcome=ctx.settings.production_push_outcome,
             push_delay_seconds=ctx.settings.production_push_delay_seconds,
@@ -160,7 +238,10 @@ class PaymentService(Service):
         self._listeners: list[Listener] = []
         self._start_for_session: SessionStarter | None = None
         self._settle_session: SessionSettler | None = None
+        #: Orders the steps of every timeline (derived on import from the steps).
+        self._step_seq = 0
         self.scheduler.register(DECIDE, self._run_decision)
+        self.scheduler.register(NOTIFY, self._notice_arrives)
 
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
@@ -207,23 +288,28 @@ class PaymentService(Service):
             created_at=now,
         )
         self.attempts[attempt.id] = attempt
+        self._step(attempt, "prompt", "sent")
         if not plan:
             return attempt
         if self.config.initiate_failures:
             reason = self.config.initiate_failures.pop(0)
             return self._decide(attempt, Failure.of("initiate_failed", reason))
-        if channel is Channel.HOSTED:
+        trigger = self.triggers.find(environment, phone)
+        plans: list[tuple[datetime, str]] = []
+        if trigger is not None:
+            attempt.notice_fault = trigger.notification
+            if trigger.outcome != "wait" and trigger.decision_delay_seconds == 0:
+                return self._decide(attempt, outcome_failure(trigger.plan_outcome))
+            if trigger.outcome != "wait":
+                delay = timedelta(seconds=trigger.decision_delay_seconds)
+                plans.append((now + delay, trigger.plan_outcome))
+        elif channel is Channel.HOSTED:
             # The buyer confirmed on the provider's own page: the provider's configured
             # outcome applies at once ("none" leaves the prompt to the control plane).
             if self.config.push_outcome == "none":
                 return attempt
             return self._decide(attempt, outcome_failure(self.config.push_outcome))
-        if environment == "sandbox" and phone == PAYS_AT_ONCE:
-            return self._decide(attempt, None)
-        if environment == "sandbox" and phone == FAILS_AT_ONCE:
-            return self._decide(attempt, Failure.of("payment_failed"))
-        plans: list[tuple[datetime, str]] = []
-        if environment == "production" and self.config.push_outcome != "none":
+        elif environment == "production" and self.config.push_outcome != "none":
             delay = timedelta(seconds=self.config.push_delay_seconds)
             plans.append((now + delay, self.config.push_outcome))
         if channel is Channel.LINK:
@@ -240,28 +326,121 @@ class PaymentService(Service):
 
     @locked
     def run_planned(self, attempt: PaymentAttempt) -> None:
-        """Applies the provider's planned decision once it is due (scheduler or poll)."""
+        """Makes the provider's planned decision once it is due (scheduler or poll)."""
         due, outcome = attempt.decide_at, attempt.decide_outcome
-        if attempt.in_flight and due is not None and outcome and due <= self.clock.now():
+        if (
+            attempt.in_flight
+            and not attempt.provider_decided
+            and due is not None
+            and outcome
+            and due <= self.clock.now()
+        ):
             self._decide(attempt, outcome_failure(outcome))
 
     def _decide(self, attempt: PaymentAttempt, failure: Failure | None) -> PaymentAttempt:
-        self._record_decision(attempt, failure)
-        for listener in self._listeners:
-            listener(attempt)
+        """The provider decides: the decision is recorded, then the notice goes out."""
+        attempt.provider_decided_at = self.clock.now()
+        attempt.provider_failure = failure
+        self._step(attempt, "decision", "recorded", outcome=attempt.provider_outcome)
+        self._notify(attempt)
         return attempt
 
-    def _record_decision(self, attempt: PaymentAttempt, failure: Failure | None) -> None:
-        target = AttemptStatus.SUCCEEDED if failure is None else AttemptStatus.FAILED
-        ATTEMPT_LIFECYCLE.move(attempt, target)
+    # --- notices: how the emulator learns a decision ---------------------------------------
+
+    def _notify(self, attempt: PaymentAttempt) -> None:
+        fault = attempt.notice_fault or self.notice_faults.take(attempt.org_id, attempt.session_id)
+        attempt.notice_fault = fault
+        now = self.clock.now()
+        kind = None if fault is None else fault.kind
+        if kind == OUT_OF_ORDER and attempt.provider_failure is None:
+            kind = None  # only a failure notice is overtaken by the next one
+        if kind == LOST:
+            self._step(attempt, "notification", "lost")
+        elif kind == LATE:
+            due = now + timedelta(seconds=fault.delay_seconds if fault else 0)
+            self._step(attempt, "notification", "delayed", due_at=due)
+            self.scheduler.schedule(due, NOTIFY, {"attemptId": attempt.id})
+        elif kind == OUT_OF_ORDER:
+            attempt.notice_held = True
+            self._step(attempt, "notification", "held")
+        else:
+            self._step(attempt, "notification", "sent")
+            self._learn(attempt)
+            if kind == DUPLICATE:
+                due = now + timedelta(seconds=fault.delay_seconds if fault else 0)
+                self._step(attempt, "notification", "duplicated", due_at=due)
+                self.scheduler.schedule(due, NOTIFY, {"attemptId": attempt.id})
+            self._release_held(attempt)
+
+    def _notice_arrives(self, payload: dict[str, Any]) -> None:
+        attempt = self.attempts.get(payload["attemptId"])
+        if attempt is not None:
+            self._deliver(attempt)
+
+    @locked
+    def _deliver(self, attempt: PaymentAttempt) -> None:
+        """A late, duplicated or held notice arrives: news to the emulator, or ignored."""
+        if attempt.in_flight and attempt.provider_decided:
+            self._step(attempt, "notification", "delivered", outcome=attempt.provider_outcome)
+            self._learn(attempt)
+            self._release_held(attempt)
+        else:
+            self._step(attempt, "notification", "ignored", outcome=attempt.provider_outcome)
+
+    def _release_held(self, after: PaymentAttempt) -> None:
+        """Held (out-of-order) notices of the session arrive after this one."""
+        for other in self.attempts_of(after.session_id):
+            if other.notice_held and other is not after:
+                other.notice_held = False
+                self._deliver(other)
+
+    def _learn(self, attempt: PaymentAttempt) -> None:
+        """The emulator learns the provider's decision (once) and tells its listeners."""
+        if not attempt.in_flight or not attempt.provider_decided:
+            return
+        failure = attempt.provider_failure
+        ATTEMPT_LIFECYCLE.move(
+            attempt, AttemptStatus.SUCCEEDED if failure is None else AttemptStatus.FAILED
+        )
         attempt.failure = failure
         attempt.decided_at = self.clock.now()
+        for listener in self._listeners:
+            listener(attempt)
+
+    @locked
+    def check(self, session_id: str, by: str) -> None:
+        """The emulator asks the provider about the session's prompt (``by``: poll, attempt,
+        expiry); a decision whose notice has not arrived is learned now."""
+        attempt = self.in_flight_of(session_id)
+        if attempt is None:
+            return
+        if not attempt.provider_decided:
+            self._step(attempt, "check", "pending", by=by)
+            return
+        self._step(attempt, "check", "found", outcome=attempt.provider_outcome, by=by)
+        self._learn(attempt)
+
+    def _step(self, attempt: PaymentAttempt, kind: str, status: str, **extra: Any) -> None:
+        self._step_seq += 1
+        attempt.steps.append(ProviderStep(self._step_seq, self.clock.now(), kind, status, **extra))
+
+    @locked
+    def timeline_of(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's provider timeline, in order: every prompt, decision, notice, check."""
+        steps = [(step, a.id) for a in self.attempts_of(session_id) for step in a.steps]
+        return [step.to_public(attempt_id) for step, attempt_id in sorted(steps, key=_by_seq)]
 
     @locked
     def close(self, attempt: PaymentAttempt, failure: Failure) -> None:
         """Ends a prompt without announcing it (its session is ending for another reason)."""
         if attempt.in_flight:
-            self._record_decision(attempt, failure)
+            if not attempt.provider_decided:
+                attempt.provider_decided_at = self.clock.now()
+                attempt.provider_failure = failure
+                self._step(attempt, "decision", "recorded", outcome=failure.code)
+            ATTEMPT_LIFECYCLE.move(attempt, AttemptStatus.FAILED)
+            attempt.failure = failure
+            attempt.decided_at = self.clock.now()
 
     # --- what tests and the simulator page do ----------------------------------------------
 
@@ -283,10 +462,10 @@ class PaymentService(Service):
         if attempt is not None:
             if not attempt.in_flight:
                 raise Conflict(f"attempt {ref} is already {attempt.status.value}")
-            return attempt
+            return _undecided(attempt)
         found = self.in_flight_of(ref)
         if found is not None:
-            return found
+            return _undecided(found)
         if self._start_for_session is None:
             raise NotFound(f"no session or attempt {ref}")
         return self._start_for_session(ref)
@@ -349,6 +528,23 @@ class PaymentService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         self.config = from_json(ProviderConfig, data["config"])
         self.attempts = {a["id"]: from_json(PaymentAttempt, a) for a in data["attempts"]}
+        self._step_seq = max(
+            (step.seq for a in self.attempts.values() for step in a.steps), default=0
+        )
+
+
+def _undecided(attempt: PaymentAttempt) -> PaymentAttempt:
+    """A prompt the provider has not decided yet (one it decided waits for its notice)."""
+    if attempt.provider_decided:
+        raise Conflict(
+            f"the provider already decided attempt {attempt.id} ({attempt.provider_outcome}); "
+            "its notice has not arrived: poll the session to learn it"
+        )
+    return attempt
+
+
+def _by_seq(item: tuple[ProviderStep, str]) -> int:
+    return item[0].seq
 
 
 def outcome_failure(outcome: str) -> Failure | None:

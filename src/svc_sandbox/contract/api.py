@@ -1,5 +1,6 @@
-"""The contract's HTTP edge: validates every commerce request (conformance recording) and,
-in strict mode, every response; serves the contract at {base_url}/openapi.json.
+"""The contract's HTTP edge: validates every commerce and identity request (conformance
+recording) and, in strict mode, every response; serves the contracts at
+{base_url}/openapi.json and {auth_url}/openapi.json.
 
 app.py calls ``install`` once and ``check_response`` from its after-request hook, after the
 request id is stamped, so that the response is checked exactly as the client gets it.
@@ -12,14 +13,15 @@ import logging
 
 from flask import Blueprint, Flask, Response, g, request
 
-from svc_sandbox.contract.conformance import Exchange
-from svc_sandbox.contract.document import served_contract
+from svc_sandbox.contract.conformance import ConformanceRecorder, Exchange
+from svc_sandbox.contract.document import IDENTITY, served_contract
 from svc_sandbox.contract.validation import Operation, Violation
 from svc_sandbox.web import json_response, sandbox, sandbox_of
 
 log = logging.getLogger("svc_sandbox.contract")
 
 blueprint = Blueprint("contract", __name__)
+identity_blueprint = Blueprint("identity_contract", __name__)
 
 CONTRACT_ROUTE = "/openapi.json"
 
@@ -29,19 +31,40 @@ def openapi_document() -> Response:
     return json_response(served_contract(sandbox().settings.root("base_url")))
 
 
+@identity_blueprint.get(CONTRACT_ROUTE)
+def identity_openapi_document() -> Response:
+    return json_response(served_contract(sandbox().settings.issuer, IDENTITY))
+
+
+def recorder_for(path: str) -> tuple[ConformanceRecorder, str] | None:
+    """The conformance recorder of the family serving ``path`` and the path within its root."""
+    sb = sandbox()
+    for root, recorder in (
+        ("base_url", sb.conformance),
+        ("auth_url", sb.identity_conformance),
+    ):
+        prefix = sb.settings.path_of(root)
+        if path.startswith(prefix + "/"):
+            return recorder, path[len(prefix) :]
+    return None
+
+
 def install(app: Flask) -> None:
-    """Mounts /openapi.json under {base_url} and validates each commerce request."""
-    base_path = sandbox_of(app).settings.path_of("base_url")
-    app.register_blueprint(blueprint, url_prefix=base_path)
+    """Mounts /openapi.json under {base_url} and {auth_url}; validates each request of both."""
+    settings = sandbox_of(app).settings
+    app.register_blueprint(blueprint, url_prefix=settings.path_of("base_url"))
+    app.register_blueprint(identity_blueprint, url_prefix=settings.path_of("auth_url"))
 
     @app.before_request
     def validate_request() -> None:
-        if not request.path.startswith(base_path + "/"):
+        found = recorder_for(request.path)
+        if found is None:
             return
-        relative = request.path[len(base_path) :]
+        recorder, relative = found
         if relative == CONTRACT_ROUTE:
             return
-        contract = sandbox().conformance.contract
+        g.contract_recorder = recorder
+        contract = recorder.contract
         match = contract.find(request.method, relative)
         g.contract_operation = None if match is None else match[0]
         if match is None:
@@ -65,9 +88,10 @@ def check_response(response: Response, request_id: str) -> Response:
     operation: Operation | None = g.contract_operation
     violations: list[Violation] = list(g.get("contract_violations", []))
     sb = sandbox()
+    recorder: ConformanceRecorder = g.contract_recorder
     exchange = Exchange(request_id, request.method, request.path, response.status_code)
     if operation is not None and sb.settings.strict:
-        broken = sb.conformance.contract.validate_response(
+        broken = recorder.contract.validate_response(
             operation,
             response.status_code,
             dict(response.headers),
@@ -76,9 +100,9 @@ def check_response(response: Response, request_id: str) -> Response:
         )
         if broken:
             violations += broken
-            sb.conformance.record(exchange, operation, violations, g.get("contract_notices"))
+            recorder.record(exchange, operation, violations, g.get("contract_notices"))
             return strict_failure(response, operation, broken, request_id)
-    sb.conformance.record(exchange, operation, violations, g.get("contract_notices"))
+    recorder.record(exchange, operation, violations, g.get("contract_notices"))
     return response
 
 

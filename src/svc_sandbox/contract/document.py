@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 COMMERCE = "commerce.openapi.yaml"
+IDENTITY = "identity.openapi.yaml"
 
 
 def contract_text(name: str = COMMERCE) -> str:

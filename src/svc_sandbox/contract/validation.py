@@ -15,13 +15,14 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from svc_sandbox.contract.document import COMMERCE, shared_contract
+from svc_sandbox.contract.document import COMMERCE, IDENTITY, shared_contract
 
 DOCUMENT_URI = "urn:svc-sandbox:contract"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -295,9 +296,10 @@ class Contract:
             message = f"Content-Type {media or '(none)'} is not one of {', '.join(content)}"
             return [Violation(kind, "header.Content-Type", message, owner + "/content")]
         try:
-            document = json.loads(body)
+            document = decode_body(media, body)
         except (ValueError, UnicodeDecodeError) as exc:
-            return [Violation(kind, "body", f"body is not valid JSON: {exc}", owner + "/content")]
+            message = f"body is not valid {media}: {exc}"
+            return [Violation(kind, "body", message, owner + "/content")]
         return self.check(pointer_join(owner, "content", media, "schema"), document, kind, "body")
 
     # --- webhooks ----------------------------------------------------------------------------
@@ -374,6 +376,25 @@ class Contract:
         return found + self.check_content(response_ptr, content, content_type, body, "response")
 
 
+def decode_body(media: str, body: bytes) -> Any:
+    """A body as its schema sees it: a form as an object (a repeated field becomes an array),
+    a text page as a string, anything else as JSON."""
+    if media == "application/x-www-form-urlencoded":
+        fields: dict[str, Any] = {}
+        for name, value in parse_qsl(body.decode(), keep_blank_values=True, strict_parsing=False):
+            if name in fields:
+                previous = fields[name]
+                fields[name] = (
+                    [*previous, value] if isinstance(previous, list) else [previous, value]
+                )
+            else:
+                fields[name] = value
+        return fields
+    if media.startswith("text/"):
+        return body.decode()
+    return json.loads(body)
+
+
 def pointer_join(base: str, *tokens: str | int) -> str:
     return base + "".join("/" + escape(t) for t in tokens)
 
@@ -401,9 +422,17 @@ _CONTRACTS: dict[str, Contract] = {}
 _CONTRACTS_LOCK = threading.Lock()
 
 
-def commerce_contract() -> Contract:
-    """The shipped commerce contract, built once per process."""
+def shipped_contract(name: str) -> Contract:
+    """A shipped contract, built once per process."""
     with _CONTRACTS_LOCK:
-        if COMMERCE not in _CONTRACTS:
-            _CONTRACTS[COMMERCE] = Contract(shared_contract(COMMERCE))
-        return _CONTRACTS[COMMERCE]
+        if name not in _CONTRACTS:
+            _CONTRACTS[name] = Contract(shared_contract(name))
+        return _CONTRACTS[name]
+
+
+def commerce_contract() -> Contract:
+    return shipped_contract(COMMERCE)
+
+
+def identity_contract() -> Contract:
+    return shipped_contract(IDENTITY)

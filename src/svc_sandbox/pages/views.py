@@ -74,7 +74,14 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "success_url": session.success_url,
             "gateways": GATEWAYS,
             "failure_codes": [(code, FAILURE_MESSAGES[code]) for code in FAILURE_CODES],
+            "triggers": trigger_list(sb, session.environment),
         }
+
+
+def trigger_list(sb: Sandbox, environment: str) -> list[dict[str, Any]]:
+    """The trigger registry's entries of one environment (GET /_sandbox/triggers), as the
+    simulator page lists them."""
+    return [t for t in sb.triggers.registry() if t["environment"] == environment]
 
 
 def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:

@@ -63,6 +63,21 @@ ACTIONS: dict[str, Action] = {
     "provider": Action("PATCH", "/payments/provider", "production push outcome and delay"),
     "faults": Action("POST", "/faults", "refuseCheckouts: N, initiateFailures: [reason]"),
     "clear_faults": Action("DELETE", "/faults", "clear the provider faults"),
+    "timeline": Action(
+        "GET", "/checkout/sessions/{session}/timeline", "a session's provider timeline"
+    ),
+    "triggers": Action("GET", "/triggers", "the trigger registry"),
+    "add_trigger": Action("POST", "/triggers", "a custom trigger phone (outcome, delay, fault)"),
+    "remove_trigger": Action("DELETE", "/triggers/{phone}", "remove a custom trigger"),
+    "clear_triggers": Action("DELETE", "/triggers", "remove every custom trigger"),
+    "notification_fault": Action(
+        "POST", "/faults/notifications", "late, lost, duplicate or out_of_order notices"
+    ),
+    "clear_notification_faults": Action(
+        "DELETE", "/faults/notifications", "clear the notification faults"
+    ),
+    "latency_fault": Action("POST", "/faults/latency", "matching requests wait delaySeconds"),
+    "clear_latency_faults": Action("DELETE", "/faults/latency", "clear the latency faults"),
     "create_checkout_link": Action("POST", "/orgs/{org}/checkout-links", "a checkout link"),
     "update_checkout_link": Action("PATCH", "/checkout-links/{link}", "change a checkout link"),
     "create_checkout_field": Action("POST", "/orgs/{org}/checkout-fields", "a checkout field"),

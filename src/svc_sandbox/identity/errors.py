@@ -1,0 +1,104 @@
+"""OAuth errors of spec §7 "Identity provider errors": one class per RFC 6749 code.
+
+Every error renders as ``{error, error_description}`` (RFC 6749 §5.2); see docs/spec-gaps.md.
+"""
+
+from __future__ import annotations
+
+from svc_sandbox.core.errors import RateLimited, SandboxError
+
+
+class OAuthError(SandboxError):
+    """An RFC 6749 error: ``code`` is the ``error`` value, ``message`` its description."""
+
+    status = 400
+    code = "invalid_request"
+
+
+class InvalidRequest(OAuthError):
+    code = "invalid_request"
+
+
+class InvalidClient(OAuthError):
+    """Wrong client id or secret, or client disabled (401, RFC 6749 §5.2)."""
+
+    status = 401
+    code = "invalid_client"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, headers={"WWW-Authenticate": 'Basic realm="svc-sandbox"'})
+
+
+class InvalidGrant(OAuthError):
+    code = "invalid_grant"
+
+
+class UnauthorizedClient(OAuthError):
+    code = "unauthorized_client"
+
+
+class UnsupportedGrantType(OAuthError):
+    code = "unsupported_grant_type"
+
+
+class UnsupportedResponseType(OAuthError):
+    code = "unsupported_response_type"
+
+
+class InvalidScope(OAuthError):
+    code = "invalid_scope"
+
+
+class InvalidTarget(OAuthError):
+    """RFC 8707: a ``resource`` this provider does not serve."""
+
+    code = "invalid_target"
+
+
+class AccessDenied(OAuthError):
+    status = 403
+    code = "access_denied"
+
+
+class RedirectUriMismatch(OAuthError):
+    code = "redirect_uri_mismatch"
+
+
+class InvalidToken(OAuthError):
+    """A bearer token that is missing, malformed, expired, revoked or not for this resource
+    (RFC 6750 §3.1). The resource-server check (`verify_resource_token`) raises it too."""
+
+    status = 401
+    code = "invalid_token"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.headers = {"WWW-Authenticate": bearer_challenge(self.code, message)}
+
+
+class InsufficientScope(OAuthError):
+    status = 403
+    code = "insufficient_scope"
+
+    def __init__(self, message: str, scope: str) -> None:
+        super().__init__(message)
+        self.headers = {"WWW-Authenticate": bearer_challenge(self.code, message, scope)}
+
+
+class TooManyRequests(RateLimited):
+    """429 of spec §8 with ``Retry-After``; body ``{error: "rate_limited", ...}``."""
+
+    code = "rate_limited"
+
+
+def bearer_challenge(error: str | None, description: str | None = None, scope: str = "") -> str:
+    """An RFC 6750 ``WWW-Authenticate: Bearer`` value (quotes stripped from the description)."""
+    parts = ['Bearer realm="svc-sandbox"']
+    if error:
+        parts.append(f'error="{error}"')
+    if description:
+        clean = description.replace('"', "'").replace("\\", "/")
+        parts.append(f'error_description="{clean}"')
+    if scope:
+        parts.append(f'scope="{scope}"')
+    return ", ".join(parts)

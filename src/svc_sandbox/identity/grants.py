@@ -1,0 +1,400 @@
+"""The authorization code flow (spec §4, §5): the authorize request and its checks, consent
+(remembered per user and app), codes, client authentication and the token endpoint's grants.
+
+Errors that must not redirect (unknown or disabled client, redirect URI mismatch) raise an
+``OAuthError``; every other authorize error raises ``RedirectError``, which carries the URL
+to send the browser to (with ``error``, ``error_description``, ``state`` and ``iss``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.identity.apps import App, AppService
+from svc_sandbox.identity.errors import (
+    AccessDenied,
+    InvalidClient,
+    InvalidGrant,
+    InvalidRequest,
+    InvalidScope,
+    InvalidTarget,
+    OAuthError,
+    RedirectUriMismatch,
+    UnauthorizedClient,
+    UnsupportedGrantType,
+    UnsupportedResponseType,
+)
+from svc_sandbox.identity.params import Params, check_all, optional, problem, required
+from svc_sandbox.identity.scopes import OPENID, SCOPES, ordered, parse_scope
+from svc_sandbox.identity.tokens import TokenService, digest
+from svc_sandbox.identity.users import UserService
+
+CODE_TTL = timedelta(minutes=10)
+CHALLENGE_SHAPE = re.compile(r"^[A-Za-z0-9_-]{43}$")
+VERIFIER_SHAPE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
+#: The parameters of an authorize request that travel through the sign-in and consent forms.
+AUTHORIZE_PARAMS = (
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "scope",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+    "nonce",
+)
+
+
+def s256(verifier: str) -> str:
+    """RFC 7636 §4.2: BASE64URL(SHA256(ASCII(code_verifier))) without padding."""
+    raw = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def with_query(uri: str, params: dict[str, str]) -> str:
+    return uri + ("&" if "?" in uri else "?") + urlencode(params)
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    client_id: str
+    redirect_uri: str
+    scopes: tuple[str, ...]
+    state: str | None
+    code_challenge: str
+    nonce: str | None
+
+    def params(self) -> dict[str, str]:
+        """The request as query parameters again (hidden fields of the pages' forms)."""
+        params = {
+            "response_type": "code",
+            "client_id": self.client_id,
+            "redirect_uri": self.redirect_uri,
+            "scope": " ".join(self.scopes),
+            "code_challenge": self.code_challenge,
+            "code_challenge_method": "S256",
+        }
+        if self.state is not None:
+            params["state"] = self.state
+        if self.nonce is not None:
+            params["nonce"] = self.nonce
+        return params
+
+
+class RedirectError(Exception):
+    """An authorize error the client learns by redirect (RFC 6749 §4.1.2.1)."""
+
+    def __init__(self, error: OAuthError, location: str) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.location = location
+
+
+@dataclass
+class AuthCode:
+    code_sha256: str
+    client_id: str
+    user_id: str
+    redirect_uri: str
+    scopes: list[str]
+    code_challenge: str
+    auth_time: datetime
+    created_at: datetime
+    expires_at: datetime
+    nonce: str | None = None
+    used: bool = False
+    #: The grant its tokens belong to, once redeemed (a second use revokes it).
+    grant_id: str | None = None
+
+
+class AuthorizationService(Service):
+    def __init__(
+        self, ctx: ServiceContext, users: UserService, apps: AppService, tokens: TokenService
+    ) -> None:
+        super().__init__(ctx)
+        self.users = users
+        self.apps = apps
+        self.tokens = tokens
+        self.codes: dict[str, AuthCode] = {}
+        #: "<user_id> <client_id>" -> the scopes the user approved for the app.
+        self.consents: dict[str, list[str]] = {}
+
+    # --- the authorize request ------------------------------------------------------------
+
+    def _redirect(self, error: OAuthError, redirect_uri: str, state: str | None) -> RedirectError:
+        params = {"error": error.code, "error_description": error.message}
+        if state is not None:
+            params["state"] = state
+        params["iss"] = self.settings.issuer
+        return RedirectError(error, with_query(redirect_uri, params))
+
+    @locked
+    def check_request(self, params: Params) -> AuthorizationRequest:
+        """Spec §4 "Authorize": the checks, in the order that decides where errors go."""
+        for name in ("client_id", "redirect_uri"):
+            message = problem(params, name)
+            if message:
+                raise InvalidRequest(message)
+        client_id = required(params, "client_id")
+        app = self.apps.find(client_id)
+        if app is None or app.deleted:
+            raise InvalidClient("client_id is not a registered app")
+        if app.disabled:
+            raise InvalidClient("this app is disabled")
+        redirect_uri = optional(params, "redirect_uri")
+        if redirect_uri is None:
+            raise InvalidRequest("redirect_uri is missing")
+        if not any(
+            hmac.compare_digest(redirect_uri.encode(), u.encode()) for u in app.redirect_uris
+        ):
+            raise RedirectUriMismatch("redirect_uri is not an exact match of a registered URI")
+        state_problem = problem(params, "state")
+        state = None if state_problem else optional(params, "state")
+        try:
+            return self._check_rest(params, app, redirect_uri, state)
+        except OAuthError as error:
+            raise self._redirect(error, redirect_uri, state) from None
+
+    def _check_rest(
+        self, params: Params, app: App, redirect_uri: str, state: str | None
+    ) -> AuthorizationRequest:
+        check_all(params)
+        response_type = required(params, "response_type")
+        if response_type != "code":
+            raise UnsupportedResponseType("response_type must be code")
+        challenge = optional(params, "code_challenge")
+        if challenge is None:
+            raise InvalidRequest("code_challenge is missing: PKCE is required")
+        method = optional(params, "code_challenge_method")
+        if method != "S256":
+            raise InvalidRequest("code_challenge_method must be S256")
+        if not CHALLENGE_SHAPE.match(challenge):
+            raise InvalidRequest("code_challenge must be 43 base64url characters")
+        scopes = parse_scope(optional(params, "scope") or "")
+        if OPENID not in scopes:
+            raise InvalidScope("scope must include openid")
+        outside = [s for s in scopes if s not in app.allowed_scopes]
+        if outside:
+            raise InvalidScope(f"scope {outside[0]} is not allowed for this app")
+        return AuthorizationRequest(
+            client_id=app.client_id,
+            redirect_uri=redirect_uri,
+            scopes=tuple(ordered(scopes)),
+            state=state,
+            code_challenge=challenge,
+            nonce=optional(params, "nonce"),
+        )
+
+    # --- consent --------------------------------------------------------------------------
+
+    @staticmethod
+    def _consent_key(user_id: str, client_id: str) -> str:
+        return f"{user_id} {client_id}"
+
+    @locked
+    def needs_consent(self, request: AuthorizationRequest, user_id: str) -> bool:
+        """Remembered consent skips the page for the same or fewer scopes."""
+        remembered = self.consents.get(self._consent_key(user_id, request.client_id), [])
+        return not set(request.scopes) <= set(remembered)
+
+    @locked
+    def preset_consent(self, user_id: str, client_id: str, scopes: list[str]) -> list[str]:
+        self.users.get(user_id)
+        app = self.apps.get(client_id)
+        unknown = [s for s in scopes if s not in app.allowed_scopes]
+        if unknown:
+            raise ValidationFailed(f"scopes: {unknown[0]} is not allowed for this app")
+        key = self._consent_key(user_id, client_id)
+        self.consents[key] = ordered({*self.consents.get(key, []), OPENID, *scopes})
+        return self.consents[key]
+
+    @locked
+    def consents_of(self, user_id: str) -> dict[str, list[str]]:
+        """client_id -> approved scopes, for one user."""
+        prefix = f"{user_id} "
+        return {k[len(prefix) :]: v for k, v in self.consents.items() if k.startswith(prefix)}
+
+    @locked
+    def disconnect(self, user_id: str, client_id: str) -> int:
+        """Spec §5.6: forgets the consent; refresh tokens stop at once, access tokens live
+        until they expire. Returns the number of refresh tokens stopped."""
+        self.users.get(user_id)
+        self.consents.pop(self._consent_key(user_id, client_id), None)
+        return self.tokens.revoke_refresh_of(user_id, client_id)
+
+    # --- the decision ---------------------------------------------------------------------
+
+    @locked
+    def decide(
+        self,
+        request: AuthorizationRequest,
+        user_id: str,
+        approve: bool,
+        granted: list[str] | None = None,
+        auth_time: datetime | None = None,
+    ) -> str:
+        """The redirect URL after the user's decision: a code, or ``access_denied``."""
+        self.users.get(user_id)
+        if not approve:
+            error = AccessDenied("The user declined to authorize this app")
+            return self._redirect(error, request.redirect_uri, request.state).location
+        chosen = request.scopes if granted is None else [*granted, OPENID]
+        scopes = [s for s in request.scopes if s in chosen]
+        key = self._consent_key(user_id, request.client_id)
+        self.consents[key] = ordered({*self.consents.get(key, []), *scopes})
+        now = self.clock.now()
+        code = self.ids.secret("ac_", 43)
+        self.codes[digest(code)] = AuthCode(
+            code_sha256=digest(code),
+            client_id=request.client_id,
+            user_id=user_id,
+            redirect_uri=request.redirect_uri,
+            scopes=scopes,
+            code_challenge=request.code_challenge,
+            auth_time=auth_time or now,
+            created_at=now,
+            expires_at=now + CODE_TTL,
+            nonce=request.nonce,
+        )
+        params = {"code": code}
+        if request.state is not None:
+            params["state"] = request.state
+        params["iss"] = self.settings.issuer
+        return with_query(request.redirect_uri, params)
+
+    @locked
+    def authorize_as(
+        self,
+        params: Params,
+        user_id: str,
+        approve: bool,
+        granted: list[str] | None = None,
+    ) -> str:
+        """The whole authorize step as ``user_id`` (control plane, spec issue item 9): the
+        redirect URL, error redirects included; non-redirect errors raise."""
+        self.users.get(user_id)
+        try:
+            request = self.check_request(params)
+            return self.decide(request, user_id, approve, granted)
+        except RedirectError as redirect:
+            return redirect.location
+
+    # --- the token endpoint -----------------------------------------------------------------
+
+    @locked
+    def authenticate_client(self, form: Params, basic: tuple[str, str] | None) -> App:
+        """``client_secret_basic``, ``client_secret_post``, or ``none`` for public clients."""
+        form_id = optional(form, "client_id")
+        form_secret = optional(form, "client_secret")
+        if basic is not None:
+            if form_secret is not None:
+                raise InvalidRequest(
+                    "client_secret: use one client authentication method, Basic or the form"
+                )
+            if form_id is not None and form_id != basic[0]:
+                raise InvalidRequest("client_id does not match the HTTP Basic credentials")
+            client_id: str | None = basic[0]
+            secret: str | None = basic[1]
+        else:
+            client_id, secret = form_id, form_secret
+        if client_id is None:
+            raise InvalidClient("client_id is missing: authenticate the client")
+        app = self.apps.find(client_id)
+        if app is None or app.deleted:
+            raise InvalidClient("client_id is not a registered app")
+        if app.disabled:
+            raise InvalidClient("this app is disabled")
+        if app.client_type == "confidential":
+            if secret is None:
+                raise InvalidClient("client_secret is required for a confidential client")
+            if not self.apps.secret_matches(app, secret):
+                raise InvalidClient("client_secret is wrong")
+        elif secret is not None:
+            raise InvalidClient("a public client has no secret: send client_id only")
+        return app
+
+    def _resource(self, form: Params) -> str | None:
+        resource = optional(form, "resource")
+        if resource is not None and resource != self.settings.root("resource_url"):
+            raise InvalidTarget(f"resource must be {self.settings.root('resource_url')}")
+        return resource
+
+    @locked
+    def token(self, form: Params, basic: tuple[str, str] | None) -> dict[str, Any]:
+        """POST {auth_url}/oauth2/token: one request, all under the lock (one winner)."""
+        check_all(form)
+        grant_type = required(form, "grant_type")
+        if grant_type not in ("authorization_code", "refresh_token"):
+            raise UnsupportedGrantType("grant_type must be authorization_code or refresh_token")
+        app = self.authenticate_client(form, basic)
+        resource = self._resource(form)
+        if grant_type == "refresh_token":
+            value = required(form, "refresh_token")
+            scope = optional(form, "scope")
+            if "refresh_token" not in app.grant_types:
+                raise UnauthorizedClient("this app has no offline_access scope: no refresh")
+            return self.tokens.refresh_grant(value, app, scope, resource)
+        return self._redeem(form, app, resource)
+
+    def _redeem(self, form: Params, app: App, resource: str | None) -> dict[str, Any]:
+        code = required(form, "code")
+        redirect_uri = required(form, "redirect_uri")
+        verifier = required(form, "code_verifier")
+        record = self.codes.get(digest(code))
+        if record is None:
+            raise InvalidGrant("code is not known to this provider")
+        if record.used:
+            if record.grant_id is not None:
+                self.tokens.revoke_grant(record.grant_id, "authorization code used twice")
+            raise InvalidGrant("code was already used; every token issued from it is revoked")
+        if self.clock.now() >= record.expires_at:
+            raise InvalidGrant("code expired (codes live 10 minutes)")
+        if record.client_id != app.client_id:
+            raise InvalidGrant("code was issued to another client")
+        if record.redirect_uri != redirect_uri:
+            raise InvalidGrant("redirect_uri does not match the authorization request")
+        if not VERIFIER_SHAPE.match(verifier):
+            raise InvalidRequest("code_verifier must be 43 to 128 characters [A-Za-z0-9-._~]")
+        if not hmac.compare_digest(s256(verifier), record.code_challenge):
+            raise InvalidGrant("code_verifier does not match the code_challenge")
+        record.used = True
+        grant = self.tokens.new_grant(
+            record.user_id, app.client_id, record.scopes, record.auth_time, record.nonce
+        )
+        record.grant_id = grant.id
+        return self.tokens.issue(grant, record.scopes, resource, with_nonce=True)
+
+    # --- pages ------------------------------------------------------------------------------
+
+    @locked
+    def consent_view(self, request: AuthorizationRequest) -> dict[str, Any]:
+        """What the consent page shows: the app and each requested scope with its meaning."""
+        app = self.apps.get(request.client_id)
+        return {
+            "app": {"name": app.name, "logoUrl": app.logo_url, "website": app.website},
+            "scopes": [
+                {"name": s, "meaning": SCOPES[s].meaning, "required": s == OPENID}
+                for s in request.scopes
+            ],
+        }
+
+    def export(self) -> dict[str, Any]:
+        return {
+            "codes": [to_json(c) for c in self.codes.values()],
+            "consents": dict(self.consents),
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.codes = {c["code_sha256"]: from_json(AuthCode, c) for c in data["codes"]}
+        self.consents = {k: list(v) for k, v in data["consents"].items()}

@@ -1,0 +1,68 @@
+"""The seeded identity state: test users, a confidential app with the wallet scopes approved
+and a public app, both owned by the seeded sandbox organization; what GET /_sandbox shows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from svc_sandbox.identity.scopes import SELF_SERVE, WALLET_SEND, ordered
+
+if TYPE_CHECKING:
+    from svc_sandbox.sandbox import Sandbox
+
+#: handle, given name, family name, KYC, password (fixed, so docs and tests can quote them).
+SEEDED_USERS = (
+    ("abebe", "Abebe", "Kebede", "approved", "abebe-sandbox-pass"),
+    ("tigist", "Tigist", "Haile", "approved", "tigist-sandbox-pass"),
+    ("dawit", "Dawit", "Mekonnen", "not_started", "dawit-sandbox-pass"),
+)
+SEEDED_REDIRECT_URIS = [
+    "http://127.0.0.1:8080/callback",
+    "http://localhost:8080/callback",
+    "https://app.sandbox.test/callback",
+]
+
+
+def seed_identity(sandbox: Sandbox) -> None:
+    for handle, given, family, kyc, password in SEEDED_USERS:
+        sandbox.users.create(
+            handle=handle,
+            given_name=given,
+            family_name=family,
+            name=f"{given} {family}",
+            kyc=kyc,
+            password=password,
+        )
+    org = next(o for o in sandbox.orgs.all() if o.environment.value == "sandbox")
+    apps = sandbox.oauth_apps
+    wallet_app, secret = apps.create(
+        org.id,
+        "Sandbox Wallet App",
+        SEEDED_REDIRECT_URIS,
+        ordered([*SELF_SERVE, WALLET_SEND]),
+        "confidential",
+        website="https://app.sandbox.test",
+        logo_url="https://app.sandbox.test/logo.png",
+    )
+    apps.approve_wallet_send(wallet_app.client_id)
+    assert secret is not None
+    apps.seeded_secrets[wallet_app.client_id] = secret
+    apps.create(org.id, "Sandbox Public App", SEEDED_REDIRECT_URIS, ordered(SELF_SERVE), "public")
+    sandbox.signing_keys.active()
+
+
+def identity_info(sandbox: Sandbox) -> dict[str, Any]:
+    apps = []
+    for app in sandbox.oauth_apps.all():
+        view = app.to_public()
+        view["clientSecret"] = sandbox.oauth_apps.seeded_secrets.get(app.client_id)
+        apps.append(view)
+    return {
+        "issuer": sandbox.settings.issuer,
+        "discovery": sandbox.settings.issuer + "/.well-known/openid-configuration",
+        "resource": sandbox.settings.root("resource_url"),
+        "claimsNamespace": sandbox.settings.claims_prefix,
+        "users": [u.to_public() for u in sandbox.users.all()],
+        "apps": apps,
+        "signingKeys": [k.to_public() for k in sandbox.signing_keys.keys],
+    }

@@ -1,0 +1,429 @@
+"""Tokens of the identity provider: grants, access tokens (opaque or RFC 9068 JWT), refresh
+token families, ID tokens; verification for userinfo and for the wallet resource server;
+introspection (RFC 7662) and revocation (RFC 7009).
+
+Lifetimes (spec §5, §8): access 1 h, ID 10 h, refresh 30 days. Tokens are stored by the
+SHA-256 of their value, so a lookup compares digests, never the secret itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import jwt
+
+from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.identity.apps import App, AppService
+from svc_sandbox.identity.errors import InvalidGrant, InvalidScope, InvalidToken
+from svc_sandbox.identity.keys import KeyService
+from svc_sandbox.identity.scopes import OFFLINE_ACCESS, SCOPES, scope_string
+from svc_sandbox.identity.users import UserService
+
+ACCESS_TTL = timedelta(hours=1)
+ID_TOKEN_TTL = timedelta(hours=10)
+REFRESH_TTL = timedelta(days=30)
+ACCESS_JWT_TYPES = ("at+jwt", "application/at+jwt")
+
+
+def digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def epoch(instant: datetime) -> int:
+    return int(instant.timestamp())
+
+
+def at_hash(access_token: str) -> str:
+    """OpenID Connect Core §3.1.3.6: left half of SHA-256, base64url without padding."""
+    half = hashlib.sha256(access_token.encode("ascii")).digest()[:16]
+    return base64.urlsafe_b64encode(half).rstrip(b"=").decode()
+
+
+@dataclass
+class Grant:
+    """One authorization of a user for a client: the code and every token issued from it
+    (a refresh token family) share it; revoking it revokes them all."""
+
+    id: str
+    user_id: str
+    client_id: str
+    scopes: list[str]
+    auth_time: datetime
+    created_at: datetime
+    nonce: str | None = None
+    revoked: bool = False
+    revoked_reason: str | None = None
+
+
+@dataclass
+class AccessToken:
+    jti: str
+    grant_id: str
+    client_id: str
+    user_id: str
+    scopes: list[str]
+    #: {resource_url} for a JWT access token; None for an opaque one.
+    resource: str | None
+    issued_at: datetime
+    expires_at: datetime
+    token_sha256: str
+    revoked: bool = False
+
+
+@dataclass
+class RefreshToken:
+    token_sha256: str
+    grant_id: str
+    client_id: str
+    user_id: str
+    issued_at: datetime
+    expires_at: datetime
+    #: Used once already (rotated): a second use is the compromise signal of spec §5.8.
+    rotated: bool = False
+    revoked: bool = False
+
+
+@dataclass(frozen=True)
+class ResourceGrant:
+    """What the wallet resource server learns from a valid JWT access token."""
+
+    sub: str
+    client_id: str
+    scopes: frozenset[str]
+    jti: str
+    expires_at: datetime
+
+
+class TokenService(Service):
+    def __init__(
+        self, ctx: ServiceContext, users: UserService, apps: AppService, keys: KeyService
+    ) -> None:
+        super().__init__(ctx)
+        self.users = users
+        self.apps = apps
+        self.keys = keys
+        self.grants: dict[str, Grant] = {}
+        self.access: dict[str, AccessToken] = {}
+        self.refresh: dict[str, RefreshToken] = {}
+        #: jti -> digest of the access token (JWT access tokens are checked by jti).
+        self.jti_index: dict[str, str] = {}
+
+    # --- issuing ------------------------------------------------------------------------
+
+    @locked
+    def new_grant(
+        self,
+        user_id: str,
+        client_id: str,
+        scopes: list[str],
+        auth_time: datetime,
+        nonce: str | None,
+    ) -> Grant:
+        grant = Grant(
+            id=self.ids.object_id(),
+            user_id=user_id,
+            client_id=client_id,
+            scopes=list(scopes),
+            auth_time=auth_time,
+            created_at=self.clock.now(),
+            nonce=nonce,
+        )
+        self.grants[grant.id] = grant
+        return grant
+
+    @locked
+    def issue(
+        self,
+        grant: Grant,
+        scopes: list[str],
+        resource: str | None,
+        with_nonce: bool,
+    ) -> dict[str, Any]:
+        """The token response of spec §4 for ``scopes`` (granted, maybe narrowed)."""
+        now = self.clock.now()
+        jti = self.ids.object_id()
+        expires = now + ACCESS_TTL
+        if resource is not None:
+            value = self.keys.sign(
+                {
+                    "iss": self.settings.issuer,
+                    "aud": resource,
+                    "sub": grant.user_id,
+                    "client_id": grant.client_id,
+                    "scope": scope_string(scopes),
+                    "iat": epoch(now),
+                    "exp": epoch(expires),
+                    "jti": jti,
+                },
+                typ="at+jwt",
+            )
+        else:
+            value = self.ids.secret("at_", 43)
+        self.access[digest(value)] = AccessToken(
+            jti=jti,
+            grant_id=grant.id,
+            client_id=grant.client_id,
+            user_id=grant.user_id,
+            scopes=list(scopes),
+            resource=resource,
+            issued_at=now,
+            expires_at=expires,
+            token_sha256=digest(value),
+        )
+        self.jti_index[jti] = digest(value)
+        response: dict[str, Any] = {
+            "access_token": value,
+            "token_type": "Bearer",
+            "expires_in": int(ACCESS_TTL.total_seconds()),
+            "scope": scope_string(scopes),
+            "id_token": self._id_token(grant, scopes, value, with_nonce),
+        }
+        if OFFLINE_ACCESS in grant.scopes:
+            refresh = self.ids.secret("rt_", 48)
+            self.refresh[digest(refresh)] = RefreshToken(
+                token_sha256=digest(refresh),
+                grant_id=grant.id,
+                client_id=grant.client_id,
+                user_id=grant.user_id,
+                issued_at=now,
+                expires_at=now + REFRESH_TTL,
+            )
+            response["refresh_token"] = refresh
+        return response
+
+    def _id_token(self, grant: Grant, scopes: list[str], access: str, with_nonce: bool) -> str:
+        now = self.clock.now()
+        claims: dict[str, Any] = {
+            "iss": self.settings.issuer,
+            "sub": grant.user_id,
+            "aud": grant.client_id,
+            "exp": epoch(now + ID_TOKEN_TTL),
+            "iat": epoch(now),
+            "auth_time": epoch(grant.auth_time),
+            "at_hash": at_hash(access),
+        }
+        if with_nonce and grant.nonce is not None:
+            claims["nonce"] = grant.nonce
+        claims.update(self.claims_of(grant.user_id, frozenset(scopes)))
+        return self.keys.sign(claims, typ="JWT")
+
+    @locked
+    def claims_of(self, user_id: str, scopes: frozenset[str]) -> dict[str, Any]:
+        """The claims of spec §2 that ``scopes`` release (userinfo and the ID token)."""
+        user = self.users.get(user_id)
+        namespace = self.settings.claims_prefix
+        every = user.claims(namespace)
+        released: dict[str, Any] = {"sub": user.id}
+        for scope in scopes:
+            info = SCOPES.get(scope)
+            for claim in info.claims if info else ():
+                name = claim.replace("{ns}", namespace)
+                released[name] = every[name]
+        return released
+
+    # --- refresh ------------------------------------------------------------------------
+
+    @locked
+    def refresh_grant(
+        self, value: str, app: App, scope: str | None, resource: str | None
+    ) -> dict[str, Any]:
+        """Rotates a refresh token (spec §4, §5.8); one use only."""
+        token = self.refresh.get(digest(value))
+        if token is None or token.client_id != app.client_id:
+            raise InvalidGrant("refresh_token is unknown, or was issued to another client")
+        grant = self.grants[token.grant_id]
+        if token.rotated:
+            self._revoke_grant(grant, "a rotated refresh token was used again")
+            raise InvalidGrant(
+                "refresh_token was already used; every token of its family is now revoked"
+            )
+        if token.revoked or grant.revoked:
+            raise InvalidGrant("refresh_token is revoked")
+        if self.clock.now() >= token.expires_at:
+            raise InvalidGrant("refresh_token expired (refresh tokens live 30 days)")
+        scopes = list(grant.scopes)
+        if scope is not None:
+            asked = [s for s in scope.split(" ") if s]
+            wider = [s for s in asked if s not in grant.scopes]
+            if wider or not asked:
+                raise InvalidScope(
+                    f"scope may only narrow the granted scopes ({scope_string(grant.scopes)})"
+                )
+            scopes = [s for s in grant.scopes if s in asked]
+        token.rotated = True
+        return self.issue(grant, scopes, resource, with_nonce=False)
+
+    # --- revoking -----------------------------------------------------------------------
+
+    def _revoke_grant(self, grant: Grant, reason: str) -> None:
+        grant.revoked = True
+        grant.revoked_reason = reason
+        for access in self.access.values():
+            if access.grant_id == grant.id:
+                access.revoked = True
+        for refresh in self.refresh.values():
+            if refresh.grant_id == grant.id:
+                refresh.revoked = True
+
+    @locked
+    def revoke_grant(self, grant_id: str, reason: str) -> None:
+        self._revoke_grant(self.grants[grant_id], reason)
+
+    @locked
+    def revoke_refresh_of(self, user_id: str | None, client_id: str | None) -> int:
+        """Disconnect (spec §5.6, one user and app) and app deletion (every user): refresh
+        tokens stop at once; access tokens live until they expire. Returns how many stopped."""
+        count = 0
+        for token in self.refresh.values():
+            if user_id in (None, token.user_id) and client_id in (None, token.client_id):
+                count += not token.revoked
+                token.revoked = True
+        return count
+
+    @locked
+    def revoke(self, value: str, app: App) -> None:
+        """RFC 7009: revokes an access token, or a refresh token and its whole family. Tokens
+        of other clients and unknown values are ignored (the answer is 200 either way)."""
+        access = self.access.get(digest(value))
+        if access is not None and access.client_id == app.client_id:
+            access.revoked = True
+        refresh = self.refresh.get(digest(value))
+        if refresh is not None and refresh.client_id == app.client_id:
+            self._revoke_grant(self.grants[refresh.grant_id], "refresh token revoked")
+
+    # --- checking -----------------------------------------------------------------------
+
+    @locked
+    def introspect(self, value: str, app: App) -> dict[str, Any]:
+        """RFC 7662: inactive for revoked, expired, unknown or another client's tokens."""
+        now = self.clock.now()
+        access = self.access.get(digest(value))
+        if access is not None and access.client_id == app.client_id:
+            if access.revoked or now >= access.expires_at:
+                return {"active": False}
+            aud = access.resource or access.client_id
+            described = self._active(access, access.scopes, "Bearer", aud)
+            return {**described, "jti": access.jti}
+        refresh = self.refresh.get(digest(value))
+        if refresh is not None and refresh.client_id == app.client_id:
+            grant = self.grants[refresh.grant_id]
+            if refresh.revoked or refresh.rotated or grant.revoked or now >= refresh.expires_at:
+                return {"active": False}
+            return self._active(refresh, grant.scopes, "refresh_token", refresh.client_id)
+        return {"active": False}
+
+    def _active(
+        self, token: AccessToken | RefreshToken, scopes: list[str], token_type: str, aud: str
+    ) -> dict[str, Any]:
+        return {
+            "active": True,
+            "scope": scope_string(scopes),
+            "client_id": token.client_id,
+            "sub": token.user_id,
+            "exp": epoch(token.expires_at),
+            "iat": epoch(token.issued_at),
+            "token_type": token_type,
+            "aud": aud,
+            "iss": self.settings.issuer,
+        }
+
+    def _live(self, record: AccessToken | None, what: str) -> AccessToken:
+        if record is None:
+            raise InvalidToken(f"{what} is not known to this provider")
+        if record.revoked:
+            raise InvalidToken(f"{what} was revoked")
+        if self.clock.now() >= record.expires_at:
+            raise InvalidToken(f"{what} expired")
+        return record
+
+    @locked
+    def userinfo_token(self, value: str) -> AccessToken:
+        """The access token behind a userinfo bearer: opaque, or a JWT verified in full."""
+        if value.count(".") == 2:
+            return self._verify_jwt(value)
+        return self._live(self.access.get(digest(value)), "access token")
+
+    @locked
+    def verify_resource_token(self, token: str) -> ResourceGrant:
+        """The resource server's check (wallet API): a valid, live JWT access token bound to
+        {resource_url}; ``InvalidToken`` with a description otherwise."""
+        if token.count(".") != 2:
+            raise InvalidToken("access token is not a JWT bound to the resource (use resource)")
+        record = self._verify_jwt(token)
+        return ResourceGrant(
+            sub=record.user_id,
+            client_id=record.client_id,
+            scopes=frozenset(record.scopes),
+            jti=record.jti,
+            expires_at=record.expires_at,
+        )
+
+    def _verify_jwt(self, token: str) -> AccessToken:
+        """RS256 only (pinned), ``typ`` at+jwt, a published ``kid``, ``iss`` = issuer, ``aud``
+        = {resource_url}, ``exp``/``iat`` on the sandbox clock, known and not revoked."""
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError as exc:
+            raise InvalidToken(f"access token is malformed: {exc}") from None
+        if header.get("alg") != "RS256":
+            raise InvalidToken("access token must be signed with RS256")
+        if str(header.get("typ", "")).lower() not in ACCESS_JWT_TYPES:
+            raise InvalidToken("access token typ must be at+jwt")
+        kid = header.get("kid")
+        key = self.keys.find(kid) if isinstance(kid, str) else None
+        if key is None:
+            raise InvalidToken("access token kid is not a published signing key")
+        try:
+            claims = jwt.decode(
+                token,
+                key.private_key.public_key(),
+                algorithms=["RS256"],
+                audience=self.settings.root("resource_url"),
+                issuer=self.settings.issuer,
+                options={
+                    "require": ["iss", "aud", "sub", "exp", "iat", "jti", "client_id"],
+                    # Time is checked below against the sandbox clock, not the system's.
+                    "verify_exp": False,
+                    "verify_iat": False,
+                    "verify_nbf": False,
+                },
+            )
+        except jwt.PyJWTError as exc:
+            raise InvalidToken(f"access token rejected: {exc}") from None
+        now = epoch(self.clock.now())
+        exp, iat = claims["exp"], claims["iat"]
+        if not isinstance(exp, int) or not isinstance(iat, int):
+            raise InvalidToken("access token exp and iat must be integers")
+        if exp <= now:
+            raise InvalidToken("access token expired")
+        if iat > now:
+            raise InvalidToken("access token iat is in the future")
+        record = self._live(self._by_jti(str(claims["jti"])), "access token")
+        if record.token_sha256 != digest(token):
+            raise InvalidToken("access token is not the one this provider issued")
+        return record
+
+    def _by_jti(self, jti: str) -> AccessToken | None:
+        sha = self.jti_index.get(jti)
+        return self.access.get(sha) if sha is not None else None
+
+    # --- state --------------------------------------------------------------------------
+
+    def export(self) -> dict[str, Any]:
+        return {
+            "grants": [to_json(g) for g in self.grants.values()],
+            "access": [to_json(a) for a in self.access.values()],
+            "refresh": [to_json(r) for r in self.refresh.values()],
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.grants = {g["id"]: from_json(Grant, g) for g in data["grants"]}
+        self.access = {a["token_sha256"]: from_json(AccessToken, a) for a in data["access"]}
+        self.refresh = {r["token_sha256"]: from_json(RefreshToken, r) for r in data["refresh"]}
+        self.jti_index = {a.jti: sha for sha, a in self.access.items()}

@@ -1,0 +1,152 @@
+"""The latency fault: matching requests wait before they are handled.
+
+A rule matches by method, a path pattern (shell-style: ``/api/checkout/*``), and the
+organization of the request's bearer token; it holds for ``count`` requests or until cleared.
+How a request waits depends on the clock (``Sandbox.delay``): on a frozen clock the sandbox
+clock advances by the delay (what falls due on the way runs first) and the answer comes at
+once in wall time; on a real or scaled clock the request waits that long in wall time
+(divided by a scaled clock's factor) while the sandbox clock flows on. The control plane
+(``/_sandbox``) is never delayed, so a fault can always be cleared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from fnmatch import fnmatchcase
+from typing import Any
+
+from svc_sandbox.commerce.notices import MAX_COUNT, check_delay
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.locking import locked
+from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import one_of
+from svc_sandbox.orgs.organizations import OrganizationService
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+#: The longest delay of one request (an hour: on a real clock a worker thread waits it out).
+MAX_LATENCY_SECONDS = 3600.0
+FIELDS = ("method", "path", "orgId", "delaySeconds", "count")
+
+
+@dataclass
+class LatencyRule:
+    id: str
+    path: str
+    delay_seconds: float
+    created_at: datetime
+    method: str | None = None
+    org_id: str | None = None
+    remaining: int | None = None
+    #: Requests delayed so far.
+    applied: int = 0
+
+    def matches(self, method: str, path: str, org_id: str | None) -> bool:
+        return (
+            (self.method is None or self.method == method)
+            and (self.org_id is None or self.org_id == org_id)
+            and fnmatchcase(path, self.path)
+        )
+
+    def to_public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "method": self.method,
+            "path": self.path,
+            "orgId": self.org_id,
+            "delaySeconds": self.delay_seconds,
+            "remaining": self.remaining,
+            "applied": self.applied,
+            "createdAt": isoformat(self.created_at),
+        }
+
+
+class LatencyFaults(Service):
+    def __init__(self, ctx: ServiceContext, orgs: OrganizationService) -> None:
+        super().__init__(ctx)
+        self.orgs = orgs
+        self.rules: list[LatencyRule] = []
+
+    @locked
+    def add(self, raw: Any) -> LatencyRule:
+        """One rule from the control plane's body; everything is checked before it is stored."""
+        if not isinstance(raw, dict):
+            raise ValidationFailed("body must be a JSON object")
+        for name in raw:
+            if name not in FIELDS:
+                raise ValidationFailed(f"{name} is not a known field")
+        method = raw.get("method")
+        if method is not None:
+            if not isinstance(method, str):
+                raise ValidationFailed(f"method must be one of {', '.join(METHODS)}")
+            method = one_of(method.upper(), METHODS, "method")
+        path = raw.get("path")
+        if not isinstance(path, str) or not path.startswith("/") or len(path) > 500:
+            raise ValidationFailed("path is required: a pattern such as /api/checkout/*")
+        if path.startswith("/_sandbox"):
+            raise ValidationFailed("path must not match the control plane (/_sandbox)")
+        if "delaySeconds" not in raw:
+            raise ValidationFailed("delaySeconds is required: a number of seconds")
+        delay = check_delay(raw["delaySeconds"], "delaySeconds", MAX_LATENCY_SECONDS)
+        org_id = raw.get("orgId")
+        if org_id is not None:
+            if not isinstance(org_id, str):
+                raise ValidationFailed("orgId must be a string")
+            self.orgs.get(org_id)
+        count = raw.get("count")
+        if count is not None and (
+            isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT
+        ):
+            raise ValidationFailed(f"count must be an integer between 1 and {MAX_COUNT}")
+        rule = LatencyRule(
+            id="lat_" + self.ids.object_id(),
+            path=path,
+            delay_seconds=delay,
+            created_at=self.clock.now(),
+            method=method,
+            org_id=org_id,
+            remaining=count,
+        )
+        self.rules.append(rule)
+        return rule
+
+    @locked
+    def take(self, method: str, path: str, token: str | None) -> timedelta | None:
+        """The delay of this request (the first matching rule's, counted down), if any."""
+        if not self.rules or path.startswith("/_sandbox"):
+            return None
+        found = self.orgs.tokens.get(token) if token else None
+        org_id = found.org_id if found is not None else None
+        for rule in self.rules:
+            if rule.matches(method, path, org_id):
+                rule.applied += 1
+                if rule.remaining is not None:
+                    rule.remaining -= 1
+                    if rule.remaining <= 0:
+                        self.rules.remove(rule)
+                return timedelta(seconds=rule.delay_seconds)
+        return None
+
+    @locked
+    def remove(self, rule_id: str) -> LatencyRule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                self.rules.remove(rule)
+                return rule
+        raise NotFound(f"latency fault {rule_id} not found")
+
+    @locked
+    def clear(self) -> None:
+        self.rules = []
+
+    @locked
+    def listing(self) -> list[dict[str, Any]]:
+        return [r.to_public() for r in self.rules]
+
+    def export(self) -> dict[str, Any]:
+        return {"rules": [to_json(r) for r in self.rules]}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.rules = [from_json(LatencyRule, r) for r in data["rules"]]

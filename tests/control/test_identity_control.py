@@ -1,0 +1,191 @@
+"""The identity control plane: users, apps and their management, sessions, consent presets."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.sandbox import Sandbox
+from tests.identity.helpers import Client, authorize_as, authorize_params, user_id, wallet_app
+
+
+def test_create_user_with_seeded_defaults_then_update(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    created = svc_http.post("/_sandbox/users", json={})
+    assert created.status_code == 201
+    user = created.json
+    assert len(user["id"]) == 24 and user["handle"].startswith("user-")  # type: ignore[index]
+    assert user["email"].endswith("@users.sandbox.test") and user["password"]  # type: ignore[index]
+    assert user["kyc"] == "approved"  # type: ignore[index]
+    updated = svc_http.patch(
+        f"/_sandbox/users/{user['id']}",
+        json={"kyc": "rejected", "name": "Meron T."},  # type: ignore[index]
+    ).json
+    assert updated["kyc"] == "rejected" and updated["name"] == "Meron T."  # type: ignore[index]
+    listed = svc_http.get("/_sandbox/users").json["items"]  # type: ignore[index]
+    assert [u["id"] for u in listed][-1] == user["id"]  # type: ignore[index]
+    assert svc_sandbox.users.find(user["id"]).kyc == "rejected"  # type: ignore[index,union-attr]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "mentions"),
+    [
+        ({"handle": "abebe"}, 409, "taken"),
+        ({"handle": "Not A Handle"}, 400, "handle"),
+        ({"email": "nope"}, 400, "email"),
+        ({"kyc": "maybe"}, 400, "kyc"),
+        ({"unknown": 1}, 400, "unknown"),
+    ],
+)
+def test_bad_user_bodies_change_nothing(
+    svc_http: FlaskClient,
+    svc_sandbox: Sandbox,
+    body: dict[str, object],
+    status: int,
+    mentions: str,
+) -> None:
+    before = svc_sandbox.export()
+    response = svc_http.post("/_sandbox/users", json=body)
+    assert response.status_code == status
+    assert mentions in response.json["error"]  # type: ignore[index]
+    assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize(
+    ("change", "mentions"),
+    [
+        ({"redirectUris": ["http://example.com/cb"]}, "https"),
+        ({"redirectUris": ["https://example.com/cb#x"]}, "fragment"),
+        ({"redirectUris": []}, "redirectUris"),
+        ({"scopes": ["profile"]}, "openid"),
+        ({"scopes": ["openid", "admin"]}, "admin"),
+        ({"clientType": "public", "scopes": ["openid", "wallet:send"]}, "confidential"),
+        ({"name": ""}, "name"),
+    ],
+)
+def test_app_registration_rules(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, change: dict[str, object], mentions: str
+) -> None:
+    body = {
+        "name": "App",
+        "redirectUris": ["https://app.example/cb"],
+        "scopes": ["openid"],
+        **change,
+    }
+    before = svc_sandbox.export()
+    response = svc_http.post("/_sandbox/apps", json=body)
+    assert response.status_code == 400
+    assert mentions in response.json["error"]  # type: ignore[index]
+    assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://localhost:3000/cb",
+        "http://127.0.0.1/cb",
+        "http://[::1]:8080/cb/",
+        "https://shop.example/oauth/callback",
+    ],
+)
+def test_loopback_http_and_https_redirect_uris_are_accepted(
+    svc_http: FlaskClient, uri: str
+) -> None:
+    body = {"name": "App", "redirectUris": [uri], "scopes": ["openid"]}
+    assert svc_http.post("/_sandbox/apps", json=body).status_code == 201
+
+
+def test_app_lifecycle(svc_http: FlaskClient, svc_sandbox: Sandbox) -> None:
+    created = svc_http.post(
+        "/_sandbox/apps",
+        json={
+            "name": "Shop",
+            "redirectUris": ["https://shop.example/cb"],
+            "scopes": ["openid", "profile"],
+            "clientType": "confidential",
+        },
+    ).json
+    client_id = created["clientId"]  # type: ignore[index]
+    assert created["clientSecret"].startswith("cs_")  # type: ignore[index]
+    assert created["grantTypes"] == ["authorization_code"]  # type: ignore[index]
+    assert "clientSecret" not in svc_http.get(f"/_sandbox/apps/{client_id}").json  # type: ignore[operator]
+    assert created["clientSecret"] not in str(svc_sandbox.export())  # type: ignore[index]
+    edited = svc_http.patch(
+        f"/_sandbox/apps/{client_id}", json={"scopes": ["openid", "offline_access"]}
+    ).json
+    assert edited["grantTypes"] == ["authorization_code", "refresh_token"]  # type: ignore[index]
+    assert svc_http.post(f"/_sandbox/apps/{client_id}/disable", json={}).json["disabled"]  # type: ignore[index]
+    assert not svc_http.post(f"/_sandbox/apps/{client_id}/enable", json={}).json["disabled"]  # type: ignore[index]
+    deleted = svc_http.delete(f"/_sandbox/apps/{client_id}", json={})
+    assert deleted.json["deleted"] is True  # type: ignore[index]
+    assert svc_http.get(f"/_sandbox/apps/{client_id}").status_code == 404
+    assert svc_sandbox.oauth_apps.find(client_id).deleted  # type: ignore[union-attr]
+
+
+def test_app_of_an_organization_without_developer_mode_or_kyc(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    org = svc_http.post("/_sandbox/orgs", json={"name": "New", "kyc": "pending"}).json
+    body = {
+        "organizationId": org["id"],  # type: ignore[index]
+        "name": "App",
+        "redirectUris": ["https://app.example/cb"],
+        "scopes": ["openid"],
+    }
+    response = svc_http.post("/_sandbox/apps", json=body)
+    assert response.status_code == 403 and "KYC" in response.json["error"]  # type: ignore[index]
+    svc_http.patch(f"/_sandbox/orgs/{org['id']}", json={"developerMode": False})  # type: ignore[index]
+    response = svc_http.post("/_sandbox/apps", json=body)
+    assert response.status_code == 403 and "Developer Mode" in response.json["error"]  # type: ignore[index]
+    svc_sandbox.settings.app_kyc = "skip"
+    svc_http.patch(f"/_sandbox/orgs/{org['id']}", json={"developerMode": True})  # type: ignore[index]
+    assert svc_http.post("/_sandbox/apps", json=body).status_code == 201
+
+
+def test_deleted_app_is_unknown_to_authorize_and_token(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    client = wallet_app(svc_sandbox)
+    svc_http.delete(f"/_sandbox/apps/{client.client_id}", json={})
+    response = svc_http.get("/auth/oauth2/authorize", query_string=authorize_params(client))
+    assert response.status_code == 400 and "invalid_client" in response.text
+
+
+def test_preset_consent_skips_the_consent_page(svc_http: FlaskClient, svc_sandbox: Sandbox) -> None:
+    client = wallet_app(svc_sandbox)
+    user = user_id(svc_sandbox, "tigist")
+    preset = svc_http.put(
+        f"/_sandbox/users/{user}/consents/{client.client_id}", json={"scopes": ["profile"]}
+    ).json
+    assert preset["scopes"] == ["openid", "profile"]  # type: ignore[index]
+    session = svc_http.post(f"/_sandbox/users/{user}/session", json={}).json
+    cookie = session["cookie"]  # type: ignore[index]
+    svc_http.set_cookie(cookie["name"], cookie["value"], path=cookie["path"])
+    response = svc_http.get(
+        "/auth/oauth2/authorize", query_string=authorize_params(client, scope="openid profile")
+    )
+    assert response.status_code == 302 and "code=" in response.headers["Location"]
+
+
+def test_authorize_as_takes_a_url_and_reports_page_errors(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    client = wallet_app(svc_sandbox)
+    user = user_id(svc_sandbox)
+    bad = Client(client.client_id, client.secret, "https://evil.example/cb")
+    response = svc_http.post(
+        "/_sandbox/identity/authorize",
+        json={"userId": user, "params": authorize_params(bad)},
+    )
+    assert response.status_code == 400 and response.json["code"] == "redirect_uri_mismatch"  # type: ignore[index]
+    narrowed = authorize_as(svc_http, client, user, scopes=["email"])
+    assert narrowed["iss"] == svc_sandbox.settings.issuer
+    consents = svc_http.get(f"/_sandbox/users/{user}").json["consents"]  # type: ignore[index]
+    assert consents == {client.client_id: ["openid", "email"]}
+
+
+def test_unknown_user_is_404(svc_http: FlaskClient) -> None:
+    assert svc_http.get("/_sandbox/users/" + "0" * 24).status_code == 404
+    response = svc_http.post("/_sandbox/users/" + "0" * 24 + "/session", json={})
+    assert response.status_code == 404

@@ -1,0 +1,266 @@
+"""GET {auth_url}/oauth2/authorize (issue 11 item 4): what is shown on an error page, what is
+redirected, the sign-in and consent pages, remembered consent."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from flask.testing import FlaskClient
+from werkzeug.datastructures import MultiDict
+
+from svc_sandbox.sandbox import Sandbox
+from tests.identity.helpers import (
+    AUTH,
+    Client,
+    authorize_as,
+    authorize_params,
+    challenge,
+    exchange,
+    query_of,
+    user_id,
+)
+
+
+def get_authorize(http: FlaskClient, params: dict[str, str]) -> object:
+    return http.get(f"{AUTH}/oauth2/authorize", query_string=params)
+
+
+def signed_in(http: FlaskClient, sandbox: Sandbox, handle: str = "abebe") -> None:
+    response = http.post(f"/_sandbox/users/{user_id(sandbox, handle)}/session", json={})
+    assert response.status_code == 201
+    cookie = response.json["cookie"]  # type: ignore[index]
+    http.set_cookie(cookie["name"], cookie["value"], path=cookie["path"])
+
+
+def hidden_fields(page: str) -> list[tuple[str, str]]:
+    found = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page)
+    return [(name, html.unescape(value)) for name, value in found]
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"client_id": "0" * 24}, "invalid_client"),
+        ({"client_id": None}, "invalid_request"),
+        ({"redirect_uri": None}, "invalid_request"),
+        ({"redirect_uri": "http://127.0.0.1:8080/callback/"}, "redirect_uri_mismatch"),
+        ({"redirect_uri": "http://127.0.0.1:8081/callback"}, "redirect_uri_mismatch"),
+        ({"redirect_uri": "https://127.0.0.1:8080/callback"}, "redirect_uri_mismatch"),
+        ({"redirect_uri": "http://127.0.0.1:8080/Callback"}, "redirect_uri_mismatch"),
+        ({"redirect_uri": "http://127.0.0.2:8080/callback"}, "redirect_uri_mismatch"),
+        ({"redirect_uri": "http://127.0.0.1:8080/callback?x=1"}, "redirect_uri_mismatch"),
+        ({"redirect_uri": "https://evil.example/callback"}, "redirect_uri_mismatch"),
+    ],
+)
+def test_untrusted_client_or_redirect_is_an_error_page_never_a_redirect(
+    http: FlaskClient, confidential: Client, change: dict[str, str | None], code: str
+) -> None:
+    response = http.get(
+        f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential, **change)
+    )
+    assert response.status_code == 400
+    assert "Location" not in response.headers
+    assert response.mimetype == "text/html"
+    assert f'<code id="error">{code}</code>' in response.text
+
+
+def test_disabled_client_is_an_error_page(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    http.post(f"/_sandbox/apps/{confidential.client_id}/disable", json={})
+    response = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    assert response.status_code == 400
+    assert '<code id="error">invalid_client</code>' in response.text
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "mentions"),
+    [
+        ({"code_challenge": None}, "invalid_request", "code_challenge"),
+        ({"code_challenge_method": None}, "invalid_request", "code_challenge_method"),
+        ({"code_challenge_method": "plain"}, "invalid_request", "S256"),
+        ({"code_challenge": challenge()[:42]}, "invalid_request", "43"),
+        ({"code_challenge": challenge()[:42] + "="}, "invalid_request", "base64url"),
+        ({"response_type": "token"}, "unsupported_response_type", "code"),
+        ({"response_type": "code id_token"}, "unsupported_response_type", "code"),
+        ({"response_type": None}, "invalid_request", "response_type"),
+        ({"scope": "profile email"}, "invalid_scope", "openid"),
+        ({"scope": None}, "invalid_scope", "openid"),
+        ({"scope": "openid payments:admin"}, "invalid_scope", "payments:admin"),
+    ],
+)
+def test_other_errors_redirect_with_error_state_and_iss(
+    http: FlaskClient,
+    svc_sandbox: Sandbox,
+    confidential: Client,
+    change: dict[str, str | None],
+    code: str,
+    mentions: str,
+) -> None:
+    response = http.get(
+        f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential, **change)
+    )
+    assert response.status_code == 302
+    location = response.headers["Location"]
+    assert location.startswith(confidential.redirect_uri + "?")
+    answer = query_of(location)
+    assert answer["error"] == code
+    assert mentions in answer["error_description"]
+    assert answer["state"] == "state-123"
+    assert answer["iss"] == svc_sandbox.settings.issuer
+
+
+def test_wallet_send_only_for_approved_confidential_clients(
+    http: FlaskClient, svc_sandbox: Sandbox, public: Client
+) -> None:
+    answer = authorize_as(http, public, user_id(svc_sandbox), scope="openid wallet:send")
+    assert answer["error"] == "invalid_scope"
+    created = http.post(
+        "/_sandbox/apps",
+        json={
+            "name": "Unapproved",
+            "redirectUris": ["https://unapproved.example/cb"],
+            "scopes": ["openid", "wallet:read", "wallet:send"],
+        },
+    ).json
+    unapproved = Client(created["clientId"], created["clientSecret"], created["redirectUris"][0])  # type: ignore[index]
+    answer = authorize_as(http, unapproved, user_id(svc_sandbox), scope="openid wallet:send")
+    assert answer["error"] == "invalid_scope"
+    http.post(f"/_sandbox/apps/{unapproved.client_id}/approve-wallet-send", json={})
+    answer = authorize_as(http, unapproved, user_id(svc_sandbox), scope="openid wallet:send")
+    assert "code" in answer
+
+
+def test_signed_out_browser_sees_the_sign_in_page(http: FlaskClient, confidential: Client) -> None:
+    response = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    assert response.status_code == 200
+    assert "<h1>Sign in</h1>" in response.text
+    assert 'name="csrf_token"' in response.text
+    assert "<script" not in response.text  # usable without JavaScript
+
+
+def test_sign_in_with_a_wrong_password_is_refused(http: FlaskClient, confidential: Client) -> None:
+    page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    fields = dict(hidden_fields(page.text))
+    response = http.post(
+        f"{AUTH}/signin", data={**fields, "login": "abebe", "password": "wrong-password"}
+    )
+    assert response.status_code == 401
+    assert "Wrong handle, email or password" in response.text
+
+
+@pytest.mark.parametrize("csrf", [None, "0" * 64])
+def test_forms_without_the_right_csrf_token_are_refused(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, csrf: str | None
+) -> None:
+    page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    fields = dict(hidden_fields(page.text))
+    fields.pop("csrf_token")
+    if csrf is not None:
+        fields["csrf_token"] = csrf
+    response = http.post(
+        f"{AUTH}/signin", data={**fields, "login": "abebe", "password": "abebe-sandbox-pass"}
+    )
+    assert response.status_code == 400
+    assert "csrf_token" in response.text
+    signed_in(http, svc_sandbox)
+    consent = dict(authorize_params(confidential), decision="approve")
+    if csrf is not None:
+        consent["csrf_token"] = csrf
+    response = http.post(f"{AUTH}/oauth2/authorize", data=consent)
+    assert response.status_code == 400
+    assert "csrf_token" in response.text
+
+
+def test_consent_page_lists_each_scope_and_the_app(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    signed_in(http, svc_sandbox)
+    page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    assert page.status_code == 200
+    text = page.text
+    assert '<span id="app-name">Sandbox Wallet App</span>' in text
+    assert 'href="https://app.sandbox.test"' in text
+    assert 'src="https://app.sandbox.test/logo.png"' in text
+    for scope in ("openid", "profile", "email", "offline_access", "wallet:read", "wallet:send"):
+        assert f"<code>{scope}</code>" in text
+    assert "Send money from your wallet to other users" in text
+    assert re.search(r'value="openid" checked disabled', text)  # openid cannot be declined
+
+
+def test_consent_page_escapes_what_the_app_registered(
+    http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    created = http.post(
+        "/_sandbox/apps",
+        json={
+            "name": "<script>alert(1)</script>",
+            "redirectUris": ["https://x.example/cb"],
+            "scopes": ["openid"],
+            "website": 'https://x.example/"onmouseover="alert(1)',
+        },
+    ).json
+    client = Client(created["clientId"], created["clientSecret"], "https://x.example/cb")  # type: ignore[index]
+    signed_in(http, svc_sandbox)
+    text = http.get(
+        f"{AUTH}/oauth2/authorize", query_string=authorize_params(client, scope="openid")
+    ).text
+    assert "<script>alert(1)</script>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert '"onmouseover="' not in text
+
+
+def test_per_scope_decline_narrows_the_grant_but_keeps_openid(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    signed_in(http, svc_sandbox)
+    page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    fields = hidden_fields(page.text)
+    response = http.post(
+        f"{AUTH}/oauth2/authorize",
+        data=MultiDict([*fields, ("grant", "email"), ("decision", "approve")]),
+    )
+    assert response.status_code == 303
+    answer = query_of(response.headers["Location"])
+    assert answer["iss"] == svc_sandbox.settings.issuer and answer["state"] == "state-123"
+    tokens = exchange(http, confidential, answer["code"]).json
+    assert tokens["scope"] == "openid email"  # type: ignore[index]
+    assert "refresh_token" not in tokens  # type: ignore[operator]
+
+
+def test_remembered_consent_skips_the_page_for_the_same_or_fewer_scopes(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    signed_in(http, svc_sandbox)
+    authorize_as(http, confidential, user_id(svc_sandbox), scope="openid profile email")
+    for scope in ("openid profile email", "openid email", "openid"):
+        response = http.get(
+            f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential, scope=scope)
+        )
+        assert response.status_code == 302, scope
+        assert "code" in query_of(response.headers["Location"])
+    wider = http.get(
+        f"{AUTH}/oauth2/authorize",
+        query_string=authorize_params(confidential, scope="openid profile wallet:read"),
+    )
+    assert wider.status_code == 200 and "wallet:read" in wider.text
+
+
+def test_control_plane_decision_deny(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    answer = authorize_as(http, confidential, user_id(svc_sandbox), decision="deny")
+    assert answer["error"] == "access_denied"
+    assert answer["state"] == "state-123"
+    assert answer["iss"] == svc_sandbox.settings.issuer
+
+
+def test_viewing_the_pages_changes_no_state(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    before = svc_sandbox.export()
+    page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    assert page.status_code == 200 and "csrf_token" in page.text
+    assert svc_sandbox.export() == before  # the CSRF cookie draws no seeded id

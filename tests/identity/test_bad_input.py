@@ -1,0 +1,228 @@
+"""Bad input (issue 11 "Bad input"): repeated, missing, over-long or control-character
+parameters are invalid_request naming the parameter; never a 500, never a state change."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.sandbox import Sandbox
+from tests.identity.helpers import (
+    AUTH,
+    VERIFIER,
+    Client,
+    authorize_as,
+    authorize_params,
+    basic,
+    query_of,
+    user_id,
+)
+
+FORM = "application/x-www-form-urlencoded"
+BAD_VALUES = {
+    "repeated": None,
+    "over-long": "x" * 2001,
+    "control character": "abc\x00def",
+    "newline": "abc\ndef",
+}
+PROBLEMS = {
+    "repeated": "is repeated: send it once",
+    "over-long": "is longer than 2000 characters",
+    "control character": "contains control characters",
+    "newline": "contains control characters",
+}
+
+
+def encoded(fields: dict[str, str], name: str, kind: str) -> str:
+    pairs = list(fields.items())
+    bad = BAD_VALUES[kind]
+    if bad is None:
+        pairs += [(name, fields.get(name, "openid"))] * (1 if name in fields else 2)
+    else:
+        pairs = [(k, v) for k, v in pairs if k != name] + [(name, bad)]
+    return urlencode(pairs)
+
+
+@pytest.fixture
+def code_form(http: FlaskClient, svc_sandbox: Sandbox, confidential: Client) -> dict[str, str]:
+    code = authorize_as(http, confidential, user_id(svc_sandbox))["code"]
+    return {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": confidential.redirect_uri,
+        "code_verifier": VERIFIER,
+        "resource": svc_sandbox.settings.root("resource_url"),
+    }
+
+
+@pytest.mark.parametrize("kind", list(BAD_VALUES))
+@pytest.mark.parametrize(
+    "name", ["grant_type", "code", "redirect_uri", "code_verifier", "resource", "scope"]
+)
+def test_token_parameters(
+    http: FlaskClient,
+    svc_sandbox: Sandbox,
+    confidential: Client,
+    code_form: dict[str, str],
+    name: str,
+    kind: str,
+) -> None:
+    before = svc_sandbox.export()
+    response = http.post(
+        f"{AUTH}/oauth2/token",
+        data=encoded(code_form, name, kind),
+        content_type=FORM,
+        headers=basic(confidential),
+    )
+    assert response.status_code == 400
+    assert response.json == {
+        "error": "invalid_request",
+        "error_description": f"{name} {PROBLEMS[kind]}",
+    }
+    assert svc_sandbox.export() == before
+    ok = http.post(
+        f"{AUTH}/oauth2/token", data=code_form, headers=basic(confidential)
+    )  # the code still works
+    assert ok.status_code == 200
+
+
+@pytest.mark.parametrize("kind", list(BAD_VALUES))
+@pytest.mark.parametrize("name", ["client_id", "client_secret"])
+def test_client_credentials_in_the_form(
+    http: FlaskClient,
+    svc_sandbox: Sandbox,
+    confidential: Client,
+    code_form: dict[str, str],
+    name: str,
+    kind: str,
+) -> None:
+    fields = {
+        **code_form,
+        "client_id": confidential.client_id,
+        "client_secret": str(confidential.secret),
+    }
+    before = svc_sandbox.export()
+    response = http.post(
+        f"{AUTH}/oauth2/token", data=encoded(fields, name, kind), content_type=FORM
+    )
+    assert response.status_code == 400
+    assert response.json["error"] == "invalid_request"
+    assert response.json["error_description"].startswith(name)
+    assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize("endpoint", ["introspect", "revoke"])
+@pytest.mark.parametrize("kind", list(BAD_VALUES))
+def test_introspect_and_revoke_token_parameter(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, endpoint: str, kind: str
+) -> None:
+    before = svc_sandbox.export()
+    response = http.post(
+        f"{AUTH}/oauth2/{endpoint}",
+        data=encoded({"token": "at_x"}, "token", kind),
+        content_type=FORM,
+        headers=basic(confidential),
+    )
+    assert response.status_code == 400
+    assert response.json["error"] == "invalid_request"
+    assert response.json["error_description"].startswith("token ")
+    assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize("kind", list(BAD_VALUES))
+@pytest.mark.parametrize(
+    "name", ["response_type", "scope", "code_challenge", "code_challenge_method", "nonce"]
+)
+def test_authorize_parameters_redirect_invalid_request(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, name: str, kind: str
+) -> None:
+    before = svc_sandbox.export()
+    query = encoded(authorize_params(confidential), name, kind)
+    response = http.get(f"{AUTH}/oauth2/authorize?{query}")
+    assert response.status_code == 302
+    answer = query_of(response.headers["Location"])
+    assert answer["error"] == "invalid_request"
+    assert answer["error_description"].startswith(f"{name} ")
+    assert answer["state"] == "state-123"
+    assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize("kind", list(BAD_VALUES))
+@pytest.mark.parametrize("name", ["client_id", "redirect_uri"])
+def test_authorize_client_and_redirect_problems_are_an_error_page(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, name: str, kind: str
+) -> None:
+    before = svc_sandbox.export()
+    query = encoded(authorize_params(confidential), name, kind)
+    response = http.get(f"{AUTH}/oauth2/authorize?{query}")
+    assert response.status_code == 400 and "Location" not in response.headers
+    assert '<code id="error">invalid_request</code>' in response.text
+    assert f'<span id="error-description">{name} ' in response.text
+    assert svc_sandbox.export() == before
+
+
+def test_a_bad_state_is_named_and_not_echoed(http: FlaskClient, confidential: Client) -> None:
+    query = encoded(authorize_params(confidential), "state", "control character")
+    answer = query_of(http.get(f"{AUTH}/oauth2/authorize?{query}").headers["Location"])
+    assert answer["error"] == "invalid_request"
+    assert answer["error_description"] == "state contains control characters"
+    assert "state" not in answer
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Basic",
+        "Basic !!!",
+        "Basic " + "Zm9v",
+        "Digest abc",
+        "Basic " + "OnNlY3JldA==",
+        "Basic \u00e9t\u00e9",
+        "Basic " + "/w==",
+    ],
+    ids=[
+        "empty",
+        "not base64",
+        "no colon",
+        "other scheme",
+        "no client id",
+        "not ascii",
+        "not utf-8",
+    ],
+)
+def test_malformed_basic_credentials(
+    http: FlaskClient, svc_sandbox: Sandbox, code_form: dict[str, str], header: str
+) -> None:
+    before = svc_sandbox.export()
+    response = http.post(f"{AUTH}/oauth2/token", data=code_form, headers={"Authorization": header})
+    assert response.status_code == 401 and response.json["error"] == "invalid_client"
+    assert svc_sandbox.export() == before
+
+
+def test_non_ascii_redirect_uri_is_a_mismatch_not_a_crash(
+    http: FlaskClient, confidential: Client
+) -> None:
+    params = authorize_params(confidential, redirect_uri="http://127.0.0.1:8080/callbäck")
+    response = http.get(f"{AUTH}/oauth2/authorize", query_string=params)
+    assert response.status_code == 400
+    assert "redirect_uri_mismatch" in response.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"&&&=&=", b"%%%", b"grant_type=%FF%FE", b"a" * 5000, b"grant_type=refresh_token&=x&=y"],
+)
+def test_odd_forms_are_4xx_never_500(http: FlaskClient, svc_sandbox: Sandbox, body: bytes) -> None:
+    before = svc_sandbox.export()
+    for endpoint in ("token", "introspect", "revoke"):
+        response = http.post(f"{AUTH}/oauth2/{endpoint}", data=body, content_type=FORM)
+        assert 400 <= response.status_code < 500
+        assert response.json["error"] in (
+            "invalid_request",
+            "invalid_client",
+            "unsupported_grant_type",
+        )
+        assert response.json["error_description"][0] != " "
+    assert svc_sandbox.export() == before

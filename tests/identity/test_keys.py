@@ -1,0 +1,55 @@
+"""Signing keys (issue 11 item 7): seeded RSA keys, the JWKS, rotation."""
+
+from __future__ import annotations
+
+import base64
+from datetime import timedelta
+
+from flask.testing import FlaskClient
+from joserfc import jwt
+from joserfc.jwk import KeySet
+
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from tests.identity.helpers import AUTH, Client, keyset, tokens_for
+
+
+def test_jwks_serves_rs256_signing_keys(http: FlaskClient) -> None:
+    response = http.get(f"{AUTH}/jwks")
+    assert response.status_code == 200
+    (key,) = response.json["keys"]
+    assert key["kty"] == "RSA" and key["use"] == "sig" and key["alg"] == "RS256"
+    assert key["kid"] and key["e"] == "AQAB"
+    assert "d" not in key and "p" not in key  # public parts only
+    assert len(base64.urlsafe_b64decode(key["n"] + "==")) == 2048 // 8
+    assert KeySet.import_key_set(response.json).keys[0].kid == key["kid"]
+
+
+def test_same_seed_same_keys_other_seed_other_keys() -> None:
+    def jwks(seed: int) -> object:
+        app = create_app(Sandbox(clock_mode="frozen", seed=seed))
+        return app.test_client().get(f"{AUTH}/jwks").json
+
+    assert jwks(7) == jwks(7)
+    assert jwks(7) != jwks(8)
+
+
+def test_rotation_keeps_the_old_key_until_its_tokens_expire(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    old = tokens_for(http, svc_sandbox, confidential)
+    old_kid = jwt.decode(old["id_token"], keyset(http)).header["kid"]
+    rotated = http.post("/_sandbox/identity/keys/rotate", json={}).json
+    assert rotated["active"] != old_kid  # type: ignore[index]
+    new = tokens_for(http, svc_sandbox, confidential)
+    both = keyset(http)
+    assert jwt.decode(new["id_token"], both).header["kid"] == rotated["active"]  # type: ignore[index]
+    assert jwt.decode(old["id_token"], both).header["kid"] == old_kid
+    svc_sandbox.advance(timedelta(minutes=30))
+    ok = http.get(
+        f"{AUTH}/oauth2/userinfo", headers={"Authorization": f"Bearer {old['access_token']}"}
+    )
+    assert ok.status_code == 200  # signed by the retired key, still published
+    svc_sandbox.advance(timedelta(hours=9, minutes=30))
+    kids = [k["kid"] for k in http.get(f"{AUTH}/jwks").json["keys"]]  # type: ignore[index]
+    assert kids == [rotated["active"]]  # type: ignore[index]

@@ -1,0 +1,346 @@
+"""POST {auth_url}/oauth2/token (issue 11 item 5): codes, client authentication, resource,
+refresh rotation and reuse, the ID token (checked with joserfc)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from joserfc import jwt
+
+from svc_sandbox.identity.tokens import at_hash
+from svc_sandbox.sandbox import Sandbox
+from tests.identity.helpers import (
+    AUTH,
+    Client,
+    authorize_as,
+    decode_jwt,
+    epoch,
+    exchange,
+    token_request,
+    tokens_for,
+    user_id,
+)
+
+
+def code_for(http: FlaskClient, sandbox: Sandbox, client: Client, **overrides: str | None) -> str:
+    answer = authorize_as(http, client, user_id(sandbox), **overrides)
+    code: str = answer["code"]
+    return code
+
+
+def refresh(http: FlaskClient, client: Client, token: str, **extra: str) -> Any:
+    return token_request(
+        http, client, {"grant_type": "refresh_token", "refresh_token": token, **extra}
+    )
+
+
+def userinfo_status(http: FlaskClient, access_token: str) -> int:
+    response = http.get(
+        f"{AUTH}/oauth2/userinfo", headers={"Authorization": f"Bearer {access_token}"}
+    )
+    return response.status_code
+
+
+def assert_error(response: Any, status: int, error: str) -> None:
+    assert response.status_code == status, response.json
+    assert response.json["error"] == error
+    assert response.json["error_description"]
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_code_exchange_answers_the_spec_fields(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    response = exchange(http, confidential, code_for(http, svc_sandbox, confidential))
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "no-store"
+    body = response.json
+    assert set(body) == {
+        "access_token",
+        "token_type",
+        "expires_in",
+        "scope",
+        "id_token",
+        "refresh_token",
+    }
+    assert body["token_type"] == "Bearer" and body["expires_in"] == 3600
+    assert body["scope"] == "openid profile email offline_access wallet:read wallet:send"
+    assert body["access_token"].count(".") != 2  # no resource: opaque
+
+
+def test_resource_makes_a_jwt_access_token(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    resource = svc_sandbox.settings.root("resource_url")
+    tokens = tokens_for(http, svc_sandbox, confidential)
+    token = decode_jwt(http, tokens["access_token"])
+    assert token.header["typ"] == "at+jwt" and token.header["alg"] == "RS256"
+    claims = token.claims
+    assert claims["iss"] == svc_sandbox.settings.issuer
+    assert claims["aud"] == resource
+    assert claims["sub"] == user_id(svc_sandbox)
+    assert claims["client_id"] == confidential.client_id
+    assert claims["scope"] == tokens["scope"]
+    assert claims["exp"] - claims["iat"] == 3600 and claims["jti"]
+    grant = svc_sandbox.access_tokens.verify_resource_token(tokens["access_token"])
+    assert grant.sub == claims["sub"] and "wallet:send" in grant.scopes
+
+
+def test_any_other_resource_is_invalid_target(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    before = svc_sandbox.export()
+    response = exchange(http, confidential, code, "https://elsewhere.example/wallet")
+    assert_error(response, 400, "invalid_target")
+    assert svc_sandbox.export() == before
+    assert exchange(http, confidential, code).status_code == 200
+
+
+def test_id_token_claims(http: FlaskClient, svc_sandbox: Sandbox, confidential: Client) -> None:
+    tokens = tokens_for(http, svc_sandbox, confidential, scope="openid profile")
+    token = decode_jwt(http, tokens["id_token"])
+    assert token.header["kid"]
+    jwt.JWTClaimsRegistry(
+        now=epoch(svc_sandbox),
+        iss={"essential": True, "value": svc_sandbox.settings.issuer},
+        aud={"essential": True, "value": confidential.client_id},
+        nonce={"essential": True, "value": "nonce-456"},
+        exp={"essential": True},
+        iat={"essential": True},
+        auth_time={"essential": True},
+    ).validate(token.claims)
+    claims = token.claims
+    assert claims["exp"] - claims["iat"] == 10 * 3600
+    assert claims["at_hash"] == at_hash(tokens["access_token"])
+    assert claims["name"] == "Abebe Kebede"
+    assert claims[f"{svc_sandbox.settings.claims_prefix}/handle"] == "abebe"
+    assert "email" not in claims  # not granted
+
+
+def test_no_nonce_no_nonce_claim(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    tokens = tokens_for(http, svc_sandbox, confidential, nonce=None)
+    assert "nonce" not in decode_jwt(http, tokens["id_token"]).claims
+
+
+def test_second_use_of_a_code_fails_and_revokes_its_tokens(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    first = exchange(http, confidential, code).json
+    assert userinfo_status(http, first["access_token"]) == 200  # type: ignore[index]
+    assert_error(exchange(http, confidential, code), 400, "invalid_grant")
+    assert userinfo_status(http, first["access_token"]) == 401  # type: ignore[index]
+    assert_error(refresh(http, confidential, first["refresh_token"]), 400, "invalid_grant")  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("wait", "ok"), [(timedelta(minutes=9, seconds=59), True), (timedelta(minutes=10), False)]
+)
+def test_codes_live_ten_minutes(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, wait: timedelta, ok: bool
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    svc_sandbox.advance(wait)
+    response = exchange(http, confidential, code)
+    if ok:
+        assert response.status_code == 200
+    else:
+        assert_error(response, 400, "invalid_grant")
+        assert "expired" in response.json["error_description"]
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "mentions"),
+    [
+        ({"redirect_uri": "http://localhost:8080/callback"}, "invalid_grant", "redirect_uri"),
+        ({"code_verifier": "w" * 60}, "invalid_grant", "code_verifier"),
+        ({"code_verifier": "short"}, "invalid_request", "code_verifier"),
+        ({"code": "ac_unknown"}, "invalid_grant", "code"),
+        ({"code": None}, "invalid_request", "code"),
+        ({"code_verifier": None}, "invalid_request", "code_verifier"),
+        ({"redirect_uri": None}, "invalid_request", "redirect_uri"),
+        ({"grant_type": "password"}, "unsupported_grant_type", "grant_type"),
+        ({"grant_type": None}, "invalid_request", "grant_type"),
+    ],
+)
+def test_code_is_bound_to_redirect_uri_and_pkce(
+    http: FlaskClient,
+    svc_sandbox: Sandbox,
+    confidential: Client,
+    change: dict[str, str | None],
+    error: str,
+    mentions: str,
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    form: dict[str, str | None] = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": confidential.redirect_uri,
+        "code_verifier": "verifier-" + "v" * 50,
+        **change,
+    }
+    before = svc_sandbox.export()
+    response = token_request(http, confidential, {k: v for k, v in form.items() if v})
+    assert_error(response, 400, error)
+    assert mentions in response.json["error_description"]
+    assert svc_sandbox.export() == before
+
+
+def test_code_is_bound_to_its_client(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, public: Client
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    other = Client(public.client_id, None, confidential.redirect_uri)
+    assert_error(exchange(http, other, code), 400, "invalid_grant")
+
+
+@pytest.mark.parametrize(
+    "use_basic", [True, False], ids=["client_secret_basic", "client_secret_post"]
+)
+def test_confidential_client_authentication(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, use_basic: bool
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": confidential.redirect_uri,
+        "code_verifier": "verifier-" + "v" * 50,
+    }
+    wrong = Client(confidential.client_id, "cs_wrong", confidential.redirect_uri)
+    response = token_request(http, wrong, form, use_basic)
+    assert_error(response, 401, "invalid_client")
+    assert response.headers["WWW-Authenticate"].startswith("Basic")
+    nothing = Client(confidential.client_id, None, confidential.redirect_uri)
+    assert_error(token_request(http, nothing, form), 401, "invalid_client")
+    assert token_request(http, confidential, form, use_basic).status_code == 200
+
+
+def test_public_client_uses_pkce_only(
+    http: FlaskClient, svc_sandbox: Sandbox, public: Client
+) -> None:
+    code = code_for(http, svc_sandbox, public)
+    with_secret = Client(public.client_id, "cs_anything", public.redirect_uri)
+    assert_error(exchange(http, with_secret, code), 401, "invalid_client")
+    assert exchange(http, public, code).status_code == 200
+
+
+def test_rotated_secret_stops_the_old_one_at_once(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    rotated = http.post(f"/_sandbox/apps/{confidential.client_id}/rotate-secret", json={}).json
+    code = code_for(http, svc_sandbox, confidential)
+    assert_error(exchange(http, confidential, code), 401, "invalid_client")
+    fresh = Client(confidential.client_id, rotated["clientSecret"], confidential.redirect_uri)  # type: ignore[index]
+    assert exchange(http, fresh, code).status_code == 200
+
+
+def test_only_form_encoded_requests(http: FlaskClient, confidential: Client) -> None:
+    response = http.post(
+        f"{AUTH}/oauth2/token", json={"grant_type": "authorization_code", "code": "x"}
+    )
+    assert_error(response, 400, "invalid_request")
+    assert "Content-Type" in response.json["error_description"]
+
+
+# --- refresh ----------------------------------------------------------------------------
+
+
+def test_refresh_rotates_and_reuse_revokes_the_family(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    first = tokens_for(http, svc_sandbox, confidential)
+    second = refresh(http, confidential, first["refresh_token"]).json
+    assert second["refresh_token"] != first["refresh_token"]  # type: ignore[index]
+    assert userinfo_status(http, second["access_token"]) == 200  # type: ignore[index]
+    reused = refresh(http, confidential, first["refresh_token"])
+    assert_error(reused, 400, "invalid_grant")
+    assert userinfo_status(http, second["access_token"]) == 401  # type: ignore[index]
+    assert userinfo_status(http, first["access_token"]) == 401
+    assert_error(refresh(http, confidential, second["refresh_token"]), 400, "invalid_grant")  # type: ignore[index]
+
+
+def test_refresh_only_when_offline_access_was_granted(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    tokens = tokens_for(http, svc_sandbox, confidential, scope="openid profile")
+    assert "refresh_token" not in tokens
+
+
+def test_refresh_can_narrow_but_never_widen(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    first = tokens_for(http, svc_sandbox, confidential, scope="openid profile offline_access")
+    wider = refresh(http, confidential, first["refresh_token"], scope="openid wallet:read")
+    assert_error(wider, 400, "invalid_scope")
+    narrow = refresh(http, confidential, first["refresh_token"], scope="openid").json
+    assert narrow["scope"] == "openid"  # type: ignore[index]
+    info = http.get(
+        f"{AUTH}/oauth2/userinfo",
+        headers={"Authorization": f"Bearer {narrow['access_token']}"},  # type: ignore[index]
+    ).json
+    assert set(info) == {"sub"}  # type: ignore[arg-type]
+
+
+def test_refresh_keeps_the_token_wallet_bound_only_with_resource(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    resource = svc_sandbox.settings.root("resource_url")
+    first = tokens_for(http, svc_sandbox, confidential)
+    bound = refresh(http, confidential, first["refresh_token"], resource=resource).json
+    assert bound["access_token"].count(".") == 2  # type: ignore[index]
+    opaque = refresh(http, confidential, bound["refresh_token"]).json  # type: ignore[index]
+    assert opaque["access_token"].count(".") != 2  # type: ignore[index]
+
+
+def test_disabled_app_cannot_refresh_and_access_tokens_live_until_expiry(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    tokens = tokens_for(http, svc_sandbox, confidential)
+    http.post(f"/_sandbox/apps/{confidential.client_id}/disable", json={})
+    assert_error(refresh(http, confidential, tokens["refresh_token"]), 401, "invalid_client")
+    assert userinfo_status(http, tokens["access_token"]) == 200
+    svc_sandbox.advance(timedelta(hours=1))
+    assert userinfo_status(http, tokens["access_token"]) == 401
+
+
+def test_disconnected_user_stops_refresh_at_once(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    tokens = tokens_for(http, svc_sandbox, confidential)
+    user = user_id(svc_sandbox)
+    response = http.post(
+        f"/_sandbox/users/{user}/apps/{confidential.client_id}/disconnect", json={}
+    )
+    assert response.json["refreshTokensStopped"] == 1  # type: ignore[index]
+    assert_error(refresh(http, confidential, tokens["refresh_token"]), 400, "invalid_grant")
+    assert userinfo_status(http, tokens["access_token"]) == 200
+    grant = svc_sandbox.access_tokens.verify_resource_token(tokens["access_token"])
+    assert grant.sub == user
+
+
+@pytest.mark.parametrize(("days", "ok"), [(29, True), (30, False)])
+def test_refresh_tokens_live_thirty_days(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, days: int, ok: bool
+) -> None:
+    tokens = tokens_for(http, svc_sandbox, confidential)
+    svc_sandbox.advance(timedelta(days=days))
+    response = refresh(http, confidential, tokens["refresh_token"])
+    assert response.status_code == (200 if ok else 400)
+
+
+def test_removing_offline_access_from_the_app_stops_refresh(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    tokens = tokens_for(http, svc_sandbox, confidential)
+    http.patch(
+        f"/_sandbox/apps/{confidential.client_id}",
+        json={"scopes": ["openid", "profile", "wallet:read"]},
+    )
+    assert_error(refresh(http, confidential, tokens["refresh_token"]), 400, "unauthorized_client")
