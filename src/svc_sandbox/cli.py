@@ -221,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     _exec_parser(sub)
     _contract_parsers(sub)
     scenario_commands.add_parsers(sub)
+    sub.add_parser(
+        "mcp",
+        help="the agent tool server (Model Context Protocol); see svc-sandbox mcp --help",
+        add_help=False,
+    )
     return parser
 
 
@@ -366,6 +371,11 @@ def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else list(argv)
+    if given[:1] == ["mcp"]:  # its own options (svc_sandbox/mcp/config.py)
+        from svc_sandbox.mcp.command import main as mcp_main
+
+        return mcp_main(given[1:])
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         try:

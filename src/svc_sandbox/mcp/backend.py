@@ -1,0 +1,82 @@
+"""What a tool call talks to: the settings of its server and the token it authenticates with
+(the env token, or over HTTP without one, the request's own bearer)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from svc_sandbox.client import AsyncSvcClient
+from svc_sandbox.mcp.config import McpConfig
+
+NO_TOKEN = (
+    "{tool} needs an API token: start the tool server with SVC_TOKEN=svc_test_... (or "
+    "svc_live_...), or over HTTP send `Authorization: Bearer <token>`. Without a token only "
+    "the docs, quote and webhook tools work."
+)
+
+
+@dataclass(frozen=True)
+class Backend:
+    config: McpConfig
+    token: str | None
+    #: One HTTP connection pool per transport run, shared by every call (an httpx client
+    #: costs tens of milliseconds to build).
+    http: httpx.AsyncClient | None = None
+
+    def client(self, tool: str) -> AsyncSvcClient:
+        if self.token is None:
+            raise ToolError(NO_TOKEN.format(tool=tool))
+        return AsyncSvcClient(
+            self.token, base_url=self.config.base_url, timeout=self.config.timeout, http=self.http
+        )
+
+    def secret(self, given: str | None) -> str:
+        secret = given or self.config.webhook_secret
+        if not secret:
+            raise ToolError(
+                "secret is required: pass `secret` or start the tool server with "
+                "SVC_WEBHOOK_SECRET set to the endpoint's signing secret"
+            )
+        return secret
+
+
+class ToolServer(MCPServer[Any]):
+    """An MCPServer that carries its Backend (tools reach it through their Context) and words
+    argument errors as a tool error naming each parameter."""
+
+    def __init__(self, backend: Backend, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.backend = backend
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(invalid_arguments(name, cause)) from cause
+            raise
+
+
+def invalid_arguments(tool: str, error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{where}: {item['msg']} (got {item.get('input')!r})")
+    return f"Invalid arguments for {tool}: " + "; ".join(problems)
+
+
+def backend_of(ctx: Context[Any, Any]) -> Backend:
+    server = ctx.mcp_server
+    if not isinstance(server, ToolServer):  # pragma: no cover - only ToolServer registers tools
+        raise ToolError("the tool runs outside the svc-sandbox tool server")
+    return server.backend

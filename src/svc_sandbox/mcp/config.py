@@ -1,0 +1,116 @@
+"""The tool server's settings (spec §1, tool-server table): flags win over env variables,
+env variables over defaults."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from svc_sandbox.client.commerce import DEFAULT_BASE_URL, TOKEN_SHAPE
+
+Transport = Literal["stdio", "http"]
+
+DEFAULT_PORT = 3333
+DEFAULT_HOST = "127.0.0.1"
+#: Seconds one REST call may take before the tool answers a ``timeout`` error (not in the spec).
+DEFAULT_TIMEOUT = 15.0
+TRUE = ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    token: str | None = None
+    base_url: str = DEFAULT_BASE_URL
+    webhook_secret: str | None = None
+    read_only: bool = False
+    enable_withdrawals: bool = False
+    transport: Transport = "stdio"
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def http(self) -> bool:
+        return self.transport == "http"
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in TRUE
+
+
+def parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(
+        prog="svc-sandbox mcp",
+        description="The agent tool server (Model Context Protocol) over the commerce API: "
+        "stdio by default, or streamable HTTP (POST /mcp, GET /healthz) with --http.",
+    )
+    cli.add_argument("--base-url", help=f"commerce API root (env SVC_BASE_URL; {DEFAULT_BASE_URL})")
+    cli.add_argument(
+        "--read-only",
+        action="store_true",
+        default=None,
+        help="register only the tools that read data (env SVC_READ_ONLY=true)",
+    )
+    cli.add_argument(
+        "--enable-withdrawals",
+        action="store_true",
+        default=None,
+        help="register svc_create_withdrawal (env SVC_ENABLE_WITHDRAWALS=true)",
+    )
+    cli.add_argument(
+        "--http",
+        action="store_true",
+        default=None,
+        help="serve streamable HTTP instead of stdio (env SVC_MCP_TRANSPORT=http)",
+    )
+    cli.add_argument("--host", help=f"HTTP listen address (env HOST; default {DEFAULT_HOST})")
+    cli.add_argument("--port", type=int, help=f"HTTP port (env PORT; default {DEFAULT_PORT})")
+    cli.add_argument(
+        "--timeout",
+        type=float,
+        help=f"seconds per REST call (env SVC_TIMEOUT; default {DEFAULT_TIMEOUT:g})",
+    )
+    return cli
+
+
+def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> McpConfig:
+    """The settings of ``args`` over ``env`` (default: os.environ). Raises ValueError naming
+    the flag or variable that is wrong."""
+    env = os.environ if env is None else env
+    token = env.get("SVC_TOKEN") or None
+    if token is not None and not TOKEN_SHAPE.match(token):
+        raise ValueError("SVC_TOKEN must be an API token: svc_test_... or svc_live_...")
+    base_url = args.base_url or env.get("SVC_BASE_URL") or DEFAULT_BASE_URL
+    if not base_url.startswith(("http://", "https://")):
+        raise ValueError(f"--base-url / SVC_BASE_URL must be an http(s) URL, got {base_url!r}")
+    transport_env = env.get("SVC_MCP_TRANSPORT", "stdio").strip().lower() or "stdio"
+    if transport_env not in ("stdio", "http"):
+        raise ValueError(f"SVC_MCP_TRANSPORT must be stdio or http, got {transport_env!r}")
+    http = args.http if args.http is not None else transport_env == "http"
+    port_text = str(args.port) if args.port is not None else env.get("PORT", str(DEFAULT_PORT))
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError(f"--port / PORT must be a port number, got {port_text!r}")
+    try:
+        timeout = float(args.timeout if args.timeout is not None else env.get("SVC_TIMEOUT", 15))
+    except ValueError:
+        raise ValueError("SVC_TIMEOUT must be a number of seconds") from None
+    if not timeout > 0:
+        raise ValueError("--timeout / SVC_TIMEOUT must be a positive number of seconds")
+    return McpConfig(
+        token=token,
+        base_url=base_url.rstrip("/"),
+        webhook_secret=env.get("SVC_WEBHOOK_SECRET") or None,
+        read_only=args.read_only if args.read_only is not None else _flag(env, "SVC_READ_ONLY"),
+        enable_withdrawals=(
+            args.enable_withdrawals
+            if args.enable_withdrawals is not None
+            else _flag(env, "SVC_ENABLE_WITHDRAWALS")
+        ),
+        transport="http" if http else "stdio",
+        host=args.host or env.get("HOST") or DEFAULT_HOST,
+        port=int(port_text),
+        timeout=timeout,
+    )

@@ -1,0 +1,151 @@
+"""The streamable HTTP transport (spec §1): ``POST /mcp``, stateless, a fresh server per
+request authenticated by the env token or the request's own bearer; ``GET /healthz``. On a
+loopback address a foreign Host (or Origin) is refused: DNS-rebinding protection, by the
+SDK's own transport-security check."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import uvicorn
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from svc_sandbox import __version__
+from svc_sandbox.client.commerce import TOKEN_SHAPE
+from svc_sandbox.mcp.backend import Backend
+from svc_sandbox.mcp.config import McpConfig
+from svc_sandbox.mcp.server import NAME, build_server
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_security(host: str) -> TransportSecuritySettings | None:
+    """Loopback binds accept only loopback Host names (any port) and Origins; others: None."""
+    if not is_loopback(host):
+        return None
+    hosts = [*LOOPBACK_NAMES, *(f"{name}:*" for name in LOOPBACK_NAMES)]
+    origins = [f"http://{name}{port}" for name in LOOPBACK_NAMES for port in ("", ":*")]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+def _unauthorized(message: str) -> Response:
+    return JSONResponse(
+        {"error": "invalid_token", "message": message},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    )
+
+
+def request_token(config: McpConfig, request: Request) -> tuple[str | None, Response | None]:
+    """The token a request's tools use: the env token, else its own ``Authorization: Bearer``
+    (none: the token-free tools still work); a malformed header is refused with 401."""
+    if config.token is not None:
+        return config.token, None
+    header = request.headers.get("authorization")
+    if header is None:
+        return None, None
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not TOKEN_SHAPE.match(token):
+        return None, _unauthorized(
+            "Authorization must be `Bearer svc_test_...` or `Bearer svc_live_...`"
+        )
+    return token, None
+
+
+class McpEndpoint:
+    """POST /mcp: a fresh, stateless server for each request (an ASGI app)."""
+
+    def __init__(self, config: McpConfig, security: TransportSecuritySettings | None) -> None:
+        self.config = config
+        self.security = security
+        self.http: httpx.AsyncClient | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token, refusal = request_token(self.config, Request(scope, receive))
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        server = build_server(Backend(self.config, token, self.http))
+        server.streamable_http_app(
+            stateless_http=True, json_response=True, transport_security=self.security
+        )
+        manager = server.session_manager
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)
+
+
+def create_app(config: McpConfig) -> Starlette:
+    security = transport_security(config.host)
+    guard = TransportSecurityMiddleware(security)
+    endpoint = McpEndpoint(config, security)
+
+    async def healthz(request: Request) -> Response:
+        refusal = await guard.validate_request(request)
+        if refusal is not None:
+            return refusal
+        return JSONResponse(
+            {
+                "status": "ok",
+                "name": NAME,
+                "version": __version__,
+                "baseUrl": config.base_url,
+                "token": "env" if config.token else "per-request bearer",
+                "readOnly": config.read_only,
+                "withdrawals": config.enable_withdrawals,
+            }
+        )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with httpx.AsyncClient(timeout=config.timeout) as http:
+            endpoint.http = http
+            yield
+
+    routes = [
+        Route("/mcp", endpoint=endpoint, methods=["POST"]),
+        Route("/healthz", endpoint=healthz, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def serve_http(config: McpConfig) -> int:
+    """Serves until interrupted; prints the URL (with the real port when --port 0) to stderr."""
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets that say so, and
+    # without it every answer waits ~40 ms for a delayed ACK (Nagle).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((config.host, config.port))
+    # Listening before the URL is printed: a client that connects at once waits in the
+    # backlog until uvicorn accepts, instead of being refused.
+    sock.listen(2048)
+    port = sock.getsockname()[1]
+    host = f"[{config.host}]" if family == socket.AF_INET6 else config.host
+    print(f"svc-sandbox mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+    settings: dict[str, Any] = {"log_level": "warning", "lifespan": "on"}
+    server = uvicorn.Server(uvicorn.Config(create_app(config), **settings))
+    server.run(sockets=[sock])
+    return 0

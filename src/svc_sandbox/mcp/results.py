@@ -1,0 +1,86 @@
+"""What a tool answers: a short markdown summary plus the typed structured content (the
+payload, in the API's wire names), or a tool error carrying status, code and request id."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel
+
+from svc_sandbox.client import SvcError
+from svc_sandbox.core.clock import isoformat
+
+ResponseFormat = Literal["markdown", "json"]
+
+#: The client's parameter names -> the tool's (money parameters end in ``_minor``).
+_PARAMETERS = {
+    "amount": "amount_minor",
+    "minimum_amount": "minimum_amount_minor",
+    "default_amount": "default_amount_minor",
+}
+_LEADING_NAME = re.compile(r"^(amount|minimum_amount|default_amount)\b")
+
+
+def wire(model: BaseModel) -> dict[str, Any]:
+    """A client model as the API sent it: wire names, only the fields the answer had, and
+    timestamps in the API's own format (``...T00:30:00.000Z``)."""
+    document: dict[str, Any] = _timestamps(model.model_dump(by_alias=True, exclude_unset=True))
+    return document
+
+
+def _timestamps(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return isoformat(value)
+    if isinstance(value, dict):
+        return {key: _timestamps(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_timestamps(item) for item in value]
+    return value
+
+
+def answer(summary: str, payload: dict[str, Any], response_format: str) -> CallToolResult:
+    """``response_format: json`` puts the full payload as text; markdown the summary."""
+    if response_format == "json":
+        text = json.dumps(payload, indent=2, ensure_ascii=False)
+    else:
+        text = summary
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def api_error(error: SvcError) -> CallToolResult:
+    """An API (or transport) failure as a tool error: status, code, message, request id."""
+    status = "no answer" if error.status is None else f"HTTP {error.status}"
+    lines = [f"**Error ({status}, code `{error.code}`)**: {error.message}"]
+    if error.request_id:
+        lines.append(f"Request id: `{error.request_id}`")
+    detail = {
+        "status": error.status,
+        "code": error.code,
+        "message": error.message,
+        "requestId": error.request_id,
+    }
+    return CallToolResult(
+        content=[TextContent(type="text", text="\n".join(lines))],
+        structured_content={"error": detail},
+        is_error=True,
+    )
+
+
+def bad_argument(error: ValueError) -> ToolError:
+    """A client argument check as a tool error naming the tool's own parameter."""
+    message = _LEADING_NAME.sub(lambda m: _PARAMETERS[m.group(1)], str(error))
+    return ToolError(f"Invalid argument: {message}")
+
+
+def money(minor: int | None) -> str:
+    """Santim as ETB for a summary: 123456 -> '1,234.56 ETB'."""
+    if minor is None:
+        return "n/a"
+    sign = "-" if minor < 0 else ""
+    whole, cents = divmod(abs(minor), 100)
+    return f"{sign}{whole:,}.{cents:02d} ETB"

@@ -1,0 +1,845 @@
+"""The 17 tools of spec §1, each a thin front over one call of ``svc_sandbox.client`` (or, for
+quote, webhook and docs tools, over the same pure functions the emulator uses).
+
+Every tool answers a short markdown summary plus the payload as structured content (its
+output schema is the client's model of the resource, in wire names); ``response_format:
+"json"`` puts the full payload in the text instead. API failures are tool errors carrying
+status, code and request id.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+import httpx
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from svc_sandbox.client import (
+    AsyncSvcClient,
+    Balance,
+    CheckoutResult,
+    CheckoutStatus,
+    Order,
+    Page,
+    ProductListItem,
+    ProductResponse,
+    SignatureError,
+    SvcError,
+    Withdrawal,
+    build_test_webhook,
+    verify_webhook,
+)
+from svc_sandbox.client.models import (
+    Gateway,
+    OrderStatus,
+    PricingModel,
+    ProductStatus,
+    WithdrawalStatus,
+)
+from svc_sandbox.client.signing import DEFAULT_TOLERANCE
+from svc_sandbox.commerce.fees import DEFAULT_FEE_RATE, DEFAULT_TAX_RATE, quote_withdrawal
+from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.mcp import docs
+from svc_sandbox.mcp.backend import Backend, backend_of
+from svc_sandbox.mcp.results import answer, api_error, bad_argument, money, wire
+
+M = TypeVar("M", bound=BaseModel)
+
+# --- parameter types (their descriptions are what a model reads) -------------------------
+
+Format = Annotated[
+    Literal["markdown", "json"],
+    Field(description='"markdown" (default): a short summary; "json": the full payload as text'),
+]
+PageNumber = Annotated[int, Field(strict=True, ge=1, description="page number, from 1")]
+Limit = Annotated[int, Field(strict=True, ge=1, le=100, description="items per page, 1..100")]
+ProductId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        description="the product's public token p_... or its 24-hex _id",
+        examples=["p_x7Kq2"],
+    ),
+]
+HexId = Annotated[str, Field(pattern=r"^[0-9a-f]{24}$", description="24 lowercase hex characters")]
+
+
+Description = Annotated[str | None, Field(max_length=5000, description="up to 5000 characters")]
+
+
+def _minor(description: str, minimum: int = 0) -> Any:
+    return Field(strict=True, ge=minimum, description=description + " (integer santim)")
+
+
+OptionalMinor = int | None
+
+
+class CustomerInput(BaseModel):
+    """The buyer (spec §2 Customer)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    email: str | None = Field(None, description="buyer email; required except on payment links")
+    phone: str | None = Field(
+        None,
+        description="2519XXXXXXXX, 09XXXXXXXX or 9XXXXXXXX; required with a gateway. Sandbox: "
+        "251900000001 pays instantly, 251900000002 fails instantly",
+    )
+    name: str | None = Field(None, description="buyer name")
+    external_id: str | None = Field(None, description="your own user id (customerExternalId)")
+
+    def to_client(self) -> dict[str, Any]:
+        given = {
+            "email": self.email,
+            "phone": self.phone,
+            "name": self.name,
+            "externalId": self.external_id,
+        }
+        return {key: value for key, value in given.items() if value is not None}
+
+
+# --- output models of the offline tools -------------------------------------------------
+
+
+class QuoteOutput(BaseModel):
+    amount: int = Field(description="gross amount debited, santim")
+    feeAmount: int = Field(description="service fee, santim")
+    taxAmount: int = Field(description="government tax on the fee, santim")
+    netAmount: int = Field(description="what reaches the account, santim")
+    currency: Literal["ETB"] = "ETB"
+    feeRate: str
+    taxRate: str
+    belowMinimum: bool = Field(description="true when amount is under the 10000 minimum")
+
+
+class VerifyOutput(BaseModel):
+    valid: bool
+    reason: str | None = Field(
+        description="null when valid, else malformed_header, no_signature, "
+        "signature_mismatch, timestamp_outside_tolerance or invalid_body"
+    )
+    message: str
+    event: dict[str, Any] | None = Field(description="the verified event envelope")
+
+
+class TestWebhookOutput(BaseModel):
+    event: dict[str, Any]
+    body: str = Field(description="the exact raw body (sign and send these bytes)")
+    headers: dict[str, str]
+    signature: str = Field(description="the X-Svc-Signature header value")
+    curl: str = Field(description="a ready command that POSTs the webhook")
+    sent: bool = Field(description="true when the tool POSTed it to `url` (stdio only)")
+    receiverStatus: int | None = Field(description="the receiver's HTTP status when sent")
+
+
+class SearchHit(BaseModel):
+    id: str
+    title: str
+    score: float
+    snippet: str
+
+
+class SearchOutput(BaseModel):
+    query: str
+    results: list[SearchHit]
+
+
+class DocOutput(BaseModel):
+    id: str
+    title: str
+    text: str
+    offset: int
+    totalChars: int
+    nextOffset: int | None
+
+
+# --- the call every API tool makes ------------------------------------------------------
+
+
+async def _api(
+    ctx: Context[Any, Any],
+    tool: str,
+    call: Callable[[AsyncSvcClient], Awaitable[M]],
+    summary: Callable[[M], str],
+    response_format: str,
+) -> CallToolResult:
+    svc = backend_of(ctx).client(tool)
+    try:
+        result = await call(svc)
+    except SvcError as error:
+        return api_error(error)
+    except ValueError as error:  # the client's argument checks, before anything is sent
+        raise bad_argument(error) from error
+    return answer(summary(result), wire(result), response_format)
+
+
+def _product_line(product: Any, price: Any, url: str | None) -> str:
+    amount = ""
+    if price is not None:
+        if price.amount is not None:
+            amount = f", {money(price.amount)}"
+        elif price.minimum_amount is not None:
+            amount = f", from {money(price.minimum_amount)}"
+    link = f" — {url}" if url else ""
+    return (
+        f"**{product.title}** (`{product.id}`, token `{product.checkout_token}`): "
+        f"{product.pricing_model}{amount}, {product.status}{link}"
+    )
+
+
+def _product_summary(verb: str) -> Callable[[ProductResponse], str]:
+    def render(result: ProductResponse) -> str:
+        return f"{verb} " + _product_line(result.product, result.price, result.url)
+
+    return render
+
+
+def _page_summary(noun: str, line: Callable[[Any], str]) -> Callable[[Page[Any]], str]:
+    def render(page: Page[Any]) -> str:
+        head = f"{page.total} {noun} (page {page.page}, {len(page.items)} shown)"
+        return "\n".join([head, *("- " + line(item) for item in page.items)])
+
+    return render
+
+
+def _status_summary(status: CheckoutStatus) -> str:
+    parts = [f"Session `{status.session_id}` is **{status.status}**"]
+    parts.append(f"amount {money(status.amount)}")
+    if status.order_id:
+        parts.append(f"order `{status.order_id}` ({status.order_status})")
+    if status.failure is not None:
+        parts.append(f"failure `{status.failure.code}`: {status.failure.message}")
+    if status.attempt is not None and status.attempt.last_failure is not None:
+        last = status.attempt.last_failure
+        parts.append(f"last attempt failed `{last.code}`: {last.message}")
+    parts.append(f"expires {isoformat(status.expires_at)}")
+    return "; ".join(parts)
+
+
+def _withdrawal_line(w: Withdrawal) -> str:
+    return (
+        f"`{w.id}` **{w.status}**: {money(w.amount)} to {w.gateway} {w.account} "
+        f"(fee {money(w.fee_amount)}, tax {money(w.tax_amount)}, net {money(w.net_amount)})"
+    )
+
+
+def _order_line(order: Order) -> str:
+    what = order.description or (order.product_id.title if order.product_id else None) or ""
+    return f"`{order.id}` **{order.status}** {money(order.amount)} {what}".rstrip()
+
+
+# --- products ---------------------------------------------------------------------------
+
+
+async def svc_create_product(
+    ctx: Context[Any, Any],
+    title: Annotated[str, Field(min_length=1, max_length=120, description="1..120 characters")],
+    pricing_model: Annotated[
+        PricingModel,
+        Field(description="fixed price, pay-what-you-want, or free; locked after creation"),
+    ],
+    amount_minor: Annotated[OptionalMinor, _minor("price of a fixed product")] = None,
+    minimum_amount_minor: Annotated[OptionalMinor, _minor("lowest pwyw amount")] = None,
+    default_amount_minor: Annotated[OptionalMinor, _minor("pwyw amount pre-filled")] = None,
+    description: Description = None,
+    media: Annotated[list[str] | None, Field(description="image URLs (http/https)")] = None,
+    metadata: Annotated[dict[str, str] | None, Field(description="string values")] = None,
+    status: Annotated[
+        Literal["draft", "published"] | None,
+        Field(description="default draft; only a published product can be checked out"),
+    ] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, ProductResponse]:
+    """Create a product (POST /products). A fixed product needs amount_minor, a pwyw product
+    minimum_amount_minor; publish it (status "published") to sell it."""
+    return await _api(
+        ctx,
+        "svc_create_product",
+        lambda svc: svc.create_product(
+            title,
+            pricing_model,
+            amount=amount_minor,
+            minimum_amount=minimum_amount_minor,
+            default_amount=default_amount_minor,
+            description=description,
+            media=media,
+            metadata=metadata,
+            status=status,
+        ),
+        _product_summary("Created"),
+        response_format,
+    )
+
+
+async def svc_update_product(
+    ctx: Context[Any, Any],
+    product_id: ProductId,
+    title: Annotated[
+        str | None, Field(min_length=1, max_length=120, description="1..120 characters")
+    ] = None,
+    description: Description = None,
+    media: Annotated[list[str] | None, Field(description="image URLs (http/https)")] = None,
+    metadata: Annotated[
+        dict[str, str] | None, Field(description="string values (replaces the old)")
+    ] = None,
+    status: Annotated[
+        ProductStatus | None,
+        Field(description="new status; archived hides it from checkout"),
+    ] = None,
+    amount_minor: Annotated[OptionalMinor, _minor("new fixed price")] = None,
+    minimum_amount_minor: Annotated[OptionalMinor, _minor("new pwyw minimum")] = None,
+    default_amount_minor: Annotated[OptionalMinor, _minor("new pwyw default")] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, ProductResponse]:
+    """Change a product (PATCH /products/{id}); send only what changes. The pricing model is
+    locked (422)."""
+    return await _api(
+        ctx,
+        "svc_update_product",
+        lambda svc: svc.update_product(
+            product_id,
+            title=title,
+            description=description,
+            media=media,
+            metadata=metadata,
+            status=status,
+            amount=amount_minor,
+            minimum_amount=minimum_amount_minor,
+            default_amount=default_amount_minor,
+        ),
+        _product_summary("Updated"),
+        response_format,
+    )
+
+
+async def svc_get_product(
+    ctx: Context[Any, Any], product_id: ProductId, response_format: Format = "markdown"
+) -> Annotated[CallToolResult, ProductResponse]:
+    """Read one product with its price and public page URL (GET /products/{id})."""
+    return await _api(
+        ctx,
+        "svc_get_product",
+        lambda svc: svc.get_product(product_id),
+        _product_summary("Product"),
+        response_format,
+    )
+
+
+async def svc_list_products(
+    ctx: Context[Any, Any],
+    page: PageNumber = 1,
+    limit: Limit = 20,
+    status: Annotated[ProductStatus | None, Field(description="only this status")] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, Page[ProductListItem]]:
+    """List products, newest first (GET /products)."""
+    return await _api(
+        ctx,
+        "svc_list_products",
+        lambda svc: svc.list_products(page=page, limit=limit, status=status),
+        _page_summary("products", lambda p: _product_line(p, p.price, p.url)),
+        response_format,
+    )
+
+
+# --- checkout ---------------------------------------------------------------------------
+
+
+async def svc_create_checkout(
+    ctx: Context[Any, Any],
+    product_id: Annotated[
+        str | None, Field(description="p_... token or 24-hex id; omit for a custom amount")
+    ] = None,
+    amount_minor: Annotated[
+        OptionalMinor,
+        _minor("custom amount (at least 100, with description) or the pwyw amount"),
+    ] = None,
+    description: Annotated[
+        str | None,
+        Field(max_length=120, description="what the buyer pays for (custom amount only)"),
+    ] = None,
+    customer: Annotated[
+        CustomerInput | None,
+        Field(description="the buyer: email, and phone when a gateway is given"),
+    ] = None,
+    gateway: Annotated[
+        Gateway | None,
+        Field(description="push to this wallet; omit for a payment link (buyer picks)"),
+    ] = None,
+    success_url: Annotated[
+        str | None, Field(description="redirect after payment; {CHECKOUT_ID} is replaced")
+    ] = None,
+    metadata: Annotated[
+        dict[str, str | int | float | bool] | None,
+        Field(description="up to 20 keys; saved on the order and sent in webhooks"),
+    ] = None,
+    checkout_link: Annotated[str | None, Field(description="a cl_... checkout link")] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, CheckoutResult]:
+    """Start a checkout session (POST /checkout) for a published product, or for a custom
+    amount (amount_minor >= 100 with description, no product_id). Returns the session id and,
+    for a paid checkout, the URL to send the buyer to; a free product returns its order."""
+
+    def call(svc: AsyncSvcClient) -> Awaitable[CheckoutResult]:
+        buyer = customer.to_client() if customer is not None else None
+        if product_id is None:
+            if amount_minor is None or description is None:
+                raise ValueError(
+                    "product_id is required, or amount_minor (at least 100) with description "
+                    "for a custom-amount checkout"
+                )
+            return svc.create_custom_checkout(
+                amount_minor,
+                description,
+                customer=buyer,
+                gateway=gateway,
+                success_url=success_url,
+                metadata=metadata,
+            )
+        return svc.create_checkout(
+            product_id,
+            customer=buyer,
+            gateway=gateway,
+            success_url=success_url,
+            metadata=metadata,
+            amount=amount_minor,
+            checkout_link=checkout_link,
+        )
+
+    def summary(result: CheckoutResult) -> str:
+        if result.checkout_url is None and result.mode is None:
+            return f"Free order `{result.order_id}` created (session `{result.session_id}`)."
+        where = result.checkout_url or "a payment prompt was pushed to the buyer's phone"
+        return (
+            f"Checkout session `{result.session_id}` is open ({result.mode}): {where}. "
+            "Poll it with svc_get_checkout_status or svc_wait_for_checkout."
+        )
+
+    return await _api(ctx, "svc_create_checkout", call, summary, response_format)
+
+
+async def svc_get_checkout_status(
+    ctx: Context[Any, Any], session_id: HexId, response_format: Format = "markdown"
+) -> Annotated[CallToolResult, CheckoutStatus]:
+    """Read a checkout session's status (GET /checkout/{sessionId}): open, completed (orderId
+    set: paid) or expired (failure says why)."""
+    return await _api(
+        ctx,
+        "svc_get_checkout_status",
+        lambda svc: svc.get_checkout(session_id),
+        _status_summary,
+        response_format,
+    )
+
+
+async def svc_wait_for_checkout(
+    ctx: Context[Any, Any],
+    session_id: HexId,
+    timeout_seconds: Annotated[
+        float, Field(gt=0, le=300, description="give up after this long (default and max 300)")
+    ] = 300,
+    interval_seconds: Annotated[
+        float, Field(ge=0.1, le=60, description="seconds between polls (default 2)")
+    ] = 2,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, CheckoutStatus]:
+    """Poll a checkout session until it is completed or expired (every 2 s, up to 5 minutes;
+    then a tool error with code poll_timeout)."""
+    return await _api(
+        ctx,
+        "svc_wait_for_checkout",
+        lambda svc: svc.wait_for_checkout(
+            session_id, interval=interval_seconds, timeout=timeout_seconds
+        ),
+        _status_summary,
+        response_format,
+    )
+
+
+# --- orders, balance, withdrawals -------------------------------------------------------
+
+
+async def svc_list_orders(
+    ctx: Context[Any, Any],
+    page: PageNumber = 1,
+    limit: Limit = 20,
+    status: Annotated[OrderStatus | None, Field(description="only this status")] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, Page[Order]]:
+    """List orders, newest first (GET /orders)."""
+    return await _api(
+        ctx,
+        "svc_list_orders",
+        lambda svc: svc.list_orders(page=page, limit=limit, status=status),
+        _page_summary("orders", _order_line),
+        response_format,
+    )
+
+
+async def svc_get_balance(
+    ctx: Context[Any, Any], response_format: Format = "markdown"
+) -> Annotated[CallToolResult, Balance]:
+    """Read the withdrawable earnings (GET /balance): the most a withdrawal can take."""
+
+    def summary(balance: Balance) -> str:
+        eligible = "eligible" if balance.eligible else "not eligible (not in production)"
+        return f"Balance {money(balance.balance_minor)}, {eligible} to withdraw."
+
+    return await _api(
+        ctx, "svc_get_balance", lambda svc: svc.get_balance(), summary, response_format
+    )
+
+
+async def svc_quote_withdrawal(
+    amount_minor: Annotated[int, _minor("gross amount to withdraw")],
+    fee_rate: Annotated[
+        str | None,
+        Field(
+            pattern=r"^(0(\.[0-9]+)?|1(\.0+)?)$",
+            description=f"fee fraction, default {DEFAULT_FEE_RATE} (your account's custom "
+            "rate if it has one)",
+        ),
+    ] = None,
+    tax_rate: Annotated[
+        str | None,
+        Field(
+            pattern=r"^(0(\.[0-9]+)?|1(\.0+)?)$",
+            description=f"tax fraction on the fee, default {DEFAULT_TAX_RATE}",
+        ),
+    ] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, QuoteOutput]:
+    """Quote a withdrawal offline (no token): fee, tax and net of amount_minor, computed by the
+    same function the emulator charges with. Withdrawals start at 10000 santim."""
+    fee = fee_rate if fee_rate is not None else DEFAULT_FEE_RATE
+    tax = tax_rate if tax_rate is not None else DEFAULT_TAX_RATE
+    try:
+        quote = quote_withdrawal(amount_minor, fee, tax)
+    except SandboxError as error:
+        raise ToolError(f"Invalid argument: {error.message}") from error
+    payload = {
+        **quote.to_public(),
+        "feeRate": str(fee),
+        "taxRate": str(tax),
+        "belowMinimum": amount_minor < 10000,
+    }
+    text = (
+        f"Withdrawing {money(quote.amount)}: fee {money(quote.fee_amount)}, tax "
+        f"{money(quote.tax_amount)}, net {money(quote.net_amount)} reaches the account."
+    )
+    if payload["belowMinimum"]:
+        text += " Note: the minimum withdrawal is 100.00 ETB (10000 santim)."
+    return answer(text, payload, response_format)
+
+
+async def svc_create_withdrawal(
+    ctx: Context[Any, Any],
+    amount_minor: Annotated[int, _minor("gross amount, at least 10000", minimum=10000)],
+    gateway: Annotated[Gateway, Field(description="the wallet the payout goes to")],
+    account: Annotated[str, Field(description="destination phone, e.g. 251911234567")],
+    idempotency_key: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=255,
+            description="required: a repeat with the same key returns the first withdrawal",
+        ),
+    ],
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, Withdrawal]:
+    """Withdraw earnings to a phone wallet (POST /withdrawals). Moves real money with a
+    production token; refuses a sandbox token (svc_test_) before calling the API."""
+    backend = backend_of(ctx)
+    if backend.token is not None and backend.token.startswith("svc_test_"):
+        raise ToolError(
+            "svc_create_withdrawal refuses a sandbox token (svc_test_...): withdrawals pay out "
+            "from a production organization; use a svc_live_ token. Nothing was sent."
+        )
+    return await _api(
+        ctx,
+        "svc_create_withdrawal",
+        lambda svc: svc.create_withdrawal(
+            amount_minor, gateway, account, idempotency_key=idempotency_key
+        ),
+        lambda w: "Withdrawal " + _withdrawal_line(w),
+        response_format,
+    )
+
+
+async def svc_get_withdrawal(
+    ctx: Context[Any, Any], withdrawal_id: HexId, response_format: Format = "markdown"
+) -> Annotated[CallToolResult, Withdrawal]:
+    """Read one withdrawal (GET /withdrawals/{id})."""
+    return await _api(
+        ctx,
+        "svc_get_withdrawal",
+        lambda svc: svc.get_withdrawal(withdrawal_id),
+        lambda w: "Withdrawal " + _withdrawal_line(w),
+        response_format,
+    )
+
+
+async def svc_list_withdrawals(
+    ctx: Context[Any, Any],
+    page: PageNumber = 1,
+    limit: Limit = 20,
+    status: Annotated[WithdrawalStatus | None, Field(description="only this status")] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, Page[Withdrawal]]:
+    """List withdrawals, newest first (GET /withdrawals)."""
+    return await _api(
+        ctx,
+        "svc_list_withdrawals",
+        lambda svc: svc.list_withdrawals(page=page, limit=limit, status=status),
+        _page_summary("withdrawals", _withdrawal_line),
+        response_format,
+    )
+
+
+# --- webhooks ---------------------------------------------------------------------------
+
+
+async def svc_verify_webhook(
+    ctx: Context[Any, Any],
+    payload: Annotated[str, Field(description="the raw request body, exactly as received")],
+    signature: Annotated[str, Field(description="the X-Svc-Signature header value")],
+    secret: Annotated[
+        str | None, Field(description="signing secret; default env SVC_WEBHOOK_SECRET")
+    ] = None,
+    tolerance_seconds: Annotated[
+        int | None,
+        Field(strict=True, ge=0, description="replay window either side of now; null: off"),
+    ] = DEFAULT_TOLERANCE,
+    now: Annotated[
+        int | None,
+        Field(strict=True, ge=0, description="unix seconds to check against (default: now)"),
+    ] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, VerifyOutput]:
+    """Check a webhook's X-Svc-Signature (HMAC-SHA256 over "<t>.<raw body>") and replay
+    window, offline (no token). Answers valid true with the event, or valid false with why."""
+    key = backend_of(ctx).secret(secret)
+    try:
+        event = verify_webhook(payload, signature, key, tolerance_seconds, now=now)
+    except SignatureError as error:
+        result = VerifyOutput(valid=False, reason=error.reason, message=error.message, event=None)
+        text = f"**Not valid** (`{error.reason}`): {error.message}"
+    else:
+        document = wire(event)
+        result = VerifyOutput(valid=True, reason=None, message="signature verified", event=document)
+        text = f"**Valid**: event `{event.id}` of type `{event.type}`."
+    return answer(text, result.model_dump(mode="json"), response_format)
+
+
+async def svc_create_test_webhook(
+    ctx: Context[Any, Any],
+    event_type: Annotated[
+        Literal["order.created", "order.completed", "checkout.session.expired"],
+        Field(description="the event to build"),
+    ],
+    secret: Annotated[
+        str | None, Field(description="signing secret; default env SVC_WEBHOOK_SECRET")
+    ] = None,
+    data: Annotated[
+        dict[str, Any] | None, Field(description="fields replacing the example data")
+    ] = None,
+    timestamp: Annotated[
+        int | None, Field(strict=True, ge=0, description="unix seconds signed (default: now)")
+    ] = None,
+    url: Annotated[
+        str | None,
+        Field(
+            pattern=r"^https?://",
+            description="your receiver: over stdio the tool POSTs the webhook to it; over "
+            "HTTP it is only put in the curl command",
+        ),
+    ] = None,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, TestWebhookOutput]:
+    """Build a signed test webhook (no token) as the service would send it: body, headers and
+    a curl command. Over stdio it can also POST it to `url`; over HTTP it never sends."""
+    backend = backend_of(ctx)
+    payload = build_test_webhook(event_type, backend.secret(secret), data=data, timestamp=timestamp)
+    body = payload.body.decode("utf-8")
+    target = url or "$WEBHOOK_URL"
+    command = ["curl", "-sS", "-X", "POST", target]
+    for name, value in payload.headers.items():
+        command += ["-H", f"{name}: {value}"]
+    command += ["--data-binary", body]
+    quoted = [shlex.quote(part) for part in command]
+    if url is None:  # left for the shell to fill in
+        quoted[quoted.index(shlex.quote(target))] = '"$WEBHOOK_URL"'
+    curl = " ".join(quoted)
+    sent, status = False, None
+    if url is not None and not backend.config.http:
+        status = await _deliver(backend, url, payload.body, payload.headers)
+        sent = True
+    result = TestWebhookOutput(
+        event=payload.event,
+        body=body,
+        headers=payload.headers,
+        signature=payload.signature,
+        curl=curl,
+        sent=sent,
+        receiverStatus=status,
+    )
+    text = f"Signed `{event_type}` event `{payload.event['id']}`."
+    if sent:
+        text += f" POSTed to {url}: the receiver answered {status}."
+    else:
+        text += f" Send it with:\n\n```sh\n{curl}\n```"
+    return answer(text, result.model_dump(mode="json"), response_format)
+
+
+async def _deliver(backend: Backend, url: str, body: bytes, headers: dict[str, str]) -> int:
+    try:
+        if backend.http is not None:
+            response = await backend.http.post(
+                url, content=body, headers=headers, timeout=backend.config.timeout
+            )
+        else:  # pragma: no cover - every transport run gives its client
+            async with httpx.AsyncClient(timeout=backend.config.timeout) as http:
+                response = await http.post(url, content=body, headers=headers)
+    except httpx.HTTPError as error:
+        raise ToolError(f"url: could not POST to {url}: {type(error).__name__}: {error}") from None
+    return response.status_code
+
+
+# --- docs -------------------------------------------------------------------------------
+
+
+async def svc_search_docs(
+    query: Annotated[str, Field(min_length=1, max_length=500, description="words to look for")],
+    limit: Annotated[int, Field(strict=True, ge=1, le=20, description="results, 1..20")] = 5,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, SearchOutput]:
+    """Search the svc-sandbox docs and the API reference (no token), best match first. Read a
+    hit with svc_read_doc and its id."""
+    hits = docs.corpus().search(query, limit)
+    result = SearchOutput(
+        query=query,
+        results=[
+            SearchHit(id=h.id, title=h.title, score=round(h.score, 4), snippet=h.snippet)
+            for h in hits
+        ],
+    )
+    if hits:
+        lines = [f"- `{h.id}` **{h.title}** ({h.score:.2f}): {h.snippet}" for h in hits]
+        text = "\n".join([f"{len(hits)} results for “{query}”:", *lines])
+    else:
+        text = f"No results for “{query}”; try other words, or svc_read_doc `reference`."
+    return answer(text, result.model_dump(mode="json"), response_format)
+
+
+async def svc_read_doc(
+    doc_id: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="a document id (e.g. `webhooks`, `reference`) or a section id "
+            "(`webhooks#the-envelope`) from svc_search_docs",
+        ),
+    ],
+    offset: Annotated[int, Field(strict=True, ge=0, description="start at this character")] = 0,
+    max_chars: Annotated[
+        int, Field(strict=True, ge=100, le=100000, description="characters to return")
+    ] = 20000,
+    response_format: Format = "markdown",
+) -> Annotated[CallToolResult, DocOutput]:
+    """Read a document or section of the svc-sandbox docs (no token)."""
+    try:
+        doc = docs.corpus().read(doc_id)
+    except KeyError:
+        known = ", ".join(docs.corpus().document_ids())
+        raise ToolError(f"doc_id: no document {doc_id!r}; documents: {known}") from None
+    text = doc.text[offset : offset + max_chars]
+    end = offset + len(text)
+    result = DocOutput(
+        id=doc.id,
+        title=doc.title,
+        text=text,
+        offset=offset,
+        totalChars=len(doc.text),
+        nextOffset=end if end < len(doc.text) else None,
+    )
+    shown = text if result.nextOffset is None else text + f"\n\n… (continue at offset {end})"
+    return answer(shown, result.model_dump(mode="json"), response_format)
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    fn: Callable[..., Awaitable[CallToolResult]]
+    title: str
+    read_only: bool
+    #: Talks to the commerce API (false: offline).
+    api: bool = True
+    idempotent: bool = False
+    withdrawal: bool = False
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(svc_create_checkout, "Create checkout session", read_only=False),
+    ToolSpec(svc_create_product, "Create product", read_only=False),
+    ToolSpec(svc_update_product, "Update product", read_only=False, idempotent=True),
+    ToolSpec(svc_get_product, "Get product", read_only=True),
+    ToolSpec(svc_list_products, "List products", read_only=True),
+    ToolSpec(svc_get_checkout_status, "Get checkout status", read_only=True),
+    ToolSpec(svc_wait_for_checkout, "Wait for checkout", read_only=True),
+    ToolSpec(svc_list_orders, "List orders", read_only=True),
+    ToolSpec(svc_get_balance, "Get balance", read_only=True),
+    ToolSpec(svc_quote_withdrawal, "Quote withdrawal", read_only=True, api=False),
+    ToolSpec(
+        svc_create_withdrawal,
+        "Create withdrawal",
+        read_only=False,
+        idempotent=True,
+        withdrawal=True,
+    ),
+    ToolSpec(svc_get_withdrawal, "Get withdrawal", read_only=True),
+    ToolSpec(svc_list_withdrawals, "List withdrawals", read_only=True),
+    ToolSpec(svc_verify_webhook, "Verify webhook", read_only=True, api=False),
+    ToolSpec(svc_create_test_webhook, "Create test webhook", read_only=False, api=False),
+    ToolSpec(svc_search_docs, "Search docs", read_only=True, api=False),
+    ToolSpec(svc_read_doc, "Read doc", read_only=True, api=False),
+)
+
+
+def _tool(spec: ToolSpec) -> Tool:
+    annotations = ToolAnnotations(
+        title=spec.title,
+        read_only_hint=spec.read_only,
+        destructive_hint=None if spec.read_only else False,
+        idempotent_hint=True if spec.read_only else spec.idempotent,
+        open_world_hint=spec.api,
+    )
+    return Tool.from_function(spec.fn, title=spec.title, annotations=annotations)
+
+
+_BUILT: dict[str, Tool] = {}
+
+
+def tools_for(*, read_only: bool, enable_withdrawals: bool) -> list[Tool]:
+    """The tools a server registers: read-only mode keeps the readers; the withdrawal tool
+    only when enabled. Each Tool is built once per process and shared by every server."""
+    chosen = []
+    for spec in TOOLS:
+        if read_only and not spec.read_only:
+            continue
+        if spec.withdrawal and not enable_withdrawals:
+            continue
+        name = spec.fn.__name__
+        if name not in _BUILT:
+            _BUILT[name] = _tool(spec)
+        chosen.append(_BUILT[name])
+    return chosen

@@ -1,0 +1,225 @@
+"""The tool server over streamable HTTP: one ``svc-sandbox mcp --http --port 0`` process for
+the module, started without SVC_TOKEN (each request brings its own bearer) and with
+SVC_ENABLE_WITHDRAWALS=true, against a served emulator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import httpx
+import pytest
+
+from svc_sandbox.webhooks.signing import verify
+from tests.mcp.conftest import (
+    SECRET,
+    HttpServer,
+    Served,
+    Session,
+    open_http,
+    server_env,
+    start_http,
+    stop,
+)
+from tests.mcp.test_stdio import ALL_TOOLS
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+JSON_POST = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def server(served: Served) -> Iterator[HttpServer]:
+    env = server_env(
+        SVC_BASE_URL=served.base_url,
+        SVC_WEBHOOK_SECRET=SECRET,
+        SVC_ENABLE_WITHDRAWALS="true",
+    )
+    running = start_http([], env)
+    try:
+        yield running
+    finally:
+        stop(running.process)
+
+
+@pytest.fixture(scope="module")
+def sessions(server: HttpServer, served: Served) -> Iterator[dict[str, Session]]:
+    """One session per credential: the sandbox token, the production token, none."""
+    with ExitStack() as stack:
+        yield {
+            "sandbox": open_http(stack, server.url, _bearer(served.tenant.token)),
+            "production": open_http(stack, server.url, _bearer(served.tenant.live_token)),
+            "none": open_http(stack, server.url),
+        }
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_healthz(server: HttpServer, served: Served) -> None:
+    answer = httpx.get(server.origin + "/healthz")
+    assert answer.status_code == 200
+    assert answer.json() | {"baseUrl": "-"} == {
+        "status": "ok",
+        "name": "svc-sandbox",
+        "version": answer.json()["version"],
+        "baseUrl": "-",
+        "token": "per-request bearer",
+        "readOnly": False,
+        "withdrawals": True,
+    }
+    assert answer.json()["baseUrl"] == served.base_url
+
+
+def test_withdrawal_mode_registers_all_17_tools(sessions: dict[str, Session]) -> None:
+    for session in sessions.values():
+        assert session.tool_names() == ALL_TOOLS
+        assert session.prompts() == ["integrate_svc", "go_live_checklist", "debug_payment"]
+        assert session.resources() == ["svc://reference"]
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:3333", "127.0.0.1.nip.io"])
+def test_a_foreign_host_is_refused(server: HttpServer, host: str) -> None:
+    refused = httpx.post(
+        server.url, json=INITIALIZE, headers={**JSON_POST, "Host": host}, timeout=10
+    )
+    assert refused.status_code == 421
+    assert httpx.get(server.origin + "/healthz", headers={"Host": host}).status_code == 421
+
+
+def test_loopback_names_and_a_foreign_origin(server: HttpServer) -> None:
+    port = server.origin.rsplit(":", 1)[1]
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}"):
+        answer = httpx.post(server.url, json=INITIALIZE, headers={**JSON_POST, "Host": host})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["result"]["serverInfo"]["name"] == "svc-sandbox"
+    evil = {**JSON_POST, "Origin": "http://evil.example"}
+    assert httpx.post(server.url, json=INITIALIZE, headers=evil).status_code == 403
+
+
+@pytest.mark.parametrize(
+    "header", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer not-a-token", "Bearer svc_prod_1"]
+)
+def test_a_malformed_bearer_is_refused(server: HttpServer, header: str) -> None:
+    answer = httpx.post(server.url, json=INITIALIZE, headers={**JSON_POST, "Authorization": header})
+    assert answer.status_code == 401
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert "Bearer svc_test_" in answer.json()["message"]
+
+
+def test_other_methods_on_mcp(server: HttpServer) -> None:
+    assert httpx.get(server.url).status_code == 405
+    assert httpx.delete(server.url).status_code == 405
+
+
+def test_each_request_uses_its_own_bearer(sessions: dict[str, Session]) -> None:
+    sandbox, production, none = sessions["sandbox"], sessions["production"], sessions["none"]
+    made = sandbox.ok("svc_create_product", {"title": "Sandbox only", "pricing_model": "free"})
+    ids = [p["_id"] for p in sandbox.ok("svc_list_products")["items"]]
+    assert made["product"]["_id"] in ids
+    assert made["product"]["_id"] not in [
+        p["_id"] for p in production.ok("svc_list_products")["items"]
+    ]
+    said = none.error("svc_list_products")
+    assert "needs an API token" in said and "Authorization: Bearer" in said
+    assert none.ok("svc_quote_withdrawal", {"amount_minor": 10000})["netAmount"] == 9195
+
+
+def _earn(served: Served, production: Session, amount: int) -> None:
+    """A paid order in the production organization: a direct push approved on the control plane."""
+    created = production.ok(
+        "svc_create_checkout",
+        {
+            "amount_minor": amount,
+            "description": "Earnings",
+            "gateway": "telebirr",
+            "customer": {"email": "payer@example.com", "phone": "0911223344"},
+        },
+    )
+    assert created["mode"] == "direct"
+    served.control(f"/checkout/sessions/{created['sessionId']}/approve")
+    assert (
+        production.ok("svc_get_checkout_status", {"session_id": created["sessionId"]})[
+            "orderStatus"
+        ]
+        == "paid"
+    )
+
+
+def test_withdrawals_with_a_production_token(served: Served, sessions: dict[str, Session]) -> None:
+    production = sessions["production"]
+    _earn(served, production, 50000)
+    balance = production.ok("svc_get_balance")
+    assert balance["eligible"] is True and balance["balanceMinor"] >= 50000
+    arguments = {
+        "amount_minor": 20000,
+        "gateway": "telebirr",
+        "account": "251911234567",
+        "idempotency_key": "payout-1",
+    }
+    first = production.ok("svc_create_withdrawal", arguments)
+    assert (first["amount"], first["feeAmount"], first["netAmount"]) == (20000, 1400, 18390)
+    assert production.ok("svc_create_withdrawal", arguments)["_id"] == first["_id"]
+    assert production.ok("svc_get_withdrawal", {"withdrawal_id": first["_id"]}) == first
+    assert [w["_id"] for w in production.ok("svc_list_withdrawals")["items"]] == [first["_id"]]
+    quote = production.ok("svc_quote_withdrawal", {"amount_minor": 20000})
+    assert quote["netAmount"] == first["netAmount"]
+    too_much = production.error(
+        "svc_create_withdrawal", {**arguments, "idempotency_key": "p2", "amount_minor": 10**9}
+    )
+    assert "HTTP 400" in too_much and "Request id" in too_much
+
+
+def test_create_withdrawal_requires_an_idempotency_key(sessions: dict[str, Session]) -> None:
+    arguments: dict[str, Any] = {"amount_minor": 10000, "gateway": "mpesa", "account": "0911223344"}
+    assert "idempotency_key: Field required" in sessions["production"].error(
+        "svc_create_withdrawal", arguments
+    )
+    below = {**arguments, "idempotency_key": "k", "amount_minor": 9999}
+    assert "amount_minor" in sessions["production"].error("svc_create_withdrawal", below)
+
+
+def _withdrawal_posts(served: Served) -> list[dict[str, Any]]:
+    journal = httpx.get(served.origin + "/_sandbox/requests?limit=1000").json()["items"]
+    return [r for r in journal if r["method"] == "POST" and r["path"].endswith("/withdrawals")]
+
+
+def test_a_sandbox_token_is_refused_before_the_api_is_called(
+    served: Served, sessions: dict[str, Session]
+) -> None:
+    before = _withdrawal_posts(served)
+    arguments = {
+        "amount_minor": 10000,
+        "gateway": "telebirr",
+        "account": "251911234567",
+        "idempotency_key": "sandbox-try",
+    }
+    said = sessions["sandbox"].error("svc_create_withdrawal", arguments)
+    assert "refuses a sandbox token" in said and "Nothing was sent" in said
+    assert _withdrawal_posts(served) == before
+    assert "needs an API token" in sessions["none"].error("svc_create_withdrawal", arguments)
+
+
+def test_the_test_webhook_is_never_sent_over_http(sessions: dict[str, Session]) -> None:
+    none = sessions["none"]
+    url = "http://127.0.0.1:9/receiver"  # nothing listens: a send would fail
+    built = none.ok("svc_create_test_webhook", {"event_type": "order.completed", "url": url})
+    assert built["sent"] is False and built["receiverStatus"] is None
+    assert built["curl"].startswith("curl -sS -X POST " + url)
+    assert f"X-Svc-Signature: {built['signature']}" in built["curl"]
+    checked = none.ok(
+        "svc_verify_webhook", {"payload": built["body"], "signature": built["signature"]}
+    )
+    assert checked["valid"] is True
+    emulator = verify(built["signature"], built["body"].encode(), SECRET, now=0, tolerance=None)
+    assert emulator.valid, emulator.message

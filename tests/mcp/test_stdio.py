@@ -1,0 +1,439 @@
+"""The tool server over stdio, as an agent host runs it: ``svc-sandbox mcp`` as a subprocess
+with SVC_TOKEN (a sandbox token) and SVC_WEBHOOK_SECRET, against a served emulator; every
+tool's happy path and error path through the SDK's ClientSession. One process for the module."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from svc_sandbox.webhooks.signing import verify
+from tests.mcp.conftest import SECRET, Served, Session, open_stdio, server_env, text_of
+
+ALL_TOOLS = [
+    "svc_create_checkout",
+    "svc_create_product",
+    "svc_update_product",
+    "svc_get_product",
+    "svc_list_products",
+    "svc_get_checkout_status",
+    "svc_wait_for_checkout",
+    "svc_list_orders",
+    "svc_get_balance",
+    "svc_quote_withdrawal",
+    "svc_create_withdrawal",
+    "svc_get_withdrawal",
+    "svc_list_withdrawals",
+    "svc_verify_webhook",
+    "svc_create_test_webhook",
+    "svc_search_docs",
+    "svc_read_doc",
+]
+READ_TOOLS = [
+    "svc_get_product",
+    "svc_list_products",
+    "svc_get_checkout_status",
+    "svc_wait_for_checkout",
+    "svc_list_orders",
+    "svc_get_balance",
+    "svc_quote_withdrawal",
+    "svc_get_withdrawal",
+    "svc_list_withdrawals",
+    "svc_verify_webhook",
+    "svc_search_docs",
+    "svc_read_doc",
+]
+BUYER_PAYS = {"email": "buyer@example.com", "phone": "251900000001"}
+UNKNOWN_HEX = "0" * 24
+
+
+@pytest.fixture(scope="module")
+def mcp(served: Served, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    env = server_env(
+        SVC_TOKEN=served.tenant.token,
+        SVC_BASE_URL=served.base_url,
+        SVC_WEBHOOK_SECRET=SECRET,
+    )
+    with ExitStack() as stack:
+        yield open_stdio(stack, [], env, tmp_path_factory.mktemp("mcp") / "stderr.log")
+
+
+@pytest.fixture(scope="module")
+def product(mcp: Session) -> dict[str, Any]:
+    return mcp.ok(
+        "svc_create_product",
+        {"title": "Book", "pricing_model": "fixed", "amount_minor": 5000, "status": "published"},
+    )
+
+
+# --- what is registered -----------------------------------------------------------------
+
+
+def test_default_mode_registers_every_tool_but_the_withdrawal(mcp: Session) -> None:
+    assert mcp.tool_names() == [t for t in ALL_TOOLS if t != "svc_create_withdrawal"]
+    assert mcp.prompts() == ["integrate_svc", "go_live_checklist", "debug_payment"]
+    assert mcp.resources() == ["svc://reference"]
+
+
+def test_money_parameters_end_in_minor_and_are_integers(mcp: Session) -> None:
+    money: dict[str, list[str]] = {}
+    for tool in mcp.list_tools():
+        for name, schema in tool.input_schema["properties"].items():
+            if "amount" in name:
+                assert name.endswith("_minor"), (tool.name, name)
+            if name.endswith("_minor"):
+                money.setdefault(tool.name, []).append(name)
+                kinds = [s.get("type") for s in schema.get("anyOf", [schema])]
+                assert "integer" in kinds and "number" not in kinds, (tool.name, name)
+    prices = ["amount_minor", "minimum_amount_minor", "default_amount_minor"]
+    assert money == {
+        "svc_create_checkout": ["amount_minor"],
+        "svc_create_product": prices,
+        "svc_update_product": prices,
+        "svc_quote_withdrawal": ["amount_minor"],
+    }
+
+
+def test_read_tools_carry_the_read_only_annotation(mcp: Session) -> None:
+    tools = mcp.list_tools()
+    assert [t.name for t in tools if t.annotations.read_only_hint] == READ_TOOLS
+    for tool in tools:
+        assert tool.description, tool.name
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        for name, schema in tool.input_schema["properties"].items():
+            assert schema.get("description") or "$ref" in json.dumps(schema), (tool.name, name)
+
+
+# --- products ---------------------------------------------------------------------------
+
+
+def test_product_tools(mcp: Session, product: dict[str, Any], served: Served) -> None:
+    token = product["product"]["checkoutToken"]
+    assert product["price"] == {"type": "fixed", "amount": 5000, "currency": "ETB"}
+    got = mcp.call("svc_get_product", {"product_id": token})
+    assert "**Book**" in text_of(got) and "50.00 ETB" in text_of(got)
+    assert got.structured_content == product
+    rest = httpx.get(
+        f"{served.base_url}/products/{token}",
+        headers={"Authorization": f"Bearer {served.tenant.token}"},
+    )
+    assert got.structured_content == rest.json()
+    updated = mcp.ok(
+        "svc_update_product", {"product_id": product["product"]["_id"], "title": "Big book"}
+    )
+    assert updated["product"]["title"] == "Big book"
+    listed = mcp.ok("svc_list_products", {"status": "published", "limit": 5})
+    assert listed["total"] >= 1 and listed["items"][0]["_id"] == product["product"]["_id"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "says"),
+    [
+        ("svc_get_product", {"product_id": "p_missing"}, "HTTP 404, code `not_found`"),
+        ("svc_create_product", {"title": "X", "pricing_model": "fixed"}, "amount_minor is"),
+        ("svc_create_product", {"title": "X", "pricing_model": "pwyw"}, "minimum_amount_minor"),
+        ("svc_create_product", {"title": "", "pricing_model": "free"}, "title:"),
+        ("svc_create_product", {"title": "X", "pricing_model": "rental"}, "pricing_model:"),
+        ("svc_update_product", {"product_id": "p_missing", "title": "Y"}, "HTTP 404"),
+        ("svc_update_product", {"product_id": UNKNOWN_HEX}, "at least one field"),
+        ("svc_list_products", {"limit": 101}, "limit:"),
+        ("svc_list_products", {"page": 0}, "page:"),
+        ("svc_get_product", {"product_id": 123}, "product_id:"),
+        (
+            "svc_create_product",
+            {"title": "X", "pricing_model": "free", "metadata": {"a": {}}},
+            "metadata.a",
+        ),
+    ],
+)
+def test_product_errors_name_the_parameter_or_cause(
+    mcp: Session, tool: str, arguments: dict[str, Any], says: str
+) -> None:
+    assert says in mcp.error(tool, arguments)
+
+
+def test_api_errors_carry_status_code_and_request_id(mcp: Session) -> None:
+    result = mcp.call("svc_get_product", {"product_id": "p_missing"})
+    assert result.is_error
+    error = result.structured_content["error"]  # type: ignore[index]
+    assert error["status"] == 404 and error["code"] == "not_found"
+    assert error["requestId"].startswith("req_") and error["requestId"] in text_of(result)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "100", True, None, [5000]])
+def test_money_must_be_a_non_negative_integer(mcp: Session, bad: Any) -> None:
+    arguments = {"title": "X", "pricing_model": "fixed", "amount_minor": bad}
+    said = mcp.error("svc_create_product", arguments)
+    assert "amount_minor" in said
+    assert "Invalid arguments" in said or "Invalid argument" in said
+
+
+# --- checkout, orders, balance ----------------------------------------------------------
+
+
+def test_a_paid_checkout_from_creation_to_order(
+    mcp: Session, product: dict[str, Any], served: Served
+) -> None:
+    created = mcp.ok(
+        "svc_create_checkout",
+        {
+            "product_id": product["product"]["checkoutToken"],
+            "gateway": "telebirr",
+            "customer": BUYER_PAYS,
+            "metadata": {"cart": "42"},
+        },
+    )
+    assert created["mode"] == "redirect" and created["checkoutUrl"]
+    done = mcp.ok("svc_wait_for_checkout", {"session_id": created["sessionId"]})
+    assert done["status"] == "completed" and done["orderId"]
+    # The payload is the REST answer, to the byte of its JSON.
+    rest = httpx.get(f"{served.base_url}/checkout/{created['sessionId']}").json()
+    assert done == rest
+    status = mcp.call("svc_get_checkout_status", {"session_id": created["sessionId"]})
+    assert "**completed**" in text_of(status) and done["orderId"] in text_of(status)
+    orders = mcp.ok("svc_list_orders", {"status": "paid"})
+    assert done["orderId"] in [o["_id"] for o in orders["items"]]
+    assert orders["items"][0]["metadata"]["cart"] == "42"
+
+
+def test_custom_amount_and_free_checkouts(mcp: Session) -> None:
+    custom = mcp.ok("svc_create_checkout", {"amount_minor": 2500, "description": "Consulting hour"})
+    assert custom["checkoutUrl"] and custom["mode"] == "redirect"
+    free = mcp.ok(
+        "svc_create_product", {"title": "Gift", "pricing_model": "free", "status": "published"}
+    )
+    order = mcp.call(
+        "svc_create_checkout",
+        {"product_id": free["product"]["_id"], "customer": {"email": "a@b.et"}},
+    )
+    assert order.structured_content["orderId"]  # type: ignore[index]
+    assert "Free order" in text_of(order)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"amount_minor": 50, "description": "Tip"}, "amount_minor must be at least 100"),
+        ({"amount_minor": 500}, "product_id is required"),
+        ({"product_id": "p_missing"}, "HTTP 404"),
+        ({"product_id": "p_x", "gateway": "paypal"}, "gateway:"),
+        ({"product_id": "p_x", "customer": {"phone": "123"}}, "customer.phone must be"),
+        ({"product_id": "p_x", "customer": {"fax": "1"}}, "customer.fax"),
+    ],
+)
+def test_checkout_errors(mcp: Session, arguments: dict[str, Any], says: str) -> None:
+    assert says in mcp.error("svc_create_checkout", arguments)
+
+
+def test_checkout_status_errors(mcp: Session) -> None:
+    assert "HTTP 404" in mcp.error("svc_get_checkout_status", {"session_id": UNKNOWN_HEX})
+    assert "session_id:" in mcp.error("svc_get_checkout_status", {"session_id": "cs_1"})
+    assert "session_id:" in mcp.error("svc_wait_for_checkout", {"session_id": 7})
+
+
+def test_wait_gives_up_with_poll_timeout(mcp: Session) -> None:
+    open_session = mcp.ok("svc_create_checkout", {"amount_minor": 1000, "description": "Wait"})
+    said = mcp.error(
+        "svc_wait_for_checkout",
+        {"session_id": open_session["sessionId"], "timeout_seconds": 0.6, "interval_seconds": 0.2},
+    )
+    assert "poll_timeout" in said and "still open" in said
+
+
+def test_balance_orders_and_withdrawal_reads(mcp: Session) -> None:
+    balance = mcp.call("svc_get_balance")
+    assert balance.structured_content == {
+        "success": True,
+        "eligible": False,
+        "balanceMinor": 0,
+        "currency": "ETB",
+    }
+    assert "not eligible" in text_of(balance)
+    assert mcp.ok("svc_list_withdrawals")["items"] == []
+    assert "HTTP 404" in mcp.error("svc_get_withdrawal", {"withdrawal_id": UNKNOWN_HEX})
+    assert "withdrawal_id:" in mcp.error("svc_get_withdrawal", {"withdrawal_id": "w1"})
+    assert "status:" in mcp.error("svc_list_orders", {"status": "shipped"})
+    assert "status:" in mcp.error("svc_list_withdrawals", {"status": "lost"})
+
+
+# --- quote ------------------------------------------------------------------------------
+
+
+def test_quote_is_the_emulators_fee_function(mcp: Session) -> None:
+    from svc_sandbox.commerce.fees import quote_withdrawal
+
+    for amount in (10000, 12345, 1000000):
+        quote = mcp.ok("svc_quote_withdrawal", {"amount_minor": amount})
+        expected = quote_withdrawal(amount).to_public()
+        assert {k: quote[k] for k in expected} == expected
+    custom = mcp.ok("svc_quote_withdrawal", {"amount_minor": 10000, "fee_rate": "0.05"})
+    assert custom["feeAmount"] == 500 and custom["feeRate"] == "0.05"
+    small = mcp.call("svc_quote_withdrawal", {"amount_minor": 5000})
+    assert small.structured_content["belowMinimum"] is True  # type: ignore[index]
+    assert "minimum withdrawal" in text_of(small)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"amount_minor": -1}, {"amount_minor": 2.5}, {"amount_minor": "10000"}, {}],
+)
+def test_quote_refuses_bad_amounts(mcp: Session, arguments: dict[str, Any]) -> None:
+    assert "amount_minor" in mcp.error("svc_quote_withdrawal", arguments)
+
+
+def test_quote_refuses_bad_rates(mcp: Session) -> None:
+    assert "fee_rate" in mcp.error("svc_quote_withdrawal", {"amount_minor": 1, "fee_rate": "2"})
+    said = mcp.error(
+        "svc_quote_withdrawal", {"amount_minor": 100, "fee_rate": "0.9", "tax_rate": "0.9"}
+    )
+    assert "would exceed the amount" in said
+
+
+# --- webhooks ---------------------------------------------------------------------------
+
+
+def test_test_webhook_verifies_and_tampering_does_not(mcp: Session) -> None:
+    built = mcp.ok("svc_create_test_webhook", {"event_type": "order.completed"})
+    assert built["sent"] is False and "$WEBHOOK_URL" in built["curl"]
+    valid = mcp.ok(
+        "svc_verify_webhook", {"payload": built["body"], "signature": built["signature"]}
+    )
+    assert valid["valid"] is True and valid["event"]["type"] == "order.completed"
+    tampered = built["body"].replace("10000", "1")
+    invalid = mcp.call("svc_verify_webhook", {"payload": tampered, "signature": built["signature"]})
+    assert not invalid.is_error
+    assert invalid.structured_content["reason"] == "signature_mismatch"  # type: ignore[index]
+    other = mcp.ok(
+        "svc_verify_webhook",
+        {"payload": built["body"], "signature": built["signature"], "secret": "whsec_other"},
+    )
+    assert other["valid"] is False
+
+
+def test_verify_checks_the_replay_window(mcp: Session) -> None:
+    built = mcp.ok("svc_create_test_webhook", {"event_type": "order.created", "timestamp": 1000})
+    late = mcp.ok("svc_verify_webhook", {"payload": built["body"], "signature": built["signature"]})
+    assert late["reason"] == "timestamp_outside_tolerance"
+    at_time = {"payload": built["body"], "signature": built["signature"], "now": 1100}
+    assert mcp.ok("svc_verify_webhook", at_time)["valid"] is True
+    off = {"payload": built["body"], "signature": built["signature"], "tolerance_seconds": None}
+    assert mcp.ok("svc_verify_webhook", off)["valid"] is True
+    assert "malformed_header" in json.dumps(
+        mcp.ok("svc_verify_webhook", {"payload": "{}", "signature": "nonsense"})
+    )
+    assert "event_type:" in mcp.error("svc_create_test_webhook", {"event_type": "refund.made"})
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    got: list[tuple[dict[str, str], bytes]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        length = int(self.headers["Content-Length"])
+        self.got.append((dict(self.headers), self.rfile.read(length)))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_over_stdio_the_test_webhook_is_sent_to_url(mcp: Session) -> None:
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{receiver.server_address[1]}/hooks"
+    try:
+        sent = mcp.ok("svc_create_test_webhook", {"event_type": "order.completed", "url": url})
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
+    assert sent["sent"] is True and sent["receiverStatus"] == 204 and url in sent["curl"]
+    headers, body = _Receiver.got[-1]
+    assert body.decode() == sent["body"]
+    assert verify(headers["X-Svc-Signature"], body, SECRET, now=0, tolerance=None).valid
+
+
+def test_sending_to_a_dead_url_is_a_tool_error(mcp: Session) -> None:
+    said = mcp.error(
+        "svc_create_test_webhook", {"event_type": "order.created", "url": "http://127.0.0.1:9/x"}
+    )
+    assert said.startswith("Error executing tool") and "url: could not POST" in said
+
+
+# --- docs, prompts, resource ------------------------------------------------------------
+
+
+def test_search_then_read(mcp: Session) -> None:
+    found = mcp.ok("svc_search_docs", {"query": "verify webhook signature", "limit": 3})
+    ids = [hit["id"] for hit in found["results"]]
+    assert len(ids) == 3 and any(i.startswith("webhooks") for i in ids)
+    again = mcp.ok("svc_search_docs", {"query": "verify webhook signature", "limit": 3})
+    assert again == found  # stable ids and ranking
+    section = mcp.ok("svc_read_doc", {"doc_id": ids[0]})
+    assert section["id"] == ids[0] and section["text"]
+    assert mcp.ok("svc_search_docs", {"query": "zzzqqqxxy"})["results"] == []
+
+
+def test_read_doc_pages_and_errors(mcp: Session) -> None:
+    first = mcp.ok("svc_read_doc", {"doc_id": "spec-gaps", "max_chars": 1000})
+    assert first["nextOffset"] == 1000 and first["totalChars"] > 1000
+    second = mcp.ok("svc_read_doc", {"doc_id": "spec-gaps", "offset": 1000, "max_chars": 1000})
+    assert second["text"] != first["text"]
+    said = mcp.error("svc_read_doc", {"doc_id": "nope"})
+    assert "doc_id: no document 'nope'" in said and "reference" in said
+    assert "query:" in mcp.error("svc_search_docs", {"query": ""})
+
+
+def test_the_reference_resource_is_generated_from_the_contract(mcp: Session) -> None:
+    text = mcp.read("svc://reference").contents[0].text
+    for operation in ("POST /products", "GET /checkout/{sessionId}", "POST /withdrawals"):
+        assert f"### {operation}" in text
+    assert "`order.completed`" in text
+    assert mcp.ok("svc_read_doc", {"doc_id": "reference", "max_chars": 100000})["text"] == text
+
+
+def test_prompts(mcp: Session) -> None:
+    debug = mcp.prompt("debug_payment", {"session_id": "a" * 24})
+    assert "a" * 24 in debug.messages[0].content.text
+    integrate = mcp.prompt("integrate_svc", {"stack": "Django"})
+    assert "Django" in integrate.messages[0].content.text
+    assert "svc_live_" in mcp.prompt("go_live_checklist").messages[0].content.text
+
+
+# --- response_format --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("svc_get_balance", {}),
+        ("svc_list_products", {}),
+        ("svc_quote_withdrawal", {"amount_minor": 20000}),
+        ("svc_search_docs", {"query": "idempotency"}),
+    ],
+)
+def test_json_format_returns_the_full_payload_as_text(
+    mcp: Session, tool: str, arguments: dict[str, Any]
+) -> None:
+    markdown = mcp.call(tool, arguments)
+    as_json = mcp.call(tool, {**arguments, "response_format": "json"})
+    assert json.loads(text_of(as_json)) == as_json.structured_content
+    assert as_json.structured_content == markdown.structured_content
+    assert text_of(markdown) != text_of(as_json)
+    assert "response_format:" in mcp.error(tool, {**arguments, "response_format": "xml"})
+
+
+def test_unknown_tool(mcp: Session) -> None:
+    assert "Unknown tool" in mcp.error("svc_refund", {})
+
+
+def test_the_server_log_stays_quiet(mcp: Session, tmp_path_factory: pytest.TempPathFactory) -> None:
+    logs = list(Path(tmp_path_factory.getbasetemp()).glob("mcp*/stderr.log"))
+    assert logs and "Traceback" not in logs[0].read_text()
