@@ -236,8 +236,9 @@ def test_a_fresh_user_signs_in_to_a_fresh_app_and_pays_a_seeded_user(
 ):
     assert svc_user.wallet_minor == 1_000_000 and svc_user.handle
     assert svc_app.client_secret and svc_app.api_key == svc_org.token
-    tokens = svc_authorize(svc_user, svc_app, scopes=["openid", "profile", "wallet:read", "wallet:send"])
-    assert tokens.scopes == ["openid", "profile", "wallet:read", "wallet:send"]
+    scopes = ["openid", "profile", "wallet:read", "wallet:send"]
+    tokens = svc_authorize(svc_user, svc_app, scopes=scopes)
+    assert tokens.scopes == scopes
     with svc_app.identity_client() as idp:
         assert idp.userinfo(tokens.access_token).sub == svc_user.id
     with svc_app.wallet_client(tokens.access_token) as wallet:
@@ -258,7 +259,8 @@ def test_granted_scopes_can_be_fewer_and_opaque_tokens_are_refused(
         granted=["openid", "wallet:read"], resource=None,
     )
     assert tokens.scopes == ["openid", "wallet:read"]
-    with svc_app.wallet_client(tokens.access_token) as wallet, pytest.raises(SvcClientError) as refused:
+    wallet = svc_app.wallet_client(tokens.access_token)
+    with wallet, pytest.raises(SvcClientError) as refused:
         wallet.balance()
     assert refused.value.code == "invalid_token"
 
