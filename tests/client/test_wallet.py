@@ -3,9 +3,18 @@ the identity client and the app's organization token as the second factor (spec 
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from svc_sandbox.client import IdentityClient, SvcAuthenticationError, SvcClientError, WalletClient
+from svc_sandbox.client import (
+    IdentityClient,
+    SvcAuthenticationError,
+    SvcClientError,
+    TransferResult,
+    WalletClient,
+)
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.testing.identity import authorize
 from tests.helpers import token_of
@@ -119,3 +128,25 @@ def test_bad_arguments_never_leave_the_process(arguments: dict[str, str], messag
         wallet.send(5000, **arguments)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="amount_minor"):
         wallet.send(99, recipient_handle="t", idempotency_key="order-0001")
+
+
+def test_parallel_sends_with_one_key_move_the_money_once(server: RunningServer) -> None:
+    """Eight clients on eight threads retry the same send at once: one transfer, seven replays."""
+    sandbox = server.sandbox
+    token = access_token(server, "abebe", WALLET_SCOPES)
+    api_key = token_of(sandbox, "sandbox")
+    base = sandbox.settings.root("wallet_base_url")
+    start = sandbox.wallets.balance(sandbox.users.by_handle("abebe").id).available
+    barrier = threading.Barrier(8)
+
+    def send() -> TransferResult:
+        with WalletClient(token, api_key, base_url=base) as wallet:
+            barrier.wait()
+            return wallet.send(7000, recipient_handle="tigist", idempotency_key="retry-me-8")
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: send(), range(8)))
+    assert sorted(r.deduped for r in results) == [False] + [True] * 7
+    assert len({r.transfer.id for r in results}) == 1
+    after = sandbox.wallets.balance(sandbox.users.by_handle("abebe").id).available
+    assert after == start - 7000
