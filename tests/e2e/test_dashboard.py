@@ -17,6 +17,14 @@ from tests.commerce.checkout_helpers import checkout, published, status_of
 from tests.commerce.earnings import earn
 from tests.commerce.payout_helpers import withdraw
 from tests.e2e.conftest import DESKTOP, open_page
+from tests.wallet.helpers import (
+    WALLET,
+    headers,
+    owner_key,
+    send_body,
+    token_in_process,
+    user_id,
+)
 from tests.webhooks.receiver import Receiver, running_receiver
 
 UI = "/_sandbox/ui"
@@ -201,3 +209,27 @@ def test_a_hostile_name_and_note_show_as_text_in_the_wallets_section(
     balance = page.locator(f"#wallet-{user_id}-balance")
     expect(balance).to_contain_text(money(funded.get_json()["availableMinor"] + 100))
     assert dialogs == []
+
+
+def test_a_transfer_shows_in_both_wallets_with_the_other_handle(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    abebe = headers(token_in_process(api, svc_sandbox, "abebe"), owner_key(svc_sandbox))
+    sent = api.post(WALLET + "/send", json=send_body("tigist", 2_501), headers=abebe)
+    assert sent.status_code == 201
+    transfer_id = sent.get_json()["transfer"]["id"]
+    page.goto(f"{UI}/wallets")
+    for handle, direction, other, available in (
+        ("abebe", "sent", "tigist", 1_000_000 - 2_501),
+        ("tigist", "received", "abebe", 1_000_000 + 2_501),
+    ):
+        wallet_id = user_id(svc_sandbox, handle)
+        row = page.locator(f"#wallet-{wallet_id}-transfers tr", has_text=transfer_id)
+        expect(row).to_contain_text(direction)
+        expect(row).to_contain_text(other)
+        expect(row).to_contain_text("25.01 ETB")
+        expect(row).to_contain_text("completed")
+        expect(page.locator(f"[data-available='{handle}']")).to_have_text(money(available))
+        entry = "transfer_out" if direction == "sent" else "transfer_in"
+        ledger = page.locator(f"#wallet-{wallet_id}-ledger tr", has_text=entry)
+        expect(ledger).to_contain_text("-25.01 ETB" if direction == "sent" else "25.01 ETB")
