@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.core.clock import isoformat, monotonic
@@ -293,7 +294,10 @@ class _Run:
             )
         headers: dict[str, str] = {}
         auth = spec.get("auth", "token" if root == "base_url" else "none")
-        if isinstance(auth, dict):
+        if isinstance(auth, dict) and "basic" in auth:
+            pair = f"{_text(auth['basic']['username'])}:{_text(auth['basic']['password'])}"
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+        elif isinstance(auth, dict):
             headers["Authorization"] = f"Bearer {auth['bearer']}"
         elif auth != "none":
             headers["Authorization"] = f"Bearer {self.lookup(auth)}"
@@ -502,6 +506,15 @@ def _text(value: Any) -> str:
 
 
 def _pick(response: HttpResponse, path: str) -> Any:
+    """The value at ``path``; ``<path>?name`` reads the query parameter ``name`` of the URL
+    at ``<path>`` (a redirect's ``headers.Location?code``, a body's ``redirectUrl?state``)."""
+    if "?" in path:
+        where, name = path.rsplit("?", 1)
+        url = _pick(response, where)
+        if not isinstance(url, str):
+            return MISSING
+        found = parse_qs(urlsplit(url).query, keep_blank_values=True).get(name)
+        return MISSING if not found else found[0]
     if path == "status":
         return response.status
     if path.startswith("headers."):
