@@ -513,8 +513,8 @@ def _pick(response: HttpResponse, path: str) -> Any:
         url = _pick(response, where)
         if not isinstance(url, str):
             return MISSING
-        found = parse_qs(urlsplit(url).query, keep_blank_values=True).get(name)
-        return MISSING if not found else found[0]
+        values = parse_qs(urlsplit(url).query, keep_blank_values=True).get(name)
+        return MISSING if not values else values[0]
     if path == "status":
         return response.status
     if path.startswith("headers."):
