@@ -18,10 +18,10 @@ from typing import Any
 
 from svc_sandbox.commerce.notices import MAX_COUNT, check_delay
 from svc_sandbox.core.clock import isoformat
-from svc_sandbox.core.context import Service, ServiceContext
-from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.context import ServiceContext
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.fault_rules import FaultRules
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
 from svc_sandbox.orgs.organizations import OrganizationService
 
@@ -63,11 +63,13 @@ class LatencyRule:
         }
 
 
-class LatencyFaults(Service):
+class LatencyFaults(FaultRules[LatencyRule]):
+    record = LatencyRule
+    noun = "latency fault"
+
     def __init__(self, ctx: ServiceContext, orgs: OrganizationService) -> None:
         super().__init__(ctx)
         self.orgs = orgs
-        self.rules: list[LatencyRule] = []
 
     @locked
     def add(self, raw: Any) -> LatencyRule:
@@ -122,31 +124,6 @@ class LatencyFaults(Service):
         for rule in self.rules:
             if rule.matches(method, path, org_id):
                 rule.applied += 1
-                if rule.remaining is not None:
-                    rule.remaining -= 1
-                    if rule.remaining <= 0:
-                        self.rules.remove(rule)
+                self.count_down(rule)
                 return timedelta(seconds=rule.delay_seconds)
         return None
-
-    @locked
-    def remove(self, rule_id: str) -> LatencyRule:
-        for rule in self.rules:
-            if rule.id == rule_id:
-                self.rules.remove(rule)
-                return rule
-        raise NotFound(f"latency fault {rule_id} not found")
-
-    @locked
-    def clear(self) -> None:
-        self.rules = []
-
-    @locked
-    def listing(self) -> list[dict[str, Any]]:
-        return [r.to_public() for r in self.rules]
-
-    def export(self) -> dict[str, Any]:
-        return {"rules": [to_json(r) for r in self.rules]}
-
-    def restore(self, data: dict[str, Any]) -> None:
-        self.rules = [from_json(LatencyRule, r) for r in data["rules"]]

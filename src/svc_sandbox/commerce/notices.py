@@ -19,10 +19,10 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import isoformat
-from svc_sandbox.core.context import Service, ServiceContext
-from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.context import ServiceContext
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.fault_rules import FaultRules
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
 from svc_sandbox.orgs.organizations import OrganizationService
 
@@ -109,13 +109,15 @@ class NoticeRule:
         }
 
 
-class NotificationFaults(Service):
+class NotificationFaults(FaultRules[NoticeRule]):
     """The control plane's notification-fault rules (exported with the state)."""
+
+    record = NoticeRule
+    noun = "notification fault"
 
     def __init__(self, ctx: ServiceContext, orgs: OrganizationService) -> None:
         super().__init__(ctx)
         self.orgs = orgs
-        self.rules: list[NoticeRule] = []
 
     @locked
     def add(self, raw: Any) -> NoticeRule:
@@ -158,30 +160,5 @@ class NotificationFaults(Service):
         if not candidates:
             return None
         rule = min(candidates, key=lambda r: r.rank)  # stable: the oldest of a rank
-        if rule.remaining is not None:
-            rule.remaining -= 1
-            if rule.remaining <= 0:
-                self.rules.remove(rule)
+        self.count_down(rule)
         return rule.fault
-
-    @locked
-    def remove(self, rule_id: str) -> NoticeRule:
-        for rule in self.rules:
-            if rule.id == rule_id:
-                self.rules.remove(rule)
-                return rule
-        raise NotFound(f"notification fault {rule_id} not found")
-
-    @locked
-    def clear(self) -> None:
-        self.rules = []
-
-    @locked
-    def listing(self) -> list[dict[str, Any]]:
-        return [r.to_public() for r in self.rules]
-
-    def export(self) -> dict[str, Any]:
-        return {"rules": [to_json(r) for r in self.rules]}
-
-    def restore(self, data: dict[str, Any]) -> None:
-        self.rules = [from_json(NoticeRule, r) for r in data["rules"]]
