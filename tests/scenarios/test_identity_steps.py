@@ -182,3 +182,42 @@ def test_identity_and_wallet_scenarios_pass_against_a_running_emulator(
     for scenario in load_file(LIBRARY / file):
         result = runner.run(scenario)
         assert result.status == PASSED, (scenario.name, result.failure, result.message)
+
+
+def test_schema_checks_identity_and_wallet_responses_against_their_contracts(
+    tmp_path: Path,
+) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: contracts by root
+        steps:
+          - request: {root: auth_url, path: /jwks}
+            expect: {status: 200, schema: true}
+          - request: {root: wallet_base_url, path: ""}
+            expect: {status: 401, schema: true, json: {error: invalid_token}}
+          - request: {root: auth_url, path: /no-such-route}
+            expect: {schema: true}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert [s.status for s in result.steps] == [PASSED, PASSED, FAILED]
+    assert result.failure is not None
+    assert result.failure.message == "schema: no contract operation for GET /no-such-route"
+
+
+def test_schema_names_the_roots_it_knows(tmp_path: Path) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: no contract for pages
+        steps:
+          - request: {root: pay_url, path: /nothing}
+            expect: {schema: true}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.failure is not None
+    assert result.failure.message == (
+        "schema: only responses of {base_url}, {auth_url}, {wallet_base_url} are in the contracts"
+    )

@@ -11,7 +11,12 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from svc_sandbox.contract.validation import commerce_contract
+from svc_sandbox.contract.validation import (
+    Contract,
+    commerce_contract,
+    identity_contract,
+    wallet_contract,
+)
 from svc_sandbox.core.clock import isoformat, monotonic
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import ValidationFailed
@@ -36,6 +41,12 @@ from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
 
 #: Wall seconds a webhook may take to arrive from a running emulator after its due time.
 REMOTE_WEBHOOK_WAIT = 3.0
+#: ``expect.schema``: the contract of each root whose responses it describes.
+SCHEMA_CONTRACTS: dict[str, Callable[[], Contract]] = {
+    "base_url": commerce_contract,
+    "auth_url": identity_contract,
+    "wallet_base_url": wallet_contract,
+}
 EMULATOR_ONLY = "emulator-only step (control plane and webhooks) skipped against another server"
 
 
@@ -372,10 +383,12 @@ class _Run:
             raise StepFailed("; ".join(problems), request, response, expect)
 
     def _schema(self, request: HttpRequest, response: HttpResponse, root: str) -> list[str]:
-        if root != "base_url":
-            return ["schema: only responses of {base_url} are in the contract"]
-        contract = commerce_contract()
-        base = urlsplit(str(self.vars["base_url"])).path.rstrip("/")
+        contracts = SCHEMA_CONTRACTS.get(root)
+        if contracts is None:
+            roots = ", ".join("{" + r + "}" for r in SCHEMA_CONTRACTS)
+            return [f"schema: only responses of {roots} are in the contracts"]
+        contract = contracts()
+        base = urlsplit(str(self.vars[root])).path.rstrip("/")
         path = urlsplit(request.url).path[len(base) :] or "/"
         found = contract.find(request.method, path)
         if found is None:
