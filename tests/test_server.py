@@ -1,13 +1,25 @@
-"""The waitress server of `serve` and the svc_server fixture: idle connections do not stall it."""
+"""The waitress server of `serve` and the svc_server fixture: idle connections do not stall it;
+closing a served emulator while clients hold keep-alive connections and requests are in flight
+lets nothing escape from the server's threads, logs no waitress error and closes every socket
+(pytest turns a thread's exception into an error)."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import logging
+import os
 import socket
+import threading
 import urllib.request
 from urllib.parse import urlsplit
 
+import pytest
+
+from svc_sandbox.app import create_app
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import ServerThread
 
 #: waitress's own default connection limit, which 105 idle connections used to exhaust.
 WAITRESS_DEFAULT_LIMIT = 100
@@ -36,3 +48,63 @@ def test_the_limits_are_settings_with_flags() -> None:
     args = ["serve", "--connection-limit", "200", "--channel-timeout", "5"]
     settings = settings_from_args(build_parser().parse_args(args))
     assert (settings.connection_limit, settings.channel_timeout) == (200, 5.0)
+
+
+#: Servers started and closed by each thread, and the threads doing it at once.
+ROUNDS = 12
+THREADS = 4
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def serve_and_close(sandbox: Sandbox, failures: list[BaseException]) -> None:
+    try:
+        for _ in range(ROUNDS):
+            server = ServerThread(
+                create_app(sandbox), sandbox.settings.model_copy(update={"port": 0})
+            ).start()
+            idle = [
+                http.client.HTTPConnection(server.host, server.port, timeout=5) for _ in range(3)
+            ]
+            for connection in idle:  # keep-alive: answered, left open
+                connection.request("GET", "/_sandbox")
+                connection.getresponse().read()
+            busy = [
+                socket.create_connection((server.host, server.port), timeout=5) for _ in range(6)
+            ]
+            for connection in busy:  # requests in flight when the server closes
+                connection.sendall(b"GET /_sandbox HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 3)
+            half = socket.create_connection((server.host, server.port), timeout=5)
+            half.sendall(b"GET /_sandbox HTTP/1.1\r\n")  # a request still arriving
+            server.close()
+            server.close()  # twice does nothing
+            for connection in idle:
+                connection.close()
+            for connection in busy:
+                connection.close()
+            half.close()
+    except BaseException as exc:  # noqa: BLE001 - reported by the test, from its own thread
+        failures.append(exc)
+
+
+def test_closing_servers_with_open_connections_under_threads_raises_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sandbox = Sandbox(clock_mode="frozen", seed=1)
+    caplog.set_level(logging.WARNING, logger="waitress")
+    before = open_fds()
+    failures: list[BaseException] = []
+    threads = [
+        threading.Thread(target=serve_and_close, args=(sandbox, failures)) for _ in range(THREADS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert failures == []
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == []
+    assert open_fds() <= before  # every listening, connection and trigger fd closed

@@ -3,7 +3,6 @@ pytest plugin (``ServerThread``: the server on a daemon thread)."""
 
 from __future__ import annotations
 
-import errno
 import threading
 from typing import Any
 
@@ -40,13 +39,7 @@ class ServerThread:
         self._thread = threading.Thread(target=self._serve, name="svc-sandbox-server", daemon=True)
 
     def _serve(self) -> None:
-        try:
-            self._server.run()
-        except OSError as exc:
-            # A socket closed while select() was waiting on it is the shutdown we asked for;
-            # anything else, or EBADF while serving, is a real failure.
-            if not (self._closing.is_set() and exc.errno == errno.EBADF):
-                raise
+        self._server.run()  # returns once close() has emptied the socket map
 
     @property
     def origin(self) -> str:
@@ -57,19 +50,29 @@ class ServerThread:
         return self
 
     def close(self) -> None:
-        """Stops serving; calling it again does nothing."""
+        """Stops serving; calling it again does nothing.
+
+        The order matters (waitress 3, wasyncore and trigger.py): worker threads wake the loop
+        through the trigger pipe when a response is ready, so the trigger must outlive them
+        (a write to a closed trigger fd is EBADF in the worker, or lands in whatever socket
+        reused the number); and sockets must be closed by the loop thread itself, never while
+        its select() waits on them. So: stop accepting, let the workers finish what they are
+        running (the loop still flushes their output), then close every socket, trigger
+        included, from inside the loop, which ends it.
+        """
         from waitress import wasyncore
 
         if self._closing.is_set():
             return
         self._closing.set()
-
-        # Close every socket from inside the server's own loop thread (closing them from here
-        # races its select() and leaks connection sockets); an empty map ends the loop.
-        sockets = self._server._map
-        if self._thread.is_alive():
-            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
-            self._thread.join(timeout=5)
-        else:
+        server = self._server
+        sockets = server._map
+        if not self._thread.is_alive():  # never started: no loop, no race
+            server.task_dispatcher.shutdown()
             wasyncore.close_all(sockets)
-        self._server.task_dispatcher.shutdown()
+            return
+        # The listening socket alone (the server's own close() would close the trigger too).
+        server.trigger.pull_trigger(lambda: wasyncore.dispatcher.close(server))
+        server.task_dispatcher.shutdown()  # running requests end; queued ones are cancelled
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+        self._thread.join(timeout=5)

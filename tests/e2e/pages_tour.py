@@ -41,6 +41,8 @@ def populate(
     app = public_app(sandbox)
     hostile_app = {"name": HOSTILE[:120], "redirectUris": ["https://app.example/cb"]}
     assert api.post("/_sandbox/apps", json=hostile_app).status_code == 201
+    funded = {"amountMinor": 12_345, "note": HOSTILE}
+    assert api.post("/_sandbox/wallets/abebe/fund", json=funded).status_code == 200
     return {
         "pay": path(link["checkoutUrl"]),
         "pay-hostile": path(hostile_link["checkoutUrl"]),
@@ -60,6 +62,7 @@ def populate(
         "ui-payouts": "/_sandbox/ui/payouts",
         "ui-webhooks": "/_sandbox/ui/webhooks",
         "ui-identity": "/_sandbox/ui/identity",
+        "ui-wallets": "/_sandbox/ui/wallets",
         "ui-clock": "/_sandbox/ui/clock",
         "ui-requests": "/_sandbox/ui/requests",
         "ui-conformance": "/_sandbox/ui/conformance",

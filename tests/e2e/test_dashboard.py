@@ -10,12 +10,21 @@ import pytest
 from flask.testing import FlaskClient
 from playwright.sync_api import Browser, Page, expect
 
+from svc_sandbox.pages.views import money
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.checkout_helpers import checkout, published, status_of
 from tests.commerce.earnings import earn
 from tests.commerce.payout_helpers import withdraw
 from tests.e2e.conftest import DESKTOP, open_page
+from tests.wallet.helpers import (
+    WALLET,
+    headers,
+    owner_key,
+    send_body,
+    token_in_process,
+    user_id,
+)
 from tests.webhooks.receiver import Receiver, running_receiver
 
 UI = "/_sandbox/ui"
@@ -142,3 +151,85 @@ def test_creating_and_revoking_a_token_from_the_overview(page: Page, svc_sandbox
     expect(row.get_by_role("button", name="Revoke")).to_have_count(1)
     expect(row).to_contain_text("revoked")
     assert [t.revoked for t in svc_sandbox.orgs.tokens_of(org.id)] == [False, True]
+
+
+def test_funding_a_wallet_from_the_dashboard_changes_its_balance(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    before = api.get("/_sandbox/wallets/tigist").get_json()  # a seeded user
+    page.goto(f"{UI}/wallets")
+    available = page.locator("[data-available='tigist']")
+    expect(available).to_have_text(money(before["availableMinor"]))
+
+    page.get_by_label("Fund tigist (santim)").fill("12345")
+    page.locator(f"#fund-{before['userId']}-note").fill("pocket money")
+    page.locator(f"#fund-{before['userId']}").get_by_role("button", name="Fund").click()
+    expect(available).to_have_text(money(before["availableMinor"] + 12_345))  # santim exact
+    ledger = page.locator(f"#wallet-{before['userId']}-ledger")
+    expect(ledger).to_contain_text("funding")
+    expect(ledger).to_contain_text("pocket money")
+    after = api.get("/_sandbox/wallets/tigist").get_json()
+    assert after["availableMinor"] == before["availableMinor"] + 12_345
+    assert after["totalMinor"] == before["totalMinor"] + 12_345
+
+
+@pytest.mark.parametrize("amount", ["0", "1.5"])
+def test_a_bad_funding_amount_is_shown_next_to_the_field_and_changes_nothing(
+    page: Page, svc_sandbox: Sandbox, amount: str
+) -> None:
+    before = svc_sandbox.export()
+    page.goto(f"{UI}/wallets")
+    field = page.get_by_label("Fund abebe (santim)")
+    field.fill(amount)
+    field.locator("xpath=ancestor::form").get_by_role("button", name="Fund").click()
+    expect(page.locator(".field-error").first).to_contain_text("amountMinor")
+    expect(field).to_have_value(amount)
+    assert svc_sandbox.export() == before
+
+
+def test_a_hostile_name_and_note_show_as_text_in_the_wallets_section(
+    page: Page, api: FlaskClient
+) -> None:
+    hostile = "<script>alert('name')</script>"  # handles are plain; a name is anything
+    user = api.post("/_sandbox/users", json={"handle": "mallory", "name": hostile})
+    assert user.status_code == 201
+    note = '<img src=x onerror="alert(1)">'
+    funding = {"amountMinor": 1, "note": note}
+    funded = api.post(f"/_sandbox/wallets/{user.get_json()['id']}/fund", json=funding)
+    assert funded.status_code == 200
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{UI}/wallets")
+    body = page.locator("main").inner_text()
+    assert hostile in body and note in body
+    assert page.locator("main script, main img").count() == 0
+    user_id = user.get_json()["id"]
+    page.locator(f"#fund-{user_id}-amount").fill("100")
+    page.locator(f"#fund-{user_id}-amount").press("Enter")
+    balance = page.locator(f"#wallet-{user_id}-balance")
+    expect(balance).to_contain_text(money(funded.get_json()["availableMinor"] + 100))
+    assert dialogs == []
+
+
+def test_a_transfer_shows_in_both_wallets_with_the_other_handle(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    abebe = headers(token_in_process(api, svc_sandbox, "abebe"), owner_key(svc_sandbox))
+    sent = api.post(WALLET + "/send", json=send_body("tigist", 2_501), headers=abebe)
+    assert sent.status_code == 201
+    transfer_id = sent.get_json()["transfer"]["id"]
+    page.goto(f"{UI}/wallets")
+    for handle, direction, other, available in (
+        ("abebe", "sent", "tigist", 1_000_000 - 2_501),
+        ("tigist", "received", "abebe", 1_000_000 + 2_501),
+    ):
+        wallet_id = user_id(svc_sandbox, handle)
+        row = page.locator(f"#wallet-{wallet_id}-transfers tr", has_text=transfer_id)
+        expect(row).to_contain_text(direction)
+        expect(row).to_contain_text(other)
+        expect(row).to_contain_text("25.01 ETB")
+        expect(row).to_contain_text("completed")
+        expect(page.locator(f"[data-available='{handle}']")).to_have_text(money(available))
+        entry = "transfer_out" if direction == "sent" else "transfer_in"
+        ledger = page.locator(f"#wallet-{wallet_id}-ledger tr", has_text=entry)
+        expect(ledger).to_contain_text("-25.01 ETB" if direction == "sent" else "25.01 ETB")

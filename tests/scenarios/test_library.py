@@ -32,6 +32,15 @@ REQUIRED_TAGS = {
     "idempotency",
     "retries",
     "redelivery",
+    # identity provider and wallet API
+    "identity",
+    "pkce",
+    "userinfo",
+    "consent",
+    "refresh",
+    "wallet",
+    "daily-cap",
+    "two-factor",
 }
 
 

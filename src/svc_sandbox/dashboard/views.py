@@ -15,6 +15,7 @@ from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import NotFound
 from svc_sandbox.pages.views import money
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.wallet.ledger import Transfer
 
 #: The sections, in the order of the navigation: (path, title).
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -25,6 +26,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("payouts", "Balance & withdrawals"),
     ("webhooks", "Webhooks"),
     ("identity", "Users & apps"),
+    ("wallets", "Wallets"),
     ("clock", "Clock"),
     ("requests", "Requests"),
     ("conformance", "Conformance"),
@@ -32,6 +34,9 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 
 #: The clock's one-click steps (label, duration for POST /_sandbox/clock/advance).
 CLOCK_STEPS = (("+1 min", "1m"), ("+30 min", "30m"), ("+1 h", "1h"), ("+1 day", "1d"))
+
+#: How many of each wallet's transfers and ledger entries its section shows (newest first).
+WALLET_ROWS = 10
 
 #: How many rows a list shows (newest first); the control plane's JSON has every row.
 ROWS = 200
@@ -197,6 +202,42 @@ def identity(sb: Sandbox) -> dict[str, Any]:
         }
 
 
+def transfer_row(transfer: Transfer, user_id: str, handles: dict[str, str]) -> dict[str, Any]:
+    """A transfer as one wallet sees it: sent or received, and the other user's handle."""
+    sent = transfer.sender_id == user_id
+    other = transfer.recipient_id if sent else transfer.sender_id
+    return {
+        **transfer.to_control(),
+        "amountText": money(transfer.amount),
+        "direction": "sent" if sent else "received",
+        "counterparty": handles.get(other, other),
+    }
+
+
+def wallets(sb: Sandbox) -> dict[str, Any]:
+    """Each user's wallet: balances, and its newest transfers and ledger entries (the control
+    plane's GET /_sandbox/wallets/<user>/transfers and /ledger have them all)."""
+    with sb.lock:
+        handles = {u.id: u.handle for u in sb.users.all()}
+        rows = []
+        for user in sb.users.all():
+            balance = sb.wallets.balance(user.id)
+            transfers = sb.wallets.transfers_of(user.id)[-WALLET_ROWS:][::-1]
+            entries = sb.wallets.ledger(user.id)[-WALLET_ROWS:][::-1]
+            rows.append(
+                {
+                    "userId": user.id,
+                    "handle": user.handle,
+                    "name": user.name,
+                    "available": money(balance.available),
+                    "total": money(balance.total),
+                    "transfers": [transfer_row(t, user.id, handles) for t in transfers],
+                    "ledger": [{**e.to_public(), "amountText": money(e.amount)} for e in entries],
+                }
+            )
+        return {"wallets": rows, "rows": WALLET_ROWS}
+
+
 def clock(sb: Sandbox) -> dict[str, Any]:
     with sb.lock:
         return {
@@ -223,6 +264,7 @@ VIEWS: dict[str, Callable[[Sandbox], dict[str, Any]]] = {
     "payouts": payouts,
     "webhooks": webhooks,
     "identity": identity,
+    "wallets": wallets,
     "clock": clock,
     "requests": requests,
     "conformance": conformance,

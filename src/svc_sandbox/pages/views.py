@@ -22,8 +22,10 @@ GATEWAY_NAMES = {"telebirr": "telebirr", "mpesa": "M-Pesa", "cbe": "CBE Birr"}
 
 
 def money(amount: int) -> str:
-    """Santim as the buyer reads it: ``5000`` -> ``50.00 ETB``."""
-    return f"{amount // 100:,}.{amount % 100:02d} ETB"
+    """Santim as the buyer reads it: ``5000`` -> ``50.00 ETB``, ``-150`` -> ``-1.50 ETB`` (a
+    ledger's debits are negative)."""
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{abs(amount) // 100:,}.{abs(amount) % 100:02d} ETB"
 
 
 def santim(etb: str, field: str = "amount") -> int:

@@ -102,6 +102,39 @@ ACTIONS: dict[str, Action] = {
     "approve_withdrawal": Action("POST", "/withdrawals/{withdrawal}/approve", "review: approve"),
     "reject_withdrawal": Action("POST", "/withdrawals/{withdrawal}/reject", "review: reject"),
     "owner_wallet": Action("PUT", "/orgs/{org}/owner-wallet", "canCover: false makes 402"),
+    # identity provider: users, apps, the scripted authorize step, signing keys
+    "users": Action("GET", "/users", "every identity user"),
+    "user": Action("GET", "/users/{user}", "one user with its consents"),
+    "create_user": Action("POST", "/users", "a user (handle, kyc, password, claims)"),
+    "update_user": Action("PATCH", "/users/{user}", "change a user's claims, KYC or password"),
+    "set_consent": Action("PUT", "/users/{user}/consents/{client}", "preset consent (scopes)"),
+    "disconnect_app": Action(
+        "POST", "/users/{user}/apps/{client}/disconnect", "forget consent, stop refresh"
+    ),
+    "user_session": Action("POST", "/users/{user}/session", "a signed-in browser cookie"),
+    "authorize": Action(
+        "POST", "/identity/authorize", "the authorize step as a user (userId, params, decision)"
+    ),
+    "apps": Action("GET", "/apps", "every OAuth app"),
+    "app": Action("GET", "/apps/{client}", "one OAuth app"),
+    "create_app": Action("POST", "/apps", "register an OAuth app (clientSecret shown once)"),
+    "update_app": Action("PATCH", "/apps/{client}", "change an app (scopes, redirectUris)"),
+    "delete_app": Action("DELETE", "/apps/{client}", "delete an app, stop its refresh"),
+    "rotate_secret": Action("POST", "/apps/{client}/rotate-secret", "a new clientSecret"),
+    "disable_app": Action("POST", "/apps/{client}/disable", "block authorize and token"),
+    "enable_app": Action("POST", "/apps/{client}/enable", "undo disable_app"),
+    "approve_wallet_send": Action(
+        "POST", "/apps/{client}/approve-wallet-send", "approve wallet:send (approved)"
+    ),
+    "signing_keys": Action("GET", "/identity/keys", "the signing keys"),
+    "rotate_keys": Action("POST", "/identity/keys/rotate", "a new signing key"),
+    # wallets
+    "wallets": Action("GET", "/wallets", "every user's wallet"),
+    "wallet": Action("GET", "/wallets/{user}", "one wallet (user id or handle)"),
+    "fund_wallet": Action("POST", "/wallets/{user}/fund", "add money (amountMinor)"),
+    "set_balance": Action("PUT", "/wallets/{user}/balance", "set availableMinor exactly"),
+    "wallet_transfers": Action("GET", "/wallets/{user}/transfers", "a user's transfers"),
+    "wallet_ledger": Action("GET", "/wallets/{user}/ledger", "a user's ledger entries"),
     # what clients did
     "requests": Action("GET", "/requests", "the request journal"),
     "conformance": Action("GET", "/conformance", "the contract conformance report"),

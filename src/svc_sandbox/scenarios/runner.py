@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
-from svc_sandbox.contract.validation import commerce_contract
+from svc_sandbox.contract.validation import (
+    Contract,
+    commerce_contract,
+    identity_contract,
+    wallet_contract,
+)
 from svc_sandbox.core.clock import isoformat, monotonic
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import ValidationFailed
@@ -35,6 +41,12 @@ from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
 
 #: Wall seconds a webhook may take to arrive from a running emulator after its due time.
 REMOTE_WEBHOOK_WAIT = 3.0
+#: ``expect.schema``: the contract of each root whose responses it describes.
+SCHEMA_CONTRACTS: dict[str, Callable[[], Contract]] = {
+    "base_url": commerce_contract,
+    "auth_url": identity_contract,
+    "wallet_base_url": wallet_contract,
+}
 EMULATOR_ONLY = "emulator-only step (control plane and webhooks) skipped against another server"
 
 
@@ -293,7 +305,10 @@ class _Run:
             )
         headers: dict[str, str] = {}
         auth = spec.get("auth", "token" if root == "base_url" else "none")
-        if isinstance(auth, dict):
+        if isinstance(auth, dict) and "basic" in auth:
+            pair = f"{_text(auth['basic']['username'])}:{_text(auth['basic']['password'])}"
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+        elif isinstance(auth, dict):
             headers["Authorization"] = f"Bearer {auth['bearer']}"
         elif auth != "none":
             headers["Authorization"] = f"Bearer {self.lookup(auth)}"
@@ -368,10 +383,12 @@ class _Run:
             raise StepFailed("; ".join(problems), request, response, expect)
 
     def _schema(self, request: HttpRequest, response: HttpResponse, root: str) -> list[str]:
-        if root != "base_url":
-            return ["schema: only responses of {base_url} are in the contract"]
-        contract = commerce_contract()
-        base = urlsplit(str(self.vars["base_url"])).path.rstrip("/")
+        contracts = SCHEMA_CONTRACTS.get(root)
+        if contracts is None:
+            roots = ", ".join("{" + r + "}" for r in SCHEMA_CONTRACTS)
+            return [f"schema: only responses of {roots} are in the contracts"]
+        contract = contracts()
+        base = urlsplit(str(self.vars[root])).path.rstrip("/")
         path = urlsplit(request.url).path[len(base) :] or "/"
         found = contract.find(request.method, path)
         if found is None:
@@ -502,6 +519,15 @@ def _text(value: Any) -> str:
 
 
 def _pick(response: HttpResponse, path: str) -> Any:
+    """The value at ``path``; ``<path>?name`` reads the query parameter ``name`` of the URL
+    at ``<path>`` (a redirect's ``headers.Location?code``, a body's ``redirectUrl?state``)."""
+    if "?" in path:
+        where, name = path.rsplit("?", 1)
+        url = _pick(response, where)
+        if not isinstance(url, str):
+            return MISSING
+        values = parse_qs(urlsplit(url).query, keep_blank_values=True).get(name)
+        return MISSING if not values else values[0]
     if path == "status":
         return response.status
     if path.startswith("headers."):

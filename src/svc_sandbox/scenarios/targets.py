@@ -97,6 +97,25 @@ def provided_by_emulator(info: dict[str, Any]) -> dict[str, Any]:
         live = [t["token"] for t in org["tokens"] if not t["revoked"]]
         if live:
             values[prefix + "token"] = live[0]
+    identity = info.get("identity")
+    if identity:
+        values.update(seeded_identity(identity))
+    return values
+
+
+def seeded_identity(identity: dict[str, Any]) -> dict[str, Any]:
+    """The seeded apps (the confidential one's secret and first redirect URI, the public one's
+    client id) and ``user_ids`` (handle -> id), from ``GET /_sandbox``'s ``identity``."""
+    values: dict[str, Any] = {"user_ids": {u["handle"]: u["id"] for u in identity["users"]}}
+    for app in identity["apps"]:
+        if app["clientType"] == "confidential" and "client_id" not in values:
+            values.update(
+                client_id=app["clientId"],
+                client_secret=app["clientSecret"],
+                redirect_uri=app["redirectUris"][0],
+            )
+        elif app["clientType"] == "public" and "public_client_id" not in values:
+            values["public_client_id"] = app["clientId"]
     return values
 
 
@@ -141,11 +160,12 @@ class EmulatorTarget:
     def __init__(self, url: str, timeout: float = 10.0) -> None:
         parts = urlsplit(url)
         self.origin = f"{parts.scheme}://{parts.netloc}"
-        self.transport = HttpTransport(timeout)
+        self.timeout = timeout
         self.description = f"emulator at {self.origin}"
 
     def open(self, scenario: Scenario, seed: int | None) -> Session:
-        session = Session(self.transport, True, self.origin)
+        # A transport per scenario: its cookies are that scenario's browser.
+        session = Session(HttpTransport(self.timeout), True, self.origin)
         info = session.control_json("POST", CONTROL_PREFIX + "/reset")
         if "clock" in scenario.document and info["clock"]["mode"] == "frozen":
             session.control_json(
@@ -170,12 +190,13 @@ class RealTarget:
     ) -> None:
         self.roots = {"base_url": base_url.rstrip("/"), **(roots or {})}
         self.token = token
-        self.transport = HttpTransport(timeout)
+        self.timeout = timeout
         self.description = f"server at {base_url}"
 
     def open(self, scenario: Scenario, seed: int | None) -> Session:
         parts = urlsplit(self.roots["base_url"])
-        session = Session(self.transport, False, f"{parts.scheme}://{parts.netloc}")
+        origin = f"{parts.scheme}://{parts.netloc}"
+        session = Session(HttpTransport(self.timeout), False, origin)
         session.provided = dict(self.roots)
         if self.token:
             session.provided["token"] = self.token

@@ -40,6 +40,12 @@ PROVIDED = (
     "webhook_secret",
     "webhook_endpoint_id",
     "seed",
+    # the identity provider's seeded state (GET /_sandbox, ``identity``)
+    "client_id",
+    "client_secret",
+    "redirect_uri",
+    "public_client_id",
+    "user_ids",
 )
 
 

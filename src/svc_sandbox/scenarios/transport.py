@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import urllib.error
 import urllib.request
@@ -103,11 +104,15 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 
 class HttpTransport:
-    """Requests over the network; ``timeout`` seconds for each (connect and answer)."""
+    """Requests over the network; ``timeout`` seconds for each (connect and answer). Like the
+    in-process client, it keeps the cookies the server sets (one per scenario: a browser), so
+    hosted pages' sessions and CSRF cookies work the same both ways."""
 
     def __init__(self, timeout: float = 10.0) -> None:
         self.timeout = timeout
-        self._opener = urllib.request.build_opener(_NoRedirects)
+        self._opener = urllib.request.build_opener(
+            _NoRedirects, urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
 
     def send(self, request: HttpRequest) -> HttpResponse:
         prepared = urllib.request.Request(

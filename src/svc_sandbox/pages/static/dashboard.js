@@ -9,7 +9,10 @@
     Array.prototype.forEach.call(form.elements, function (input) {
       if (!input.name || input.disabled) { return; }
       var value = input.value.trim();
-      if (value !== "") { body[input.name] = value; }
+      if (value === "") { return; }
+      // A number input is sent as a JSON number (the control plane's amounts are strict
+      // integers); what is not a number goes as typed, so the refusal names the field.
+      body[input.name] = input.type === "number" && isFinite(value) ? Number(value) : value;
     });
     return body;
   }
