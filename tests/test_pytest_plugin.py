@@ -15,6 +15,7 @@ import pytest
 
 import svc_sandbox.client  # noqa: F401
 import svc_sandbox.testing.clock  # noqa: F401
+import svc_sandbox.testing.identity  # noqa: F401  (and the identity, wallet and error modules)
 import svc_sandbox.testing.webhooks  # noqa: F401
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
@@ -224,3 +225,53 @@ def test_one_emulator_per_xdist_worker(pytester: pytest.Pytester) -> None:
     assert len(urls) == 2  # both workers ran tests
     assert all(len(seen) == 1 for seen in urls.values())  # one emulator per worker
     assert len(set().union(*urls.values())) == 2  # on two ports
+
+
+IDENTITY = """
+import pytest
+from svc_sandbox.client import SvcClientError
+
+def test_a_fresh_user_signs_in_to_a_fresh_app_and_pays_a_seeded_user(
+    svc_user, svc_app, svc_authorize, svc_org
+):
+    assert svc_user.wallet_minor == 1_000_000 and svc_user.handle
+    assert svc_app.client_secret and svc_app.api_key == svc_org.token
+    scopes = ["openid", "profile", "wallet:read", "wallet:send"]
+    tokens = svc_authorize(svc_user, svc_app, scopes=scopes)
+    assert tokens.scopes == scopes
+    with svc_app.identity_client() as idp:
+        assert idp.userinfo(tokens.access_token).sub == svc_user.id
+    with svc_app.wallet_client(tokens.access_token) as wallet:
+        assert wallet.balance().available_minor == 1_000_000
+        sent = wallet.send(2500, recipient_handle="tigist", idempotency_key="invoice-0001")
+        assert sent.deduped is False
+        assert wallet.balance().available_minor == 1_000_000 - 2500
+
+def test_each_test_gets_its_own_user_and_app(svc_user, svc_app):
+    SEEN.append((svc_user.id, svc_app.client_id))
+    assert len(set(SEEN)) == len(SEEN)
+
+def test_granted_scopes_can_be_fewer_and_opaque_tokens_are_refused(
+    svc_user, svc_app, svc_authorize
+):
+    tokens = svc_authorize(
+        svc_user, svc_app, scopes=["openid", "wallet:read", "wallet:send"],
+        granted=["openid", "wallet:read"], resource=None,
+    )
+    assert tokens.scopes == ["openid", "wallet:read"]
+    wallet = svc_app.wallet_client(tokens.access_token)
+    with wallet, pytest.raises(SvcClientError) as refused:
+        wallet.balance()
+    assert refused.value.code == "invalid_token"
+
+SEEN = []
+"""
+
+
+@pytest.mark.parametrize("remote", [False, True])
+def test_svc_user_svc_app_and_svc_authorize(
+    pytester: pytest.Pytester, running_emulator: str, remote: bool
+) -> None:
+    pytester.makepyfile(test_identity=IDENTITY)
+    options = (f"--svc-url={running_emulator}",) if remote else ()
+    pytester.runpytest(*QUIET, *options).assert_outcomes(passed=3)

@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc_sandbox import __version__
 from svc_sandbox.contract.reports import FORMATS, render
@@ -17,6 +17,9 @@ from svc_sandbox.core.clock import ClockMode
 from svc_sandbox.exposure import is_loopback, usable_origins
 from svc_sandbox.scenarios import command as scenario_commands
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
+
+if TYPE_CHECKING:
+    from svc_sandbox.sandbox import Sandbox
 
 
 def _serve_parser(sub: Any) -> None:
@@ -314,12 +317,8 @@ def serve(settings: Settings) -> int:
     except SandboxError as exc:  # a --triggers file that does not hold up
         print(f"svc-sandbox: invalid settings: {exc.message}", file=sys.stderr)
         return 2
-    if settings.state_file:
-        try:
-            sandbox.import_file(settings.state_file)
-        except (OSError, SandboxError) as exc:
-            print(f"svc-sandbox: cannot import {settings.state_file}: {exc}", file=sys.stderr)
-            return 2
+    if not import_state(sandbox, settings):
+        return 2
     app = create_app(sandbox)
     server = build_server(app, settings)
     print(banner(sandbox.info(), usable_origins(settings)), flush=True)
@@ -345,11 +344,31 @@ def serve(settings: Settings) -> int:
     finally:
         sandbox.stop()
         server.close()
-        if settings.export_on_exit:
-            sandbox.export_file(settings.export_on_exit)
-            print(f"state exported to {settings.export_on_exit}", flush=True)
+        export_state(sandbox, settings)
         print("svc-sandbox stopped", flush=True)
     return 0
+
+
+def import_state(sandbox: Sandbox, settings: Settings) -> bool:
+    """``--state FILE``: imports the export before anything is served; False (said on stderr)
+    when the file cannot be read or does not hold up."""
+    from svc_sandbox.core.errors import SandboxError
+
+    if not settings.state_file:
+        return True
+    try:
+        sandbox.import_file(settings.state_file)
+    except (OSError, SandboxError) as exc:
+        print(f"svc-sandbox: cannot import {settings.state_file}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def export_state(sandbox: Sandbox, settings: Settings) -> None:
+    """``--export-on-exit FILE``: writes the export once the server has stopped."""
+    if settings.export_on_exit:
+        sandbox.export_file(settings.export_on_exit)
+        print(f"state exported to {settings.export_on_exit}", flush=True)
 
 
 def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:

@@ -3,7 +3,8 @@
 Starts the emulator on a thread (a free port unless ``--port`` says otherwise), waits until
 ``GET /_sandbox`` answers, runs CMD with the emulator's coordinates in its environment, stops
 the emulator and exits with CMD's status (128 + N when a signal N ended it, 127 when CMD
-cannot be started), as Firebase's ``emulators:exec`` does.
+cannot be started), as Firebase's ``emulators:exec`` does. ``--state FILE`` is imported before
+CMD starts; ``--export-on-exit FILE`` is written after CMD ends, whatever its status.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def wait_until_ready(origin: str, timeout: float = READY_TIMEOUT) -> bool:
 
 
 def exec_command(args: argparse.Namespace) -> int:
-    from svc_sandbox.cli import settings_from_args
+    from svc_sandbox.cli import export_state, import_state, settings_from_args
 
     command = list(args.command_line)
     if command[:1] == ["--"]:
@@ -75,10 +76,17 @@ def exec_command(args: argparse.Namespace) -> int:
         return 2
 
     from svc_sandbox.app import create_app
+    from svc_sandbox.core.errors import SandboxError
     from svc_sandbox.sandbox import Sandbox
     from svc_sandbox.server import ServerThread
 
-    sandbox = Sandbox(settings)
+    try:
+        sandbox = Sandbox(settings)
+    except SandboxError as exc:  # a --triggers file that does not hold up
+        print(f"svc-sandbox: invalid settings: {exc.message}", file=sys.stderr)
+        return 2
+    if not import_state(sandbox, settings):  # before CMD can see anything
+        return 2
     server = ServerThread(create_app(sandbox), settings).start()
     sandbox.start_background()
     try:
@@ -90,6 +98,7 @@ def exec_command(args: argparse.Namespace) -> int:
     finally:
         sandbox.stop()
         server.close()
+        export_state(sandbox, settings)  # whatever CMD's status was
 
 
 def run(command: list[str], env: dict[str, str]) -> int:

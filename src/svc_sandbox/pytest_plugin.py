@@ -12,8 +12,10 @@ docs/testing.md shows each with an example).
 * ``svc_clock``: advance/set the sandbox clock (``follow_with_freezegun()`` or the
   ``svc_freezegun`` marker moves freezegun's clock along).
 * ``svc_webhooks``: a capturing receiver registered as ``svc_org``'s webhook endpoint.
-* ``svc_http`` / ``svc_app`` / ``svc_server``: the Flask test client, the app and the served
-  Sandbox, for tests of the emulator itself.
+* ``svc_user`` / ``svc_app`` / ``svc_authorize``: a fresh identity user (KYC approved, funded
+  wallet), a fresh confidential OAuth app of ``svc_org``, and the sign-in flow giving tokens.
+* ``svc_http`` / ``svc_flask_app`` / ``svc_server``: the Flask test client, the app and the
+  served Sandbox, for tests of the emulator itself.
 
 The Flask app is built once per process and finds the test's Sandbox per request
 (``app.bind``), so a fresh Sandbox per test costs about a millisecond. When a test fails, its
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from svc_sandbox.server import ServerThread
     from svc_sandbox.testing.clock import SvcClock
     from svc_sandbox.testing.emulator import Emulator, RemoteEmulator, Tenant
+    from svc_sandbox.testing.identity import Authorizer, SvcApp, SvcUser
     from svc_sandbox.testing.webhooks import SvcWebhooks, WebhookReceiver
 
 SCOPES = ("function", "module", "session")
@@ -254,6 +257,35 @@ def svc_webhooks(
         webhooks.close()
 
 
+# --- identity: users, apps, sign-in -------------------------------------------------------
+
+
+@pytest.fixture
+def svc_user(svc_emulator: Emulator) -> SvcUser:
+    """A fresh identity user: KYC approved, its wallet funded (``wallet_minor``)."""
+    from svc_sandbox.testing.identity import create_user
+
+    return create_user(svc_emulator)
+
+
+@pytest.fixture
+def svc_app(request: pytest.FixtureRequest, svc_emulator: Emulator, svc_org: Tenant) -> SvcApp:
+    """A fresh confidential OAuth app of ``svc_org`` (every scope, ``wallet:send`` approved),
+    with its secret."""
+    from svc_sandbox.testing.identity import create_app
+
+    return create_app(svc_emulator, svc_org, f"App of {request.node.name}")
+
+
+@pytest.fixture
+def svc_authorize(svc_emulator: Emulator) -> Authorizer:
+    """``svc_authorize(user, app, scopes=...)``: runs the authorization code flow as the user
+    (PKCE, consent, callback, code exchange) and returns the app's tokens."""
+    from svc_sandbox.testing.identity import Authorizer
+
+    return Authorizer(svc_emulator)
+
+
 # --- the emulator's own HTTP surface (tests of svc-sandbox itself) --------------------------
 
 
@@ -264,15 +296,15 @@ class RunningServer:
 
 
 @pytest.fixture
-def svc_app(svc_sandbox: Sandbox, _svc_runtime: Runtime) -> Flask:
+def svc_flask_app(svc_sandbox: Sandbox, _svc_runtime: Runtime) -> Flask:
     """The Flask app, serving ``svc_sandbox``."""
     return _svc_runtime.app_for(svc_sandbox)
 
 
 @pytest.fixture
-def svc_http(svc_app: Flask) -> FlaskClient:
+def svc_http(svc_flask_app: Flask) -> FlaskClient:
     """A Flask test client of the app (no sockets)."""
-    return svc_app.test_client()
+    return svc_flask_app.test_client()
 
 
 @pytest.fixture

@@ -81,3 +81,63 @@ def test_exec_without_a_runnable_command_says_why(
     result = svc_sandbox_exec(*argv)
     assert result.returncode == status
     assert message in result.stderr
+
+
+#: Counts the products the emulator started with, adds one, and prints the whole state as the
+#: command last saw it (the clock is frozen, so the export written after it must be the same).
+STATEFUL = """
+import json, os, sys, urllib.request
+from svc_sandbox.client import SvcClient
+with SvcClient(os.environ["SVC_TOKEN"]) as svc:
+    before = svc.list_products().total
+    svc.create_product("Book", "free")
+with urllib.request.urlopen(os.environ["SVC_CONTROL_URL"] + "/state") as answer:
+    state = json.load(answer)
+print(json.dumps({"before": before, "state": state}))
+sys.exit(int(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("status", [0, 5])
+def test_exec_imports_state_before_the_command_and_exports_after_it(
+    tmp_path: Path, status: int
+) -> None:
+    script = tmp_path / "suite.py"
+    script.write_text(STATEFUL)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    frozen = ("--clock", "frozen", "--seed", "3")
+    ran = svc_sandbox_exec(
+        *frozen, "--export-on-exit", str(first), "--", sys.executable, str(script), str(status)
+    )
+    assert ran.returncode == status, ran.stderr
+    seen = json.loads(ran.stdout.splitlines()[0])
+    assert seen["before"] == 0
+    assert json.loads(first.read_text()) == seen["state"]  # written after the command ended
+
+    ran = svc_sandbox_exec(
+        *frozen,
+        "--state",
+        str(first),
+        "--export-on-exit",
+        str(second),
+        "--",
+        sys.executable,
+        str(script),
+        str(status),
+    )
+    assert ran.returncode == status, ran.stderr
+    seen = json.loads(ran.stdout.splitlines()[0])
+    assert seen["before"] == 1  # the imported product was there before the command started
+    assert json.loads(second.read_text()) == seen["state"]
+
+
+def test_exec_with_a_state_file_that_does_not_hold_up_runs_nothing(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"not": "an export"}')
+    marker = tmp_path / "ran"
+    result = svc_sandbox_exec(
+        "--state", str(broken), "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')"
+    )
+    assert result.returncode == 2
+    assert f"cannot import {broken}" in result.stderr
+    assert not marker.exists()

@@ -20,10 +20,10 @@ def documented_paths() -> set[str]:
     return {normalize(p) for p in re.findall(r"/_sandbox(?:[A-Za-z0-9_\-/{}]|<[^>]*>)*", text)}
 
 
-def test_every_control_plane_route_is_in_the_doc(svc_app: Flask) -> None:
+def test_every_control_plane_route_is_in_the_doc(svc_flask_app: Flask) -> None:
     routes = {
         normalize(rule.rule)
-        for rule in svc_app.url_map.iter_rules()
+        for rule in svc_flask_app.url_map.iter_rules()
         if rule.rule.startswith("/_sandbox")
     }
     assert len(routes) > 20

@@ -82,6 +82,6 @@ def phone_page(browser: Browser, svc_server: RunningServer) -> Iterator[Page]:
 
 
 @pytest.fixture
-def api(svc_app: Flask) -> FlaskClient:
+def api(svc_flask_app: Flask) -> FlaskClient:
     """The merchant's side (creating products and checkouts), on the same Sandbox."""
-    return svc_app.test_client()
+    return svc_flask_app.test_client()

@@ -15,10 +15,10 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"
 
 
 @pytest.mark.parametrize("name", list(ACTIONS))
-def test_each_action_is_a_route_of_the_app(name: str, svc_app: Flask) -> None:
+def test_each_action_is_a_route_of_the_app(name: str, svc_flask_app: Flask) -> None:
     action = ACTIONS[name]
     path, _ = action.route({argument: "x1" for argument in action.path_arguments})
-    adapter = svc_app.url_map.bind("127.0.0.1")
+    adapter = svc_flask_app.url_map.bind("127.0.0.1")
     try:
         adapter.match(path, method=action.method)
     except (NotFound, MethodNotAllowed) as exc:

@@ -12,6 +12,8 @@ httpx and pydantic that works against the emulator or the real service.
         status = svc.wait_for_checkout(session.session_id)
 
 ``AsyncSvcClient`` is the same client for asyncio (``async with``, ``await svc.get_balance()``).
+``IdentityClient`` is an app's side of the identity provider (sign-in, tokens, ID tokens) and
+``WalletClient`` the wallet API with a user's token.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ if TYPE_CHECKING:
         SvcServerError,
         SvcTransportError,
     )
+    from svc_sandbox.client.identity import (
+        AuthorizationRequest,
+        IdentityClient,
+        SvcIdTokenError,
+        pkce_pair,
+    )
     from svc_sandbox.client.models import (
         FAILURE_CODES,
         ArchivedProduct,
@@ -38,21 +46,41 @@ if TYPE_CHECKING:
         CheckoutFailure,
         CheckoutResult,
         CheckoutStatus,
+        Introspection,
         Order,
         Page,
         Price,
         Product,
         ProductListItem,
         ProductResponse,
+        ProviderMetadata,
+        TokenSet,
+        Transfer,
+        TransferResult,
+        UserInfo,
+        WalletBalance,
         WebhookEvent,
         Withdrawal,
     )
     from svc_sandbox.client.signing import SIGNATURE_HEADER, SignatureError, TestPayload
+    from svc_sandbox.client.wallet import WalletClient
     from svc_sandbox.client.webhooks import build_test_webhook, verify_webhook
 
 # Names load on first use (PEP 562): the emulator imports ``client.signing`` alone at start-up
 # and must not pay for httpx and the client models (start-up, issue 10).
 _HOMES = {
+    "IdentityClient": "svc_sandbox.client.identity",
+    "AuthorizationRequest": "svc_sandbox.client.identity",
+    "SvcIdTokenError": "svc_sandbox.client.identity",
+    "pkce_pair": "svc_sandbox.client.identity",
+    "WalletClient": "svc_sandbox.client.wallet",
+    "TokenSet": "svc_sandbox.client.models",
+    "UserInfo": "svc_sandbox.client.models",
+    "Introspection": "svc_sandbox.client.models",
+    "ProviderMetadata": "svc_sandbox.client.models",
+    "WalletBalance": "svc_sandbox.client.models",
+    "Transfer": "svc_sandbox.client.models",
+    "TransferResult": "svc_sandbox.client.models",
     "ArchivedProduct": "svc_sandbox.client.models",
     "AsyncSvcClient": "svc_sandbox.client.commerce",
     "Balance": "svc_sandbox.client.models",
@@ -99,6 +127,18 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "IdentityClient",
+    "AuthorizationRequest",
+    "SvcIdTokenError",
+    "pkce_pair",
+    "WalletClient",
+    "TokenSet",
+    "UserInfo",
+    "Introspection",
+    "ProviderMetadata",
+    "WalletBalance",
+    "Transfer",
+    "TransferResult",
     "DEFAULT_BASE_URL",
     "AsyncSvcClient",
     "FAILURE_CODES",

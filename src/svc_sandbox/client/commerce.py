@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from svc_sandbox.client import arguments as check
 from svc_sandbox.client import operations as ops
 from svc_sandbox.client.errors import (
+    ErrorReader,
     SvcPollTimeout,
     SvcRateLimitError,
     SvcResponseError,
@@ -85,12 +86,49 @@ class _ClientBase:
         }
 
     def _transport_error(self, call: Call[Any], exc: httpx.HTTPError) -> SvcTransportError:
-        where = f"{call.method} {call.path}"
-        if isinstance(exc, httpx.TimeoutException):
-            message = f"{where}: no answer within {self.timeout:g} s ({exc})"
-            return SvcTransportError(message, code="timeout")
-        message = f"{where}: {type(exc).__name__}: {exc}"
-        return SvcTransportError(message, code="connection_error")
+        return transport_error(f"{call.method} {call.path}", self.timeout, exc)
+
+
+def transport_error(where: str, timeout: float, exc: httpx.HTTPError) -> SvcTransportError:
+    if isinstance(exc, httpx.TimeoutException):
+        message = f"{where}: no answer within {timeout:g} s ({exc})"
+        return SvcTransportError(message, code="timeout")
+    message = f"{where}: {type(exc).__name__}: {exc}"
+    return SvcTransportError(message, code="connection_error")
+
+
+class SyncHttp:
+    """The connection pool of a sync client: made on the first request (building an
+    httpx.Client, its SSL context, costs tens of milliseconds, and a call refused by the
+    argument checks needs none), closed by ``close()`` or ``with`` unless it was given."""
+
+    timeout: float
+
+    def _use_http(self, http: httpx.Client | None) -> None:
+        self._client = http
+        self._owns_http = http is None
+
+    @property
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=self.timeout)
+        return self._client
+
+    def close(self) -> None:
+        if self._owns_http and self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def _poll_timeout(session_id: str, status: CheckoutStatus, timeout: float) -> SvcPollTimeout:
@@ -116,7 +154,7 @@ def _sync(build: Callable[P, Call[M]]) -> Callable[Concatenate[SvcClient, P], M]
     return method
 
 
-class SvcClient(_ClientBase):
+class SvcClient(SyncHttp, _ClientBase):
     """A client of the commerce API at ``base_url`` (default: env ``SVC_BASE_URL``, else the
     local emulator), authenticated with an API ``token`` (``svc_test_...`` or ``svc_live_...``;
     None for the calls that need none: checkout without a token and polling)."""
@@ -130,10 +168,7 @@ class SvcClient(_ClientBase):
         http: httpx.Client | None = None,
     ) -> None:
         super().__init__(token, base_url, timeout)
-        #: Made on the first request: building an httpx.Client (its SSL context) costs tens
-        #: of milliseconds, and a call refused by the argument checks needs none.
-        self._client: httpx.Client | None = http
-        self._owns_http = http is None
+        self._use_http(http)
 
     create_product = _sync(ops.create_product)
     list_products = _sync(ops.list_products)
@@ -176,42 +211,9 @@ class SvcClient(_ClientBase):
             sleep(interval)
             slept += interval
 
-    @property
-    def _http(self) -> httpx.Client:
-        if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout)
-        return self._client
-
     def _send(self, call: Call[M]) -> M:
         request = self._http.build_request(**self._request_parts(call))
-        try:
-            response = self._http.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(call, exc) from exc
-        try:
-            try:
-                raw = response.read()
-            except httpx.HTTPError as exc:
-                raise truncated(response, exc) from exc
-            return decode(response, raw, call.model)
-        finally:
-            response.close()
-
-    def close(self) -> None:
-        if self._owns_http and self._client is not None:
-            self._client.close()
-            self._client = None
-
-    def __enter__(self) -> SvcClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+        return exchange(self._http, request, call.model, self.timeout)
 
 
 def _async(
@@ -314,6 +316,33 @@ class AsyncSvcClient(_ClientBase):
         await self.aclose()
 
 
+def exchange(
+    http: httpx.Client,
+    request: httpx.Request,
+    model: type[M],
+    timeout: float,
+    errors: ErrorReader = from_answer,
+    empty_ok: bool = False,
+) -> M:
+    """Sends one request: the model of a 2xx answer, else an ``SvcError`` (``errors`` reads
+    an error answer: the commerce API's by default). ``empty_ok``: a 2xx answer may have no
+    body (RFC 7009 revocation), read as ``{}``."""
+    try:
+        response = http.send(request, stream=True)
+    except httpx.HTTPError as exc:
+        raise transport_error(f"{request.method} {request.url.path}", timeout, exc) from exc
+    try:
+        try:
+            raw = response.read()
+        except httpx.HTTPError as exc:
+            raise truncated(response, exc) from exc
+        if empty_ok and not raw and response.is_success:
+            raw = b"{}"
+        return decode(response, raw, model, errors)
+    finally:
+        response.close()
+
+
 def truncated(response: httpx.Response, exc: Exception) -> SvcResponseError:
     return SvcResponseError(
         f"the answer ({response.status_code}) was cut off: {exc}",
@@ -323,7 +352,9 @@ def truncated(response: httpx.Response, exc: Exception) -> SvcResponseError:
     )
 
 
-def decode(response: httpx.Response, raw: bytes, model: type[M]) -> M:
+def decode(
+    response: httpx.Response, raw: bytes, model: type[M], errors: ErrorReader = from_answer
+) -> M:
     """The model of a 2xx answer, or the ``SvcError`` of anything else (never a bare
     JSON or transport exception)."""
     status = response.status_code
@@ -334,7 +365,7 @@ def decode(response: httpx.Response, raw: bytes, model: type[M]) -> M:
     except ValueError:
         body, parsed = raw.decode("utf-8", "replace"), False
     if status >= 400:
-        error = from_answer(status, body, request_id)
+        error = errors(status, body, request_id)
         if isinstance(error, SvcRateLimitError):
             retry = response.headers.get("Retry-After", "")
             error.retry_after = float(retry) if retry.replace(".", "", 1).isdigit() else None

@@ -7,6 +7,7 @@ says the status family; ``code`` is a stable string to branch on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 #: The commerce API's error bodies carry no code (``{error}`` or ``{message}``): the client
@@ -116,4 +117,23 @@ def from_answer(status: int, body: Any, request_id: str | None) -> SvcError:
             message = text
         if isinstance(body.get("code"), str) and body["code"]:
             code = body["code"]
+    return error_class(status)(message, status=status, code=code, request_id=request_id, body=body)
+
+
+#: Reads an error answer (status, decoded body, request id) into the error it means.
+ErrorReader = Callable[[int, Any, str | None], SvcError]
+
+
+def from_coded_answer(status: int, body: Any, request_id: str | None) -> SvcError:
+    """The error of an identity or wallet answer, whose ``error`` is the code (RFC 6749
+    ``{error, error_description}``; the wallet's ``{error, message}``, spec §7)."""
+    code = STATUS_CODES.get(status, f"http_{status}")
+    message = f"HTTP {status}"
+    if isinstance(body, dict):
+        if isinstance(body.get("error"), str) and body["error"]:
+            code = message = body["error"]
+        for field in ("error_description", "message"):
+            if isinstance(body.get(field), str) and body[field]:
+                message = body[field]
+                break
     return error_class(status)(message, status=status, code=code, request_id=request_id, body=body)

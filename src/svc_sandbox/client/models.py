@@ -195,3 +195,71 @@ class WebhookEvent(Resource):
     environment: str | None = None
     organization_id: str | None = None
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- identity provider and wallet (spec §2, §4, §5) -------------------------------------
+
+
+class OAuthDocument(BaseModel):
+    """An OAuth/OIDC answer: snake_case on the wire already, every field kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ProviderMetadata(OAuthDocument):
+    """The discovery document (spec §4: clients read it at run time)."""
+
+    issuer: str
+    authorization_endpoint: str
+    token_endpoint: str
+    jwks_uri: str
+    userinfo_endpoint: str | None = None
+    introspection_endpoint: str | None = None
+    revocation_endpoint: str | None = None
+    id_token_signing_alg_values_supported: list[str] = Field(default_factory=lambda: ["RS256"])
+
+
+class TokenSet(OAuthDocument):
+    access_token: str
+    token_type: str
+    expires_in: int
+    scope: str
+    id_token: str | None = None
+    #: Only when ``offline_access`` was granted; rotated on each use.
+    refresh_token: str | None = None
+
+    @property
+    def scopes(self) -> list[str]:
+        """The granted scopes (authoritative: may be fewer than requested)."""
+        return self.scope.split()
+
+
+class UserInfo(OAuthDocument):
+    """The claims of the granted scopes; ``{claims_namespace}/handle`` is kept as extra."""
+
+    sub: str
+
+
+class Introspection(OAuthDocument):
+    active: bool
+
+
+class WalletBalance(Resource):
+    currency: str
+    available_minor: int
+    total_minor: int
+
+
+class Transfer(Resource):
+    id: str
+    amount_minor: int
+    currency: str
+    recipient_user_id: str
+    status: str
+    created_at: datetime | None = None
+
+
+class TransferResult(Resource):
+    transfer: Transfer
+    #: True when the idempotency key was seen before: the original transfer, no money moved.
+    deduped: bool

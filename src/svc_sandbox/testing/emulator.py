@@ -86,6 +86,11 @@ class Emulator:
         """The most recent requests, newest first."""
         raise NotImplementedError
 
+    def control(self, method: str, path: str, body: Any = None) -> Any:
+        """A control-plane call (``path`` under the origin, e.g. ``/_sandbox/users``): its JSON
+        answer; an error answer raises ``RuntimeError`` with what the emulator said."""
+        raise NotImplementedError
+
 
 class InProcessEmulator(Emulator):
     def __init__(self, sandbox: Sandbox, origin: str) -> None:
@@ -120,6 +125,10 @@ class InProcessEmulator(Emulator):
     def journal(self, limit: int = 1000) -> list[dict[str, Any]]:
         return self.sandbox.journal.recent(limit)
 
+    def control(self, method: str, path: str, body: Any = None) -> Any:
+        with httpx.Client(base_url=self.url, timeout=30.0) as http:
+            return control_call(http, self.url, method, path, body)
+
 
 class RemoteEmulator(Emulator):
     """An emulator that is already running (``--svc-url``), driven over its control plane.
@@ -135,16 +144,9 @@ class RemoteEmulator(Emulator):
         self._http.close()
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
-        if method == "GET":
-            response = self._http.get(path)
-        else:
-            response = self._http.request(method, path, json={} if body is None else body)
-        if response.status_code >= 400:
-            raise RuntimeError(
-                f"svc-sandbox at {self.url}: {method} {path} answered "
-                f"{response.status_code}: {response.text[:300]}"
-            )
-        return response.json()
+        return control_call(self._http, self.url, method, path, body)
+
+    control = _call
 
     def create_org(self, name: str, environment: str) -> OrgCredentials:
         body = {"name": name, "environment": environment, "kyc": "approved", "withToken": True}
@@ -175,6 +177,20 @@ class RemoteEmulator(Emulator):
             "items"
         ]
         return items
+
+
+def control_call(http: httpx.Client, origin: str, method: str, path: str, body: Any) -> Any:
+    """One control-plane call; mutations always send a JSON body (``{}`` when none)."""
+    if method == "GET":
+        response = http.get(path)
+    else:
+        response = http.request(method, path, json={} if body is None else body)
+    if response.status_code >= 400:
+        raise RuntimeError(
+            f"svc-sandbox at {origin}: {method} {path} answered "
+            f"{response.status_code}: {response.text[:300]}"
+        )
+    return response.json()
 
 
 def requests_since(emulator: Emulator, mark: str | None) -> list[dict[str, Any]]:

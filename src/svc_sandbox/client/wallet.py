@@ -1,0 +1,97 @@
+"""``WalletClient``: a connected app reads a user's wallet and sends from it (spec §4 "Wallet
+API"). Both factors go with every call (spec §5): the user's wallet-bound access token
+(``Authorization: Bearer``) and the organization's API token (``X-Svc-Key``).
+
+    wallet = WalletClient(tokens.access_token, "svc_test_...")
+    wallet.balance().available_minor
+    wallet.send(5000, recipient_handle="tigist", idempotency_key="order-1234")
+
+Errors are ``SvcError``s whose ``code`` is the wallet's ``error`` (``insufficient_funds``,
+``jamidev_key_required``, ...).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from svc_sandbox.client import arguments as check
+from svc_sandbox.client.commerce import TOKEN_SHAPE, SyncHttp, exchange
+from svc_sandbox.client.errors import from_coded_answer
+from svc_sandbox.client.models import TransferResult, WalletBalance
+
+M = TypeVar("M", bound=BaseModel)
+
+DEFAULT_WALLET_URL = "http://127.0.0.1:8700/wallet"
+#: Spec §8: a transfer is 1.00 .. 10,000.00 ETB; an idempotency key at least 8 characters.
+MIN_TRANSFER = 100
+MAX_TRANSFER = 1_000_000
+MIN_KEY_LENGTH = 8
+
+
+class WalletClient(SyncHttp):
+    """The wallet API at ``base_url`` ({wallet_base_url}; default env ``SVC_WALLET_BASE_URL``,
+    else the local emulator) as the user whose ``access_token`` this is, for the app of the
+    organization whose API token is ``api_key``."""
+
+    def __init__(
+        self,
+        access_token: str,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        http: httpx.Client | None = None,
+    ) -> None:
+        self.access_token = check.text("access_token", access_token, 1)
+        if not (isinstance(api_key, str) and TOKEN_SHAPE.match(api_key)):
+            raise ValueError("api_key must be an API token: svc_test_... or svc_live_...")
+        self.api_key = api_key
+        base = base_url or os.environ.get("SVC_WALLET_BASE_URL") or DEFAULT_WALLET_URL
+        self.base_url = check.url("base_url", base).rstrip("/")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.timeout = float(timeout)
+        self._use_http(http)
+
+    def balance(self) -> WalletBalance:
+        """GET {wallet_base_url} (scope ``wallet:read``)."""
+        return self._send("GET", "", WalletBalance)
+
+    def send(
+        self,
+        amount_minor: int,
+        *,
+        idempotency_key: str,
+        recipient_handle: str | None = None,
+        recipient_user_id: str | None = None,
+    ) -> TransferResult:
+        """POST {wallet_base_url}/send (scope ``wallet:send``) to exactly one of a handle or a
+        user id. A repeated ``idempotency_key`` returns the original transfer with
+        ``deduped=True`` and moves no money."""
+        if (recipient_handle is None) == (recipient_user_id is None):
+            raise ValueError("give exactly one of recipient_handle or recipient_user_id")
+        body: dict[str, Any] = {
+            "amountMinor": check.integer("amount_minor", amount_minor, MIN_TRANSFER, MAX_TRANSFER)
+        }
+        if recipient_handle is not None:
+            body["recipientHandle"] = check.text("recipient_handle", recipient_handle, 1)
+        else:
+            body["recipientUserId"] = check.text("recipient_user_id", recipient_user_id, 1)
+        key = check.text("idempotency_key", idempotency_key, 1)
+        if len(key) < MIN_KEY_LENGTH:
+            raise ValueError(f"idempotency_key must be at least {MIN_KEY_LENGTH} characters")
+        body["idempotencyKey"] = key
+        return self._send("POST", "/send", TransferResult, body)
+
+    def _send(self, method: str, path: str, model: type[M], body: Any = None) -> M:
+        headers = {
+            "Accept": "application/json",
+            "Authorization": f"Bearer {self.access_token}",
+            "X-Svc-Key": self.api_key,
+        }
+        request = self._http.build_request(method, self.base_url + path, json=body, headers=headers)
+        return exchange(self._http, request, model, self.timeout, from_coded_answer)
