@@ -49,14 +49,17 @@ def bare_server() -> None:
     server.run()
 
 
-def start(command: list[str]) -> tuple[subprocess.Popen[str], int]:
+def start(
+    command: list[str], ready: str = r"base_url\s+http://127\.0\.0\.1:(\d+)/api"
+) -> tuple[subprocess.Popen[str], int]:
+    """Starts a server and waits for the line matching ``ready`` (its group 1 is the port)."""
     # waitress logs "Task queue depth" warnings on stderr under load: not part of the report.
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
-        match = re.search(r"base_url\s+http://127\.0\.0\.1:(\d+)/api", line)
+        match = re.search(ready, line)
         if match:
             return proc, int(match.group(1))
         if not line and proc.poll() is not None:

@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from checkout_throughput import start as start_server
+
 CLIENTS = 8
 VERIFIER = "bench-" + "v" * 60
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).rstrip(b"=")
@@ -38,18 +40,7 @@ BARE = Path(__file__).with_name("_bare_flask.py")
 
 
 def start(command: list[str]) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        if match:
-            return proc, int(match.group(1))
-        if not line and proc.poll() is not None:
-            break
-    proc.kill()
-    raise RuntimeError(f"server did not start: {command}")
+    return start_server(command, ready=r"http://127\.0\.0\.1:(\d+)/")
 
 
 def call(
