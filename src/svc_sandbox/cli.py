@@ -382,6 +382,13 @@ def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:
     for org in info["organizations"]:
         tokens = ", ".join(t["token"] for t in org["tokens"] if not t["revoked"])
         lines.append(f"  {org['name']} [{org['environment']}] {org['id']}  token: {tokens}")
+    identity = info.get("identity")
+    if identity:
+        lines.append(f"Identity provider: {identity['issuer']}  (sign in as:)")
+        lines += [f"  {u['handle']}  password: {u['password']}" for u in identity["users"]]
+        for app in identity["apps"]:
+            secret = f"  secret: {app['clientSecret']}" if app.get("clientSecret") else ""
+            lines.append(f"  app {app['name']!r} client_id: {app['clientId']}{secret}")
     webhooks = info["webhooks"]
     if webhooks["url"]:
         lines.append(f"Webhooks: {webhooks['url']}  secret: {webhooks['secret']}")

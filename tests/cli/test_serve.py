@@ -165,3 +165,16 @@ def test_an_invalid_state_file_stops_the_start_with_the_path(
     process, _ = _serve("--state", broken)
     process.communicate(timeout=30)
     assert process.returncode == 2
+
+
+def test_the_banner_names_the_seeded_users_and_apps_with_their_secrets() -> None:
+    from svc_sandbox.cli import banner
+    from svc_sandbox.sandbox import Sandbox
+
+    info = Sandbox(clock_mode="frozen").info()
+    text = banner(info)
+    assert f"Identity provider: {info['identity']['issuer']}" in text
+    for user in info["identity"]["users"]:
+        assert f"  {user['handle']}  password: {user['password']}" in text
+    wallet_app = next(a for a in info["identity"]["apps"] if a["clientType"] == "confidential")
+    assert f"client_id: {wallet_app['clientId']}  secret: {wallet_app['clientSecret']}" in text
