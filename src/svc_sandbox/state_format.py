@@ -199,70 +199,75 @@ def _section(name: str, **fields: Any) -> type[BaseModel]:
 
 Seq = Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
 
-#: Each service's part of ``services``, keyed as Sandbox._services names them.
-SERVICES: dict[str, type[BaseModel]] = {
-    "orgs": _section("OrgsState", orgs=_records(Organization), tokens=_records(ApiToken)),
-    "products": _section("ProductsState", seq=Seq, products=_records(Product)),
-    "orders": _section("OrdersState", seq=Seq, orders=_records(Order)),
-    "events": _section("EventsState", events=_records(Event)),
-    "webhookEndpoints": _section(
-        "WebhookEndpointsState",
-        endpoints=_records(WebhookEndpoint),
-        defaultSecret=StrictStr | None,
-    ),
-    "webhookDeliveries": _section(
-        "WebhookDeliveriesState",
-        deliveries=_records(Delivery),
-        attempts=_records(Attempt),
-        due=_records(DueAttempt),
-        dueSeq=Seq,
-        fault=record_model(ReceiverFault),
-    ),
-    "customers": _section("CustomersState", customers=_records(Customer)),
-    "checkoutConfig": _section(
-        "CheckoutConfigState", links=_records(CheckoutLink), fields=_records(CheckoutField)
-    ),
-    "payments": _section(
-        "PaymentsState", config=record_model(ProviderConfig), attempts=_records(PaymentAttempt)
-    ),
-    "checkout": _section(
-        "CheckoutState",
-        sessions=_records(CheckoutSession),
-        placeholders=dict[StrictStr, StrictStr],
-    ),
-    "checkoutLimits": _section("CheckoutLimitsState"),
-    "payouts": _section(
-        "PayoutsState",
-        seq=Seq,
-        withdrawals=_records(Withdrawal),
-        keys=_records(IdempotencyRecord),
-        ownerWalletShort=list[StrictStr],
-    ),
-    "triggers": _section("TriggersState", custom=_records(Trigger)),
-    "notificationFaults": _section("NotificationFaultsState", rules=_records(NoticeRule)),
-    "latencyFaults": _section("LatencyFaultsState", rules=_records(LatencyRule)),
-    "users": _section("UsersState", users=_records(User)),
-    "oauthApps": _section(
-        "OauthAppsState", apps=_records(App), seededSecrets=dict[StrictStr, StrictStr]
-    ),
-    "signingKeys": _section("SigningKeysState", keys=_records(SigningKey)),
-    "tokens": _section(
-        "TokensState",
-        grants=_records(Grant),
-        access=_records(AccessToken),
-        refresh=_records(RefreshToken),
-    ),
-    "authorizations": _section(
-        "AuthorizationsState",
-        codes=_records(AuthCode),
-        consents=dict[StrictStr, list[StrictStr]],
-    ),
-    "browserSessions": _section("BrowserSessionsState", sessions=_records(BrowserSession)),
-    "identityLimits": _section("IdentityLimitsState"),
-    "wallets": _section(
-        "WalletsState", seq=Seq, entries=_records(LedgerEntry), transfers=_records(Transfer)
-    ),
-}
+
+@cache
+def services_models() -> dict[str, type[BaseModel]]:
+    """Each service's part of ``services``, keyed as Sandbox._services names them. Built on
+    first use (an import or the schema), not at start-up: the models cost ~50 ms to make."""
+    return {
+        "orgs": _section("OrgsState", orgs=_records(Organization), tokens=_records(ApiToken)),
+        "products": _section("ProductsState", seq=Seq, products=_records(Product)),
+        "orders": _section("OrdersState", seq=Seq, orders=_records(Order)),
+        "events": _section("EventsState", events=_records(Event)),
+        "webhookEndpoints": _section(
+            "WebhookEndpointsState",
+            endpoints=_records(WebhookEndpoint),
+            defaultSecret=StrictStr | None,
+        ),
+        "webhookDeliveries": _section(
+            "WebhookDeliveriesState",
+            deliveries=_records(Delivery),
+            attempts=_records(Attempt),
+            due=_records(DueAttempt),
+            dueSeq=Seq,
+            fault=record_model(ReceiverFault),
+        ),
+        "customers": _section("CustomersState", customers=_records(Customer)),
+        "checkoutConfig": _section(
+            "CheckoutConfigState", links=_records(CheckoutLink), fields=_records(CheckoutField)
+        ),
+        "payments": _section(
+            "PaymentsState", config=record_model(ProviderConfig), attempts=_records(PaymentAttempt)
+        ),
+        "checkout": _section(
+            "CheckoutState",
+            sessions=_records(CheckoutSession),
+            placeholders=dict[StrictStr, StrictStr],
+        ),
+        "checkoutLimits": _section("CheckoutLimitsState"),
+        "payouts": _section(
+            "PayoutsState",
+            seq=Seq,
+            withdrawals=_records(Withdrawal),
+            keys=_records(IdempotencyRecord),
+            ownerWalletShort=list[StrictStr],
+        ),
+        "triggers": _section("TriggersState", custom=_records(Trigger)),
+        "notificationFaults": _section("NotificationFaultsState", rules=_records(NoticeRule)),
+        "latencyFaults": _section("LatencyFaultsState", rules=_records(LatencyRule)),
+        "users": _section("UsersState", users=_records(User)),
+        "oauthApps": _section(
+            "OauthAppsState", apps=_records(App), seededSecrets=dict[StrictStr, StrictStr]
+        ),
+        "signingKeys": _section("SigningKeysState", keys=_records(SigningKey)),
+        "tokens": _section(
+            "TokensState",
+            grants=_records(Grant),
+            access=_records(AccessToken),
+            refresh=_records(RefreshToken),
+        ),
+        "authorizations": _section(
+            "AuthorizationsState",
+            codes=_records(AuthCode),
+            consents=dict[StrictStr, list[StrictStr]],
+        ),
+        "browserSessions": _section("BrowserSessionsState", sessions=_records(BrowserSession)),
+        "identityLimits": _section("IdentityLimitsState"),
+        "wallets": _section(
+            "WalletsState", seq=Seq, entries=_records(LedgerEntry), transfers=_records(Transfer)
+        ),
+    }
+
 
 Word32 = Annotated[StrictInt, Field(ge=0, le=2**32 - 1)]
 #: The Mersenne Twister state of ``random.Random.getstate()``: version 3, 625 words, no gauss.
@@ -298,7 +303,7 @@ def document_model(payloads: frozenset[tuple[str, Any]]) -> type[BaseModel]:
     ]
     entry: Any = Annotated[Union[tuple(entries)], Field(discriminator="kind")]  # noqa: UP007
     scheduler = _section("SchedulerState", seq=Seq, entries=list[entry])
-    services = _section("ServicesState", **SERVICES)
+    services = _section("ServicesState", **services_models())
     return _section(
         "StateDocument",
         format=Literal[FORMAT],
