@@ -83,33 +83,27 @@ def request(
     return data
 
 
-def load(
-    port: int,
-    make: Callable[[int, int], tuple[str, str, str | None]],
-    headers: dict[str, str],
-    per_client: int,
+def run_clients(
+    port: int, clients: list[Callable[[http.client.HTTPConnection], list[float]]]
 ) -> dict[str, float]:
+    """Runs each client on its own thread and connection (it returns its request latencies);
+    the first error is raised. Figures: req/s over the wall time, p50, mean and p99."""
     latencies: list[float] = []
     lock = threading.Lock()
     errors: list[BaseException] = []
 
-    def client(index: int) -> None:
+    def run(client: Callable[[http.client.HTTPConnection], list[float]]) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        mine = []
         try:
-            for i in range(per_client):  # bounded
-                method, path, body = make(index, i)
-                t0 = time.perf_counter()
-                request(conn, method, path, headers, body)
-                mine.append(time.perf_counter() - t0)
+            mine = client(conn)
+            with lock:
+                latencies.extend(mine)
         except BaseException as exc:  # reported below
             errors.append(exc)
         finally:
             conn.close()
-            with lock:
-                latencies.extend(mine)
 
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
+    threads = [threading.Thread(target=run, args=(c,)) for c in clients]
     t0 = time.perf_counter()
     for t in threads:
         t.start()
@@ -122,8 +116,45 @@ def load(
     return {
         "rps": len(latencies) / elapsed,
         "p50_ms": statistics.median(latencies) * 1000,
+        "mean_ms": statistics.fmean(latencies) * 1000,
         "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000,
     }
+
+
+def load(
+    port: int,
+    make: Callable[[int, int], tuple[str, str, str | None]],
+    headers: dict[str, str],
+    per_client: int,
+) -> dict[str, float]:
+    def client(index: int) -> Callable[[http.client.HTTPConnection], list[float]]:
+        def requests(conn: http.client.HTTPConnection) -> list[float]:
+            times = []
+            for i in range(per_client):  # bounded
+                method, path, body = make(index, i)
+                t0 = time.perf_counter()
+                request(conn, method, path, headers, body)
+                times.append(time.perf_counter() - t0)
+            return times
+
+        return requests
+
+    return run_clients(port, [client(i) for i in range(CLIENTS)])
+
+
+def print_report(results: dict[str, dict[str, dict[str, float]]], header: str) -> None:
+    """One row per endpoint and server, then the sandbox's ratios against bare Flask."""
+    print(header)
+    print(f"{'endpoint':<20} {'server':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    for name, pair in results.items():
+        for server, figures in pair.items():
+            rps, p50, p99 = figures["rps"], figures["p50_ms"], figures["p99_ms"]
+            print(f"{name:<20} {server:<8} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}")
+        ratio_rps = pair["sandbox"]["rps"] / pair["bare"]["rps"]
+        ratio_p99 = pair["sandbox"]["p99_ms"] / pair["bare"]["p99_ms"]
+        print(
+            f"{name:<20} ratio    throughput {ratio_rps:.2f}x of bare, p99 {ratio_p99:.2f}x of bare"
+        )
 
 
 def main() -> int:
@@ -179,19 +210,10 @@ def main() -> int:
             proc.terminate()
             proc.wait(timeout=10)
 
-    print(
-        f"{CLIENTS} clients x {per_client} requests per phase, waitress 8 threads, rate limits off"
+    print_report(
+        results,
+        f"{CLIENTS} clients x {per_client} requests per phase, waitress 8 threads, rate limits off",
     )
-    print(f"{'endpoint':<20} {'server':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
-    for name, pair in results.items():
-        for server, figures in pair.items():
-            rps, p50, p99 = figures["rps"], figures["p50_ms"], figures["p99_ms"]
-            print(f"{name:<20} {server:<8} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}")
-        ratio_rps = pair["sandbox"]["rps"] / pair["bare"]["rps"]
-        ratio_p99 = pair["sandbox"]["p99_ms"] / pair["bare"]["p99_ms"]
-        print(
-            f"{name:<20} ratio    throughput {ratio_rps:.2f}x of bare, p99 {ratio_p99:.2f}x of bare"
-        )
     return 0
 
 

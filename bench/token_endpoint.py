@@ -25,12 +25,13 @@ import re
 import statistics
 import subprocess
 import sys
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from checkout_throughput import run_clients
 from checkout_throughput import start as start_server
 
 CLIENTS = 8
@@ -60,16 +61,12 @@ def call(
 
 def load(port: int, bodies: list[list[str]], path: str, chain: bool = False) -> dict[str, float]:
     """Each client posts its bodies; with ``chain`` each body is a refresh token template."""
-    latencies: list[float] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
     form = {"Content-Type": "application/x-www-form-urlencoded"}
 
-    def client(mine: list[str]) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        times = []
-        refresh = mine[0] if mine else ""
-        try:
+    def client(mine: list[str]) -> Callable[[http.client.HTTPConnection], list[float]]:
+        def posts(conn: http.client.HTTPConnection) -> list[float]:
+            times = []
+            refresh = mine[0] if mine else ""
             for body in mine:  # bounded by the list
                 if chain:
                     body = refresh
@@ -80,28 +77,11 @@ def load(port: int, bodies: list[list[str]], path: str, chain: bool = False) -> 
                     refresh = re.sub(r"refresh_token=[^&]*", "", body) + urlencode(
                         {"refresh_token": answer["refresh_token"]}
                     )
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-        finally:
-            conn.close()
-            with lock:
-                latencies.extend(times)
+            return times
 
-    threads = [threading.Thread(target=client, args=(b,)) for b in bodies]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    if errors:
-        raise RuntimeError(errors[0])
-    latencies.sort()
-    return {
-        "rps": len(latencies) / elapsed,
-        "mean_ms": statistics.fmean(latencies) * 1000,
-        "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000,
-    }
+        return posts
+
+    return run_clients(port, [client(b) for b in bodies])
 
 
 def codes(conn: http.client.HTTPConnection, info: dict[str, Any], count: int) -> list[str]:

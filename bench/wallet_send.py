@@ -22,7 +22,7 @@ import urllib.parse
 from http.client import HTTPConnection
 from typing import Any
 
-from checkout_throughput import CLIENTS, load, request, start
+from checkout_throughput import CLIENTS, load, print_report, request, start
 
 VERIFIER = "bench-verifier-" + "b" * 40
 
@@ -134,17 +134,10 @@ def main() -> int:
             proc.terminate()
             proc.wait(timeout=10)
 
-    print(f"{CLIENTS} clients x {per_client} requests per phase, waitress 8 threads, both factors")
-    print(f"{'endpoint':<20} {'server':<8} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
-    for name, pair in results.items():
-        for server, figures in pair.items():
-            rps, p50, p99 = figures["rps"], figures["p50_ms"], figures["p99_ms"]
-            print(f"{name:<20} {server:<8} {rps:>9.0f} {p50:>8.2f} {p99:>8.2f}")
-        ratio_rps = pair["sandbox"]["rps"] / pair["bare"]["rps"]
-        ratio_p99 = pair["sandbox"]["p99_ms"] / pair["bare"]["p99_ms"]
-        print(
-            f"{name:<20} ratio    throughput {ratio_rps:.2f}x of bare, p99 {ratio_p99:.2f}x of bare"
-        )
+    print_report(
+        results,
+        f"{CLIENTS} clients x {per_client} requests per phase, waitress 8 threads, both factors",
+    )
     return 0
 
 
