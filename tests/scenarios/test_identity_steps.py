@@ -11,11 +11,9 @@ import pytest
 
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.scenarios.loader import load_file
 from svc_sandbox.scenarios.results import FAILED, PASSED, SKIPPED
 from svc_sandbox.scenarios.runner import Runner
 from svc_sandbox.scenarios.targets import (
-    EmulatorTarget,
     InProcessTarget,
     RealTarget,
     provided_by_emulator,
@@ -161,27 +159,6 @@ def test_another_server_skips_steps_needing_the_seeded_identity(
     assert all(s.status == SKIPPED for s in result.steps)
     assert result.steps[0].message.startswith("emulator-only step")
     assert result.steps[1].message == "the target does not provide ${client_id}"
-
-
-@pytest.mark.parametrize(
-    "file",
-    [
-        "identity/code_flow_pkce.yaml",
-        # The consent page needs the browser's CSRF and session cookies: kept over HTTP too.
-        "identity/consent_decline.yaml",
-        "identity/refresh_rotation_reuse.yaml",
-        "wallet/send_idempotency.yaml",
-        "wallet/daily_cap.yaml",
-        "wallet/two_factors.yaml",
-    ],
-)
-def test_identity_and_wallet_scenarios_pass_against_a_running_emulator(
-    file: str, svc_server: RunningServer
-) -> None:
-    runner = Runner(EmulatorTarget(svc_server.url + "/api"))
-    for scenario in load_file(LIBRARY / file):
-        result = runner.run(scenario)
-        assert result.status == PASSED, (scenario.name, result.failure, result.message)
 
 
 def test_schema_checks_identity_and_wallet_responses_against_their_contracts(

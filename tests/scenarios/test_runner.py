@@ -191,6 +191,13 @@ def test_an_unreachable_emulator_fails_before_any_step(tmp_path: Path) -> None:
         "webhooks/retry_schedule.yaml",
         "payouts/review_above_threshold.yaml",
         "pages/trigger_phones_payment_link.yaml",
+        "identity/code_flow_pkce.yaml",
+        # The consent page needs the browser's CSRF and session cookies: kept over HTTP too.
+        "identity/consent_decline.yaml",
+        "identity/refresh_rotation_reuse.yaml",
+        "wallet/send_idempotency.yaml",
+        "wallet/daily_cap.yaml",
+        "wallet/two_factors.yaml",
     ],
 )
 def test_library_scenarios_pass_against_a_running_emulator(
