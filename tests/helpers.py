@@ -33,3 +33,21 @@ def assert_unharmed(client: FlaskClient, before: bytes) -> None:
     assert client.get("/_sandbox/state").data == before
     assert client.post("/_sandbox/reset", json={}).status_code == 200
     assert client.get("/_sandbox/state").status_code == 200
+
+
+#: Every commerce operation served under {base_url}: the contract's operations but payAttempt,
+#: which is served under {pay_url} (docs/contract.md). The Python client has a method for each.
+BASE_URL_OPERATIONS = (
+    "createProduct",
+    "listProducts",
+    "getProduct",
+    "updateProduct",
+    "archiveProduct",
+    "createCheckout",
+    "getCheckout",
+    "listOrders",
+    "getBalance",
+    "createWithdrawal",
+    "listWithdrawals",
+    "getWithdrawal",
+)

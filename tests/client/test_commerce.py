@@ -20,6 +20,7 @@ from svc_sandbox.client import (
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.testing.clock import SvcClock
 from svc_sandbox.testing.emulator import Emulator
+from tests.helpers import BASE_URL_OPERATIONS
 
 BUYER = {"email": "buyer@example.com", "phone": "0911223344", "externalId": "user-7"}
 
@@ -194,20 +195,7 @@ def test_polling_a_session_needs_no_token(svc_client: SvcClient, svc_emulator: E
 
 # --- the request shapes fit the contract -----------------------------------------------------
 
-CLIENT_OPERATIONS = {
-    "createProduct",
-    "listProducts",
-    "getProduct",
-    "updateProduct",
-    "archiveProduct",
-    "createCheckout",
-    "getCheckout",
-    "listOrders",
-    "getBalance",
-    "createWithdrawal",
-    "listWithdrawals",
-    "getWithdrawal",
-}
+CLIENT_OPERATIONS = set(BASE_URL_OPERATIONS)
 
 
 def test_every_request_of_the_client_fits_the_contract(

@@ -14,24 +14,9 @@ from svc_sandbox.app import create_app
 from svc_sandbox.contract.harness import load_config
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.sandbox import Sandbox
-from tests.helpers import token_of
+from tests.helpers import BASE_URL_OPERATIONS, token_of
 
-# Every operation of the contract but payAttempt, which is served under {pay_url}, outside
-# {base_url} (docs/contract.md).
-IMPLEMENTED = (
-    "createProduct",
-    "listProducts",
-    "getProduct",
-    "updateProduct",
-    "archiveProduct",
-    "createCheckout",
-    "getCheckout",
-    "listOrders",
-    "getBalance",
-    "createWithdrawal",
-    "listWithdrawals",
-    "getWithdrawal",
-)
+IMPLEMENTED = BASE_URL_OPERATIONS
 
 
 def make_app() -> tuple[Flask, str]:
