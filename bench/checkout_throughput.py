@@ -28,21 +28,39 @@ BODY = json.dumps({"amount": 500, "description": "bench"})
 
 
 def bare_server() -> None:
-    """The baseline: the smallest Flask app answering the same two routes, served by waitress."""
-    from flask import Flask, jsonify
+    """The baseline: the smallest Flask app doing the same JSON work on the same two routes
+    (parse the JSON body; answer a body of the same shape as svc-sandbox's), on waitress."""
+    from flask import Flask, jsonify, request
     from waitress.server import create_server
 
     app = Flask("bare")
 
     @app.post("/api/checkout")
     def create() -> Any:
+        body = request.get_json()
         return jsonify(
-            {"sessionId": "0" * 24, "checkoutUrl": "http://x/pay/cs_0", "mode": "redirect"}
+            {
+                "sessionId": "0" * 24,
+                "checkoutUrl": f"http://127.0.0.1:8700/pay/cs_{'0' * 24}",
+                "mode": "redirect" if body else "push",
+            }
         )
 
     @app.get("/api/checkout/<session_id>")
     def status(session_id: str) -> Any:
-        return jsonify({"sessionId": session_id, "status": "open"})
+        return jsonify(
+            {
+                "sessionId": session_id,
+                "status": "open",
+                "expiresAt": "2026-01-01T00:30:00.000Z",
+                "amount": 500,
+                "currency": "ETB",
+                "orderId": None,
+                "orderStatus": None,
+                "failure": None,
+                "attempt": {"inFlight": False, "lastFailure": None},
+            }
+        )
 
     server = create_server(app, host="127.0.0.1", port=0, threads=8)
     print(f"base_url http://127.0.0.1:{server.effective_port}/api", flush=True)  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.cli import banner
-from svc_sandbox.exposure import HostRule, usable_origins
+from svc_sandbox.exposure import HOST_ANSWERS_KEPT, HostRule, usable_origins
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from tests.commerce.checkout_helpers import BUYER, checkout, path, published, push_checkout
@@ -152,9 +152,33 @@ def test_every_answer_carries_nosniff_and_a_referrer_policy(
         svc_http.get("/nowhere"),
         svc_http.get("/_sandbox", headers={"Host": "attacker.example"}),
     ):
-        assert response.headers["X-Content-Type-Options"] == "nosniff"
-        assert response.headers["Referrer-Policy"] == "no-referrer"
+        assert response.headers.getlist("X-Content-Type-Options") == ["nosniff"]
+        assert response.headers.getlist("Referrer-Policy") == ["no-referrer"]
         assert "Content-Security-Policy" not in response.headers
+
+
+def test_the_common_headers_replace_what_a_route_set() -> None:
+    """They are added as the answer leaves (a WSGI middleware): a route's own value of one of
+    them is replaced, never sent twice."""
+    app = create_app(Sandbox(clock_mode="frozen"))
+
+    @app.get("/_sandbox/own-headers")
+    def own_headers() -> tuple[str, int, dict[str, str]]:
+        return "x", 200, {"Referrer-Policy": "unsafe-url", "X-Content-Type-Options": "sniff"}
+
+    response = app.test_client().get("/_sandbox/own-headers")
+    assert response.headers.getlist("Referrer-Policy") == ["no-referrer"]
+    assert response.headers.getlist("X-Content-Type-Options") == ["nosniff"]
+
+
+def test_host_answers_stay_right_past_the_remembered_ones(svc_http: FlaskClient) -> None:
+    """The Host rule remembers its answers for a few names; any name past those is still
+    worked out, and a refused name stays refused when it comes again."""
+    for n in range(HOST_ANSWERS_KEPT + 10):
+        assert svc_http.get("/_sandbox", headers={"Host": f"n{n}.example"}).status_code == 400
+    assert svc_http.get("/_sandbox", headers={"Host": "n0.example"}).status_code == 400
+    assert svc_http.get("/_sandbox", headers={"Host": "localhost:9"}).status_code == 200
+    assert svc_http.get("/_sandbox", headers={"Host": "localhost:9"}).status_code == 200
 
 
 def test_pages_forbid_scripts_and_framing(svc_http: FlaskClient, auth: dict[str, str]) -> None:

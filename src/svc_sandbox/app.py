@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Request, Response, g, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
@@ -109,43 +109,44 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(control_provider_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
 
-    # Every request finds its Sandbox through the app (never a captured one), so ``bind`` can
-    # put another Sandbox behind a built app: the pytest plugin builds the app once.
+    exposure_api.install(app, settings)
+    contract_api.install(app)
+
+    # One hook before and one after every request, each a list of plain steps in order: the
+    # request object is looked up once (every ``request.x`` is a context lookup), and Flask
+    # calls two hooks instead of six. Every request finds its Sandbox through the app (never
+    # a captured one), so ``bind`` can put another Sandbox behind a built app: the pytest
+    # plugin builds the app once.
     @app.before_request
-    def assign_request_id() -> None:
-        g.request_id = sandbox_of(app).next_request_id()
-
-    exposure_api.install(app, settings, CONTROL_PREFIX)  # Host, control-plane peers and JSON
-
-    @app.before_request
-    def injected_latency() -> None:
-        """The latency fault (latency.py): a matching request waits before it is handled."""
-        current = sandbox_of(app)
-        if not current.latency.rules:  # the common case, without taking the lock
-            return
-        header = request.headers.get("Authorization", "")
-        token = header[7:].strip() if header[:7].lower() == "bearer " else None
-        delay = current.latency.take(request.method, request.path, token)
-        if delay:
-            current.delay(delay)
-
-    contract_api.install(app)  # after the request id: validates requests to {base_url}
+    def begin_request() -> None:
+        """An id; the exposure rules (Host, control-plane peers, JSON-only writes); injected
+        latency; the contract check of a request to a contract root."""
+        current = request._get_current_object()  # type: ignore[attr-defined]
+        sb = sandbox_of(app)
+        g.request_id = sb.next_request_id()
+        exposure_api.guard(app, current, CONTROL_PREFIX)
+        inject_latency(sb, current)
+        contract_api.validate_request(app, sb, current)
 
     @app.after_request
-    def stamp_and_journal(response: Response) -> Response:
-        sandbox = sandbox_of(app)
-        request_id = g.get("request_id") or sandbox.next_request_id()
+    def finish_request(response: Response) -> Response:
+        """The request id header; the contract's record (strict mode may turn the response
+        into a 500); the journal; the security headers."""
+        current = request._get_current_object()  # type: ignore[attr-defined]
+        sb = sandbox_of(app)
+        request_id = g.get("request_id") or sb.next_request_id()
         response.headers["X-Request-Id"] = request_id
-        response = contract_api.check_response(response, request_id)
-        if not request.path.startswith(UNJOURNALED):
-            sandbox.journal.record(
+        response = contract_api.check_response(sb, current, response, request_id)
+        if not current.path.startswith(UNJOURNALED):
+            sb.journal.record(
                 request_id,
-                sandbox.now(),
-                request.method,
-                request.path,
+                sb.now(),
+                current.method,
+                current.path,
                 response.status_code,
-                request_details(),
+                request_details(current),
             )
+        exposure_api.add_security_headers(app, response)
         return response
 
     def is_control() -> bool:
@@ -176,6 +177,17 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         return error_response(error, body)
 
     return app
+
+
+def inject_latency(sb: Sandbox, current: Request) -> None:
+    """The latency fault (latency.py): a matching request waits before it is handled."""
+    if not sb.latency.rules:  # the common case, without taking the lock
+        return
+    header = current.environ.get("HTTP_AUTHORIZATION", "")
+    token = header[7:].strip() if header[:7].lower() == "bearer " else None
+    delay = sb.latency.take(current.method, current.path, token)
+    if delay:
+        sb.delay(delay)
 
 
 def bind(app: Flask, sandbox: Sandbox) -> None:

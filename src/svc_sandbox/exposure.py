@@ -67,6 +67,11 @@ def host_name(header: str) -> str | None:
         return None
 
 
+#: How many distinct Host headers ``HostRule`` remembers its answer for (any others are
+#: worked out each time: a client sending random names must not grow the memory).
+HOST_ANSWERS_KEPT = 64
+
+
 class HostRule:
     """Which ``Host`` header names this server answers."""
 
@@ -79,8 +84,18 @@ class HostRule:
         self.names = frozenset(names | extra)
         self.addresses = not is_loopback(settings.host)
         self.origin = settings.origin
+        #: Answers by Host header: every request asks, and a server sees only a few names.
+        self._answers: dict[str, bool] = {}
 
     def allows(self, header: str) -> bool:
+        answer = self._answers.get(header)
+        if answer is None:
+            answer = self._allows(header)
+            if len(self._answers) < HOST_ANSWERS_KEPT:
+                self._answers[header] = answer
+        return answer
+
+    def _allows(self, header: str) -> bool:
         if self.any:
             return True
         name = host_name(header)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Request, Response, current_app, request
 
 from svc_sandbox.core.errors import Forbidden, SandboxError
 from svc_sandbox.exposure import (
@@ -19,6 +21,9 @@ from svc_sandbox.exposure import (
     remote_control_refusal,
 )
 from svc_sandbox.settings import Settings
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 EXTENSION = "svc_sandbox.form_tokens"
 RULES = "svc_sandbox.exposure_rules"
@@ -41,30 +46,51 @@ def configure(app: Flask, settings: Settings) -> None:
     )
 
 
-def install(app: Flask, settings: Settings, control_prefix: str) -> None:
+def install(app: Flask, settings: Settings) -> None:
     configure(app, settings)
     app.extensions[EXTENSION] = FormTokens()
+    app.wsgi_app = CommonHeaders(app.wsgi_app)  # type: ignore[method-assign]
 
-    @app.before_request
-    def guard() -> None:
-        rules: Rules = app.extensions[RULES]
-        if not rules.hosts.allows(request.host):
-            raise SandboxError(rules.hosts.refusal(request.host), code="host_not_allowed")
-        path = request.path
-        if path != control_prefix and not path.startswith(control_prefix + "/"):
-            return
-        if not rules.allow_remote_control and not is_loopback(request.remote_addr):
-            raise Forbidden(remote_control_refusal(request.remote_addr), code="remote_control")
-        if request.method not in SAFE_METHODS and request.mimetype != "application/json":
-            raise SandboxError(JSON_ONLY, status=415, code="unsupported_media_type")
 
-    @app.after_request
-    def security_headers(response: Response) -> Response:
-        response.headers.update(COMMON_HEADERS)
-        if response.mimetype == "text/html":
-            # A page may widen it (identity pages add the app's redirect origin to form-action).
-            response.headers.setdefault("Content-Security-Policy", app.extensions[RULES].csp)
-        return response
+class CommonHeaders:
+    """WSGI middleware: ``COMMON_HEADERS`` on every answer, appended to the header list as the
+    server sends it (werkzeug's ``Headers`` checks each value it is given: costly on every
+    request for constants)."""
+
+    def __init__(self, wsgi_app: WSGIApplication) -> None:
+        self.wsgi_app = wsgi_app
+        self.pairs = list(COMMON_HEADERS.items())
+        self.names = {name.lower() for name in COMMON_HEADERS}
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            kept = [(k, v) for k, v in headers if k.lower() not in self.names]
+            return start_response(status, kept + self.pairs, exc_info)
+
+        return self.wsgi_app(environ, start)
+
+
+def guard(app: Flask, current: Request, control_prefix: str) -> None:
+    """Refuses a request for a Host not served here, and a control-plane request from another
+    machine (unless allowed) or a control-plane write that is not JSON."""
+    rules: Rules = app.extensions[RULES]
+    # The raw header when there is one (werkzeug's ``host`` re-derives it on every access).
+    if not rules.hosts.allows(current.environ.get("HTTP_HOST") or current.host):
+        raise SandboxError(rules.hosts.refusal(current.host), code="host_not_allowed")
+    path = current.path
+    if path != control_prefix and not path.startswith(control_prefix + "/"):
+        return
+    if not rules.allow_remote_control and not is_loopback(current.remote_addr):
+        raise Forbidden(remote_control_refusal(current.remote_addr), code="remote_control")
+    if current.method not in SAFE_METHODS and current.mimetype != "application/json":
+        raise SandboxError(JSON_ONLY, status=415, code="unsupported_media_type")
+
+
+def add_security_headers(app: Flask, response: Response) -> None:
+    """A page's Content-Security-Policy (``CommonHeaders`` adds the rest to every answer)."""
+    if response.mimetype == "text/html":
+        # A page may widen it (identity pages add the app's redirect origin to form-action).
+        response.headers.setdefault("Content-Security-Policy", app.extensions[RULES].csp)
 
 
 def form_tokens() -> FormTokens:

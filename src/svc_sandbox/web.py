@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Request, Response, current_app, request
 from pydantic import BaseModel
 
 from svc_sandbox.core import json_input
@@ -69,19 +69,21 @@ def error_response(error: SandboxError, body: dict[str, Any]) -> Response:
 JOURNAL_BODY_BYTES = 16 * 1024
 
 
-def request_details() -> dict[str, Any]:
-    """What the recorder needs to replay the current request: query, body, Authorization."""
+def request_details(current: Request) -> dict[str, Any]:
+    """What the recorder needs to replay ``current``: query, body, Authorization."""
+    environ = current.environ  # read directly: this runs on every request
     details: dict[str, Any] = {}
-    if request.query_string:
-        details["query"] = request.query_string.decode("utf-8", "replace")
-    header = request.headers.get("Authorization")
+    query = environ.get("QUERY_STRING")
+    if query:  # WSGI hands it over as latin-1: back to its bytes, read as UTF-8
+        details["query"] = query.encode("latin-1").decode("utf-8", "replace")
+    header = environ.get("HTTP_AUTHORIZATION")
     if header is not None:
         details["authorization"] = header
-    size = request.content_length or 0
+    size = current.content_length or 0
     if 0 < size <= JOURNAL_BODY_BYTES:
-        if request.mimetype == "application/x-www-form-urlencoded":
-            details["form"] = request.form.to_dict()
+        if current.mimetype == "application/x-www-form-urlencoded":
+            details["form"] = current.form.to_dict()
         else:
-            details["body"] = request.get_data(cache=True).decode("utf-8", "replace")
-            details["contentType"] = request.mimetype
+            details["body"] = current.get_data(cache=True).decode("utf-8", "replace")
+            details["contentType"] = current.mimetype
     return details

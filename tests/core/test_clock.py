@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
 from freezegun import freeze_time
 
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant
@@ -48,7 +49,20 @@ def test_pin_holds_now_until_released() -> None:
     assert clock.now() == START
 
 
-def test_wire_format_is_utc_milliseconds_with_z() -> None:
-    assert isoformat(START + timedelta(microseconds=123456)) == "2026-01-01T00:00:00.123Z"
+@pytest.mark.parametrize(
+    ("instant", "wire"),
+    [
+        (START + timedelta(microseconds=123456), "2026-01-01T00:00:00.123Z"),
+        (START + timedelta(microseconds=999), "2026-01-01T00:00:00.000Z"),  # truncated
+        (datetime(1970, 1, 1, tzinfo=UTC), "1970-01-01T00:00:00.000Z"),
+        (datetime(8999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC), "8999-12-31T23:59:59.999Z"),
+        (datetime(2026, 1, 1, 3, tzinfo=timezone(timedelta(hours=3))), "2026-01-01T00:00:00.000Z"),
+    ],
+)
+def test_wire_format_is_utc_milliseconds_with_z(instant: datetime, wire: str) -> None:
+    assert isoformat(instant) == wire
+
+
+def test_instants_are_parsed_as_utc() -> None:
     assert parse_instant("2026-01-01T03:00:00+03:00") == START
     assert parse_instant("2026-01-01T00:00:00") == START

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from svc_sandbox.app import create_app
-from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.ids import IdFactory, is_object_id
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import token_of
 
@@ -17,6 +19,24 @@ def test_id_shapes() -> None:
     assert re.fullmatch(r"p_[A-Za-z0-9_-]{16}", ids.product_token())
     assert re.fullmatch(r"svc_test_[A-Za-z0-9]{32}", ids.api_token("sandbox"))
     assert re.fullmatch(r"svc_live_[A-Za-z0-9]{32}", ids.api_token("production"))
+
+
+@pytest.mark.parametrize(
+    ("value", "is_id"),
+    [
+        ("0123456789abcdef01234567", True),
+        ("0123456789ABCDEF01234567", False),  # ids are lowercase
+        ("0123456789abcdef0123456", False),
+        ("0123456789abcdef012345678", False),
+        ("0123456789abcdef0123456g", False),
+        ("0123456789abcdef0123456\n", False),
+        ("٠١٢٣٤٥٦٧٨٩abcdef01234567", False),  # other digits
+        ("", False),
+    ],
+)
+def test_what_has_the_shape_of_an_id(value: str, is_id: bool) -> None:
+    assert is_object_id(value) is is_id
+    assert is_object_id(IdFactory(3).object_id())
 
 
 def script(seed: int) -> list[Any]:

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.core import json_input
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.json_input import MAX_DEPTH
 from tests.helpers import assert_unharmed
 
@@ -96,3 +98,28 @@ def test_a_lone_surrogate_never_reaches_a_webhook(svc_http: FlaskClient) -> None
     )
     assert response.status_code == 400
     assert_unharmed(svc_http, before)
+
+
+def test_a_text_decoded_twice_is_parsed_once_and_another_text_afresh() -> None:
+    """The contract check and the route read the same body object: the second decode returns
+    the first one's document; a different object is always parsed (even with equal text)."""
+    first = b'{"amount": 500, "items": [1, 2]}'
+    document = json_input.decode(first)
+    assert json_input.decode(first) is document
+    same_text = bytes(bytearray(first))
+    assert same_text is not first
+    assert json_input.decode(same_text) == document
+    assert json_input.decode(same_text) is not document
+    assert json_input.decode(b'{"amount": 600}') == {"amount": 600}
+
+
+def test_a_refused_text_is_refused_every_time_under_its_own_name() -> None:
+    bad = b'{"x": '
+    for what in ("body", "body", "state file"):
+        with pytest.raises(ValidationFailed, match=f"^{what} is not valid JSON"):
+            json_input.decode(bad, what)
+
+
+def test_big_texts_are_not_kept() -> None:
+    big = json.dumps({"pad": "x" * json_input.MEMO_BYTES}).encode()
+    assert json_input.decode(big) is not json_input.decode(big)

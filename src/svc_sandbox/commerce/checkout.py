@@ -26,6 +26,7 @@ from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PayBody
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
+from svc_sandbox.core.ids import is_object_id
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, snapshot
@@ -34,7 +35,6 @@ from svc_sandbox.webhooks.events import EventLog
 
 SESSION_LIFETIME = timedelta(minutes=30)
 EXPIRE = "checkout.expire"
-SESSION_ID_LENGTH = 24
 CHECKOUT_ID = "{CHECKOUT_ID}"
 
 
@@ -593,7 +593,7 @@ class CheckoutService(Service):
     @locked
     def status(self, session_id: str) -> dict[str, Any]:
         """GET /checkout/{sessionId}: settles what is due, then CheckoutStatus (§2)."""
-        if len(session_id) != SESSION_ID_LENGTH or not _is_hex(session_id):
+        if not is_object_id(session_id):
             raise ValidationFailed("sessionId must be 24 lowercase hex characters")
         session = self.get(session_id)
         self.settle(session_id)
@@ -650,10 +650,6 @@ class CheckoutService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         self.sessions = {s["id"]: from_json(CheckoutSession, s) for s in data["sessions"]}
         self.placeholders = dict(data["placeholders"])
-
-
-def _is_hex(value: str) -> bool:
-    return all(c in "0123456789abcdef" for c in value)
 
 
 def _registered(org: Organization, url: str) -> bool:

@@ -22,6 +22,7 @@ from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.fault_rules import FaultRules
+from svc_sandbox.core.ids import is_object_id
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.validation import one_of
 from svc_sandbox.orgs.organizations import OrganizationService
@@ -44,10 +45,6 @@ def check_delay(value: Any, field: str, maximum: float) -> float:
     if not math.isfinite(value) or not 0 <= value <= maximum:
         raise ValidationFailed(f"{field} must be a finite number between 0 and {maximum:.0f}")
     return float(value)
-
-
-def _is_hex24(value: str) -> bool:
-    return len(value) == 24 and all(c in "0123456789abcdef" for c in value)
 
 
 @dataclass
@@ -135,7 +132,7 @@ class NotificationFaults(FaultRules[NoticeRule]):
                 raise ValidationFailed("orgId must be a string")
             self.orgs.get(org_id)
         if session_id is not None and (
-            not isinstance(session_id, str) or not _is_hex24(session_id)
+            not isinstance(session_id, str) or not is_object_id(session_id)
         ):
             raise ValidationFailed("sessionId must be 24 lowercase hex characters")
         if count is not None and (

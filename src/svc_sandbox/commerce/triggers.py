@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from svc_sandbox.commerce.checkout_input import PHONE_FORMATS, normalize_phone
 from svc_sandbox.commerce.notices import NoticeFault, check_delay
 from svc_sandbox.commerce.payments import APPROVE, FAILS_AT_ONCE, FAILURE_CODES, PAYS_AT_ONCE
@@ -182,6 +180,8 @@ def read_trigger_file(path: str) -> list[Trigger]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ValidationFailed(f"triggers file {path} cannot be read: {exc.strerror}") from None
+    import yaml  # only with --triggers (PyYAML costs ~15 ms of every start-up otherwise)
+
     try:
         data = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:

@@ -2,21 +2,27 @@
 (conformance recording) and, in strict mode, every response; serves each contract at its
 root: {base_url}/openapi.json, {auth_url}/openapi.json and {wallet_base_url}/openapi.json.
 
-app.py calls ``install`` once and ``check_response`` from its after-request hook, after the
-request id is stamped, so that the response is checked exactly as the client gets it.
+app.py calls ``install`` once, ``validate_request`` from its before-request hook and
+``check_response`` from its after-request hook, after the request id is stamped, so that the
+response is checked exactly as the client gets it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from flask import Blueprint, Flask, Response, g, request
+from flask import Blueprint, Flask, Request, Response, g
 
 from svc_sandbox.contract.conformance import ConformanceRecorder, Exchange
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, served_contract
 from svc_sandbox.contract.validation import Operation, Violation
 from svc_sandbox.web import json_response, sandbox, sandbox_of
+
+if TYPE_CHECKING:
+    from svc_sandbox.sandbox import Sandbox
 
 log = logging.getLogger("svc_sandbox.contract")
 
@@ -45,54 +51,69 @@ def relative_path(path: str, root_path: str) -> str | None:
     return None
 
 
+ROOTS_EXTENSION = "svc_sandbox.contract_roots"
+
+
+@dataclass(slots=True)
+class ContractCheck:
+    """One request's conformance: what ``validate_request`` found, completed by
+    ``check_response`` and recorded then (one object on ``g`` for the whole request)."""
+
+    recorder: ConformanceRecorder
+    operation: Operation | None
+    violations: list[Violation] = field(default_factory=list)
+    notices: list[dict[str, str]] | None = None
+
+
 def install(app: Flask) -> None:
-    """Mounts /openapi.json under each root and validates each request to a contract root."""
+    """Mounts /openapi.json under each root; app.py's request hooks call ``validate_request``
+    and ``check_response`` for the requests under a contract root."""
     settings = sandbox_of(app).settings
-    roots = [(name, settings.path_of(root)) for name, root in ROOTS]
+    app.extensions[ROOTS_EXTENSION] = [(name, settings.path_of(root)) for name, root in ROOTS]
     for name, root in ROOTS:
         app.register_blueprint(document_blueprint(name, root), url_prefix=settings.path_of(root))
 
-    @app.before_request
-    def validate_request() -> None:
-        for name, root_path in roots:
-            relative = relative_path(request.path, root_path)
-            if relative is not None and relative != CONTRACT_ROUTE:
-                recorder = sandbox().recorders[name]
-                if relative == "/" and recorder.contract.find(request.method, "/") is None:
-                    return  # the bare root of a contract without a "/" operation
-                validate(recorder, relative)
-                return
+
+def validate_request(app: Flask, sb: Sandbox, current: Request) -> None:
+    """Checks a request to a contract root against its contract (the violations are recorded
+    with the response); requests elsewhere are not checked."""
+    path = current.path
+    for name, root_path in app.extensions[ROOTS_EXTENSION]:
+        relative = relative_path(path, root_path)
+        if relative is not None and relative != CONTRACT_ROUTE:
+            recorder = sb.recorders[name]
+            if relative == "/" and recorder.contract.find(current.method, "/") is None:
+                return  # the bare root of a contract without a "/" operation
+            g.contract_check = validate(recorder, current, relative)
+            return
 
 
-def validate(recorder: ConformanceRecorder, relative: str) -> None:
+def validate(recorder: ConformanceRecorder, current: Request, relative: str) -> ContractCheck:
     contract = recorder.contract
-    g.contract_recorder = recorder
-    match = contract.find(request.method, relative)
-    g.contract_operation = None if match is None else match[0]
+    match = contract.find(current.method, relative)
     if match is None:
-        return
+        return ContractCheck(recorder, None)
     operation, path_params = match
-    g.contract_violations = contract.validate_request(
+    violations = contract.validate_request(
         operation,
         path_params,
         # Only what the operation declares is read (most read neither query nor headers).
-        request.args.to_dict(flat=False) if operation.reads_query else {},
-        dict(request.headers) if operation.reads_headers else {},
-        request.content_type if operation.takes_body else None,
-        request.get_data(cache=True) if operation.takes_body else b"",
+        current.args.to_dict(flat=False) if operation.reads_query else {},
+        dict(current.headers) if operation.reads_headers else {},
+        current.content_type if operation.takes_body else None,
+        current.get_data(cache=True) if operation.takes_body else b"",
     )
+    return ContractCheck(recorder, operation, violations)
 
 
-def check_response(response: Response, request_id: str) -> Response:
+def check_response(sb: Sandbox, current: Request, response: Response, request_id: str) -> Response:
     """Records the exchange; in strict mode a response that breaks the contract becomes a
     500 naming every violation and its schema path (and is logged as an error)."""
-    if "contract_operation" not in g:
+    check: ContractCheck | None = g.pop("contract_check", None)
+    if check is None:
         return response
-    operation: Operation | None = g.contract_operation
-    violations: list[Violation] = list(g.get("contract_violations", []))
-    recorder: ConformanceRecorder = g.contract_recorder
-    sb = sandbox()
-    exchange = Exchange(request_id, request.method, request.path, response.status_code)
+    operation, recorder, violations = check.operation, check.recorder, check.violations
+    exchange = Exchange(request_id, current.method, current.path, response.status_code)
     if operation is not None and sb.settings.strict:
         broken = recorder.contract.validate_response(
             operation,
@@ -102,16 +123,17 @@ def check_response(response: Response, request_id: str) -> Response:
             response.get_data(),
         )
         if broken:
-            violations += broken
-            recorder.record(exchange, operation, violations, g.get("contract_notices"))
+            recorder.record(exchange, operation, [*violations, *broken], check.notices)
             return strict_failure(response, operation, broken, request_id)
-    recorder.record(exchange, operation, violations, g.get("contract_notices"))
+    recorder.record(exchange, operation, violations, check.notices)
     return response
 
 
 def notice(location: str, message: str) -> None:
     """Notes in the conformance report something this request did that had no effect."""
-    g.setdefault("contract_notices", []).append({"location": location, "message": message})
+    check: ContractCheck | None = g.get("contract_check")
+    if check is not None:
+        check.notices = [*(check.notices or []), {"location": location, "message": message}]
 
 
 def strict_failure(

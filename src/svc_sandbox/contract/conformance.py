@@ -76,7 +76,9 @@ class ConformanceRecorder:
                         }
                     )
                 return
-            counter = self._statuses.setdefault(operation.operation_id, Counter())
+            counter = self._statuses.get(operation.operation_id)
+            if counter is None:  # not setdefault: that would build a Counter every request
+                counter = self._statuses[operation.operation_id] = Counter()
             counter[str(exchange.status)] += 1
             for violation in violations:
                 if len(self._violations) >= self.max_violations:

@@ -100,6 +100,7 @@ class Contract:
         self.version = str(document["info"]["version"])
         self._validators: dict[str, Draft202012Validator] = {}
         self._fast: dict[str, jsonschema_rs.Validator] = {}
+        self._nodes: dict[str, Any] = {}
         self._fast_registry: jsonschema_rs.Registry | None = None
         self._format_checker: FormatChecker | None = None
         self._lock = threading.RLock()
@@ -159,10 +160,14 @@ class Contract:
 
     def node(self, ref: str) -> Any:
         """The node at a local pointer (``#/components/schemas/Product``)."""
+        known = self._nodes.get(ref)  # the document never changes: each walk is done once
+        if known is not None:
+            return known
         found: Any = self.document
         for token in ref.lstrip("#").split("/")[1:]:
             token = token.replace("~1", "/").replace("~0", "~")
             found = found[int(token)] if isinstance(found, list) else found[token]
+        self._nodes[ref] = found
         return found
 
     def resolve_object(self, item: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.scenarios.recorder import dump, record
 from svc_sandbox.web import error_response, sandbox
 
 blueprint = Blueprint("control_scenarios", __name__)
@@ -24,6 +23,9 @@ def recorded_scenario() -> Response:
     limit = request.args.get("limit", "1000")
     if not limit.isdigit() or not 1 <= int(limit) <= 1000:
         raise ValidationFailed("limit must be an integer between 1 and 1000")
+    # The recorder (and PyYAML) load on the first recording, not at every start-up.
+    from svc_sandbox.scenarios.recorder import dump, record
+
     sb = sandbox()
     entries = list(reversed(sb.journal.recent(int(limit))))
     text = dump(record(entries, sb.info(), name))

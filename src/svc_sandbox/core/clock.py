@@ -64,9 +64,9 @@ def parse_instant(value: str) -> datetime:
 
 def isoformat(instant: datetime) -> str:
     """The wire form of a timestamp: UTC, millisecond precision, ``Z`` suffix."""
-    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + (
-        f"{instant.microsecond // 1000:03d}Z"
-    )
+    # isoformat is C and several times faster than strftime (every response has timestamps);
+    # the clock's range (1970..9000) keeps the year at four digits, so the forms agree.
+    return instant.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 class Clock:

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 from typing import Any
 
 _TOKEN_ALPHABET = string.ascii_letters + string.digits
 _URLSAFE_ALPHABET = _TOKEN_ALPHABET + "-_"
+
+
+_OBJECT_ID = re.compile("[0-9a-f]{24}")
+
+
+def is_object_id(value: str) -> bool:
+    """Whether ``value`` has the shape of an id ``object_id`` draws."""
+    return _OBJECT_ID.fullmatch(value) is not None
 
 
 class IdFactory:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from typing import Any
 
 from svc_sandbox.core.errors import ValidationFailed
@@ -26,10 +27,33 @@ def _keep_constant(name: str) -> float:
     return float(name.replace("Infinity", "inf"))
 
 
+#: The last document each thread decoded, by the identity of its text: the contract check
+#: and the route both read a request's body (the same bytes object), so the second read is
+#: free. Holding ``raw`` keeps its identity from being reused by another object; only small
+#: texts are kept (a state import must not stay in memory until the next request).
+_last = threading.local()
+MEMO_BYTES = 64 * 1024
+
+
 def decode(raw: bytes | str, what: str = "body") -> Any:
     """Parses ``raw`` and checks it as a whole (see the module docstring)."""
+    if getattr(_last, "raw", None) is raw and _last.what == what:
+        return _last.value
+    value = _decode(raw, what)
+    if len(raw) <= MEMO_BYTES:
+        _last.raw, _last.what, _last.value = raw, what, value
+    return value
+
+
+#: One decoder for every body (``json.loads`` with an option builds a new one per call).
+_DECODER = json.JSONDecoder(parse_constant=_keep_constant)
+
+
+def _decode(raw: bytes | str, what: str) -> Any:
     try:
-        value = json.loads(raw, parse_constant=_keep_constant)
+        if not isinstance(raw, str):  # as json.loads does: UTF-8, -16 or -32, by the BOM
+            raw = raw.decode(json.detect_encoding(raw), "surrogatepass")
+        value = _DECODER.decode(raw)
     except RecursionError:
         raise ValidationFailed(f"{what} nests deeper than {MAX_DEPTH} levels") from None
     except (ValueError, UnicodeDecodeError) as exc:

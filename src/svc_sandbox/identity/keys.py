@@ -19,16 +19,17 @@ import hashlib
 import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
-
-import jwt
-from cryptography.hazmat.primitives.asymmetric import rsa
-from jwt.algorithms import RSAAlgorithm
+from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+
+# pyjwt and cryptography are imported where a key is first built or used, not at start-up
+# (they cost about a tenth of the whole start), so a run that signs nothing never loads them.
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 KEY_BITS = 2048
 PUBLIC_EXPONENT = 65537
@@ -67,6 +68,8 @@ def _prime(rng: random.Random, bits: int) -> int:
 def rsa_key_from(material: str, bits: int = KEY_BITS) -> rsa.RSAPrivateKey:
     """The RSA private key that ``material`` determines (cached: tests build many sandboxes
     with the same seed, and the search for primes takes a fraction of a second)."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     rng = random.Random(material)
     p = _prime(rng, bits // 2)
     q = _prime(rng, bits // 2)
@@ -101,6 +104,8 @@ class SigningKey:
         return rsa_key_from(self.material)
 
     def jwk(self) -> dict[str, Any]:
+        from jwt.algorithms import RSAAlgorithm
+
         jwk: dict[str, Any] = RSAAlgorithm.to_jwk(self.private_key.public_key(), as_dict=True)
         return {"kty": "RSA", "kid": self.kid, "use": "sig", "alg": "RS256", **jwk}
 
@@ -160,6 +165,8 @@ class KeyService(Service):
 
     @locked
     def sign(self, claims: dict[str, Any], typ: str) -> str:
+        import jwt
+
         key = self.active()
         return jwt.encode(
             claims, key.private_key, algorithm="RS256", headers={"kid": key.kid, "typ": typ}

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import jwt
-
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -367,6 +365,8 @@ class TokenService(Service):
     def _verify_jwt(self, token: str) -> AccessToken:
         """RS256 only (pinned), ``typ`` at+jwt, a published ``kid``, ``iss`` = issuer, ``aud``
         = {resource_url}, ``exp``/``iat`` on the sandbox clock, known and not revoked."""
+        import jwt  # on first use (see keys.py)
+
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError as exc:
