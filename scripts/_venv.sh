@@ -16,3 +16,7 @@ if [ ! -f "$stamp" ]; then
   fi
   touch "$stamp"
 fi
+# Bytecode for the project's own modules, as a wheel install has (pip compiles site-packages
+# but not an editable source tree; with PYTHONDONTWRITEBYTECODE set, as on some CI machines,
+# every start would compile ~150 modules again). A no-op when they are up to date.
+.venv/bin/python -m compileall -q src/svc_sandbox >/dev/null

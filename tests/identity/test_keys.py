@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 from datetime import timedelta
 
+import pytest
 from flask.testing import FlaskClient
 from joserfc import jwt
 from joserfc.jwk import KeySet
 
 from svc_sandbox.app import create_app
+from svc_sandbox.identity.keys import _odd_primes_below
 from svc_sandbox.sandbox import Sandbox
 from tests.identity.helpers import AUTH, Client, keyset, tokens_for
 
@@ -53,3 +55,13 @@ def test_rotation_keeps_the_old_key_until_its_tokens_expire(
     svc_sandbox.advance(timedelta(hours=9, minutes=30))
     kids = [k["kid"] for k in http.get(f"{AUTH}/jwks").json["keys"]]  # type: ignore[index]
     assert kids == [rotated["active"]]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("limit", [3, 4, 10, 50, 5000])
+def test_the_sieve_finds_the_odd_primes_trial_division_finds(limit: int) -> None:
+    """The primality pre-check of the seeded key search divides by these: a prime missing or
+    extra would change every seeded key."""
+    by_trial_division = [
+        n for n in range(3, limit) if n % 2 and all(n % d for d in range(2, int(n**0.5) + 1))
+    ]
+    assert _odd_primes_below(limit) == by_trial_division

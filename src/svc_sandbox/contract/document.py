@@ -85,9 +85,13 @@ def served_contract(base_url: str, name: str = COMMERCE) -> dict[str, Any]:
     return document
 
 
-if __name__ == "__main__":  # regenerate the shipped JSON copy (see the module docstring)
+#: Every contract shipped with a pre-parsed JSON copy.
+CONTRACTS = (COMMERCE, IDENTITY, WALLET)
+
+if __name__ == "__main__":  # regenerate the shipped JSON copies (see the module docstring)
     from pathlib import Path
 
-    target = Path(__file__).resolve().parents[1] / "contracts" / json_copy_name(COMMERCE)
-    target.write_text(json_copy(COMMERCE), encoding="utf-8")
-    print(f"wrote {target}")
+    for contract in CONTRACTS:
+        target = Path(__file__).resolve().parents[1] / "contracts" / json_copy_name(contract)
+        target.write_text(json_copy(contract), encoding="utf-8")
+        print(f"wrote {target}")
