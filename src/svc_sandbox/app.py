@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Request, Response, g, request
+from flask import Flask, Request, Response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
@@ -31,6 +31,7 @@ from svc_sandbox.settings import Settings
 from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
     MAX_BODY_BYTES,
+    REQUEST_ID,
     error_response,
     json_response,
     request_details,
@@ -123,7 +124,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         latency; the contract check of a request to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
-        g.request_id = sb.next_request_id()
+        current.environ[REQUEST_ID] = sb.next_request_id()
         exposure_api.guard(app, current, CONTROL_PREFIX)
         inject_latency(sb, current)
         contract_api.validate_request(app, sb, current)
@@ -134,7 +135,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         into a 500); the journal; the security headers."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
-        request_id = g.get("request_id") or sb.next_request_id()
+        request_id = current.environ.get(REQUEST_ID) or sb.next_request_id()
         response.headers["X-Request-Id"] = request_id
         response = contract_api.check_response(sb, current, response, request_id)
         if not current.path.startswith(UNJOURNALED):

@@ -20,6 +20,12 @@ M = TypeVar("M", bound=BaseModel)
 
 MAX_BODY_BYTES = 1024 * 1024
 
+#: What the request hooks share, kept in the request's WSGI environ (PEP 3333 leaves dotted
+#: keys to servers and middleware): a dict lookup on the request in hand, where every access
+#: to ``flask.g`` is a context lookup.
+REQUEST_ID = "svc_sandbox.request_id"
+CONTRACT_CHECK = "svc_sandbox.contract_check"
+
 
 def sandbox() -> Sandbox:
     return sandbox_of(current_app)
@@ -79,7 +85,8 @@ def request_details(current: Request) -> dict[str, Any]:
     header = environ.get("HTTP_AUTHORIZATION")
     if header is not None:
         details["authorization"] = header
-    size = current.content_length or 0
+    length = environ.get("CONTENT_LENGTH")
+    size = int(length) if length and length.isdigit() else 0
     if 0 < size <= JOURNAL_BODY_BYTES:
         if current.mimetype == "application/x-www-form-urlencoded":
             details["form"] = current.form.to_dict()

@@ -14,12 +14,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from flask import Blueprint, Flask, Request, Response, g
+from flask import Blueprint, Flask, Request, Response, request
 
 from svc_sandbox.contract.conformance import ConformanceRecorder, Exchange
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, served_contract
 from svc_sandbox.contract.validation import Operation, Violation
-from svc_sandbox.web import json_response, sandbox, sandbox_of
+from svc_sandbox.web import CONTRACT_CHECK, json_response, sandbox, sandbox_of
 
 if TYPE_CHECKING:
     from svc_sandbox.sandbox import Sandbox
@@ -57,7 +57,7 @@ ROOTS_EXTENSION = "svc_sandbox.contract_roots"
 @dataclass(slots=True)
 class ContractCheck:
     """One request's conformance: what ``validate_request`` found, completed by
-    ``check_response`` and recorded then (one object on ``g`` for the whole request)."""
+    ``check_response`` and recorded then (one object per request, in its environ)."""
 
     recorder: ConformanceRecorder
     operation: Operation | None
@@ -84,7 +84,7 @@ def validate_request(app: Flask, sb: Sandbox, current: Request) -> None:
             recorder = sb.recorders[name]
             if relative == "/" and recorder.contract.find(current.method, "/") is None:
                 return  # the bare root of a contract without a "/" operation
-            g.contract_check = validate(recorder, current, relative)
+            current.environ[CONTRACT_CHECK] = validate(recorder, current, relative)
             return
 
 
@@ -109,7 +109,7 @@ def validate(recorder: ConformanceRecorder, current: Request, relative: str) -> 
 def check_response(sb: Sandbox, current: Request, response: Response, request_id: str) -> Response:
     """Records the exchange; in strict mode a response that breaks the contract becomes a
     500 naming every violation and its schema path (and is logged as an error)."""
-    check: ContractCheck | None = g.pop("contract_check", None)
+    check: ContractCheck | None = current.environ.pop(CONTRACT_CHECK, None)
     if check is None:
         return response
     operation, recorder, violations = check.operation, check.recorder, check.violations
@@ -131,7 +131,7 @@ def check_response(sb: Sandbox, current: Request, response: Response, request_id
 
 def notice(location: str, message: str) -> None:
     """Notes in the conformance report something this request did that had no effect."""
-    check: ContractCheck | None = g.get("contract_check")
+    check: ContractCheck | None = request.environ.get(CONTRACT_CHECK)
     if check is not None:
         check.notices = [*(check.notices or []), {"location": location, "message": message}]
 
