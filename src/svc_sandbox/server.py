@@ -57,8 +57,11 @@ class ServerThread:
         (a write to a closed trigger fd is EBADF in the worker, or lands in whatever socket
         reused the number); and sockets must be closed by the loop thread itself, never while
         its select() waits on them. So: stop accepting, let the workers finish what they are
-        running (the loop still flushes their output), then close every socket, trigger
-        included, from inside the loop, which ends it.
+        running (the loop still flushes their output), then close every other socket from
+        inside the loop and take the trigger out of its map, which ends it. The trigger's own
+        pipe is closed last, here, once the loop has ended: the loop may run a thunk before
+        ``pull_trigger`` has written its wake-up byte, so a thunk that closed the pipe would
+        leave that write to a closed (or reused) descriptor.
         """
         from waitress import wasyncore
 
@@ -67,12 +70,20 @@ class ServerThread:
         self._closing.set()
         server = self._server
         sockets = server._map
+        trigger = server.trigger
         if not self._thread.is_alive():  # never started: no loop, no race
             server.task_dispatcher.shutdown()
             wasyncore.close_all(sockets)
             return
+
+        def close_all_but_the_trigger() -> None:
+            wasyncore.close_all({fd: s for fd, s in sockets.items() if s is not trigger})
+            trigger.del_channel()
+            sockets.clear()  # the loop ends
+
         # The listening socket alone (the server's own close() would close the trigger too).
-        server.trigger.pull_trigger(lambda: wasyncore.dispatcher.close(server))
+        trigger.pull_trigger(lambda: wasyncore.dispatcher.close(server))
         server.task_dispatcher.shutdown()  # running requests end; queued ones are cancelled
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+        trigger.pull_trigger(close_all_but_the_trigger)
         self._thread.join(timeout=5)
+        trigger.close()
