@@ -182,8 +182,33 @@ def _contract_parsers(sub: Any) -> None:
     test = actions.add_parser(
         "test", help="run the schemathesis checks of the contract against a server over HTTP"
     )
-    test.add_argument("--base-url", required=True, help="{base_url} of the server under test")
-    test.add_argument("--token", help="bearer API token (default: env SVC_TOKEN)")
+    test.add_argument(
+        "--base-url",
+        required=True,
+        help="root of the contract on the server under test ({base_url}, {auth_url} or "
+        "{wallet_base_url})",
+    )
+    test.add_argument(
+        "--contract",
+        choices=["commerce", "identity", "wallet"],
+        default="commerce",
+        help="which contract (default commerce)",
+    )
+    test.add_argument(
+        "--token",
+        help="API token (default: env SVC_TOKEN): commerce's bearer, the wallet's X-Svc-Key",
+    )
+    test.add_argument(
+        "--access-token",
+        help="an access token of the identity provider (default: env SVC_ACCESS_TOKEN): the "
+        "wallet's bearer (a JWT for {resource_url}), identity's bearer for userinfo",
+    )
+    test.add_argument(
+        "--client-id", help="identity: an app's client id (default: env SVC_CLIENT_ID)"
+    )
+    test.add_argument(
+        "--client-secret", help="identity: its client secret (default: env SVC_CLIENT_SECRET)"
+    )
     test.add_argument("--max-examples", type=int, default=25, help="examples per operation")
     test.add_argument("--seed", type=int, default=1, help="generation seed (default 1)")
     test.add_argument("--no-stateful", dest="stateful", action="store_false", default=True)
@@ -247,9 +272,21 @@ def contract_command(args: argparse.Namespace) -> int:
         print(f"svc-sandbox: cannot reach {args.base_url}", file=sys.stderr)
         return 2
     try:
+        token = args.token or os.environ.get("SVC_TOKEN")
+        schemes = contract_schemes(args, token)
+        if args.contract == "wallet" and len(schemes or {}) < 2:
+            # Every wallet call needs both: a run without them would pass on 401s alone.
+            print(
+                "svc-sandbox: the wallet contract needs both factors: --access-token (or env "
+                "SVC_ACCESS_TOKEN) and --token (or env SVC_TOKEN, the X-Svc-Key)",
+                file=sys.stderr,
+            )
+            return 2
         result = run_contract_test(
             args.base_url,
-            token=args.token or os.environ.get("SVC_TOKEN"),
+            token=token,
+            contract=CONTRACT_FILES[args.contract],
+            schemes=schemes,
             max_examples=args.max_examples,
             seed=args.seed,
             stateful=args.stateful,
@@ -264,6 +301,38 @@ def contract_command(args: argparse.Namespace) -> int:
     else:
         print(result.summary())
     return 0 if result.ok else 1
+
+
+#: The shipped contract of each ``--contract`` name.
+CONTRACT_FILES = {
+    "commerce": "commerce.openapi.yaml",
+    "identity": "identity.openapi.yaml",
+    "wallet": "wallet.openapi.yaml",
+}
+
+
+def contract_schemes(
+    args: argparse.Namespace, token: str | None
+) -> dict[str, dict[str, str]] | None:
+    """Credentials by the security scheme names of the chosen contract (None for commerce,
+    whose one scheme takes ``token``)."""
+    access = args.access_token or os.environ.get("SVC_ACCESS_TOKEN")
+    schemes: dict[str, dict[str, str]] = {}
+    if args.contract == "wallet":
+        if access:
+            schemes["accessToken"] = {"bearer": access}
+        if token:
+            schemes["svcKey"] = {"api_key": token}
+    elif args.contract == "identity":
+        if access:
+            schemes["bearer"] = {"bearer": access}
+        client_id = args.client_id or os.environ.get("SVC_CLIENT_ID")
+        secret = args.client_secret or os.environ.get("SVC_CLIENT_SECRET")
+        if client_id and secret:
+            schemes["clientBasic"] = {"username": client_id, "password": secret}
+    else:
+        return None
+    return schemes
 
 
 def reachable(url: str) -> bool:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+from svc_sandbox.app import create_app
 from svc_sandbox.cli import main
+from svc_sandbox.contract.harness import POSITIVE_ALLOWANCES
 from svc_sandbox.pytest_plugin import RunningServer
 from tests.contract.test_schemathesis import NOT_YET
 from tests.helpers import create_product
+from tests.identity.helpers import tokens_for, wallet_app
+from tests.wallet.helpers import owner_key, token_in_process
 
 
 def contract_test(server: RunningServer, token: str, *extra: str) -> int:
@@ -57,3 +64,70 @@ def test_an_unreachable_server_is_exit_code_2(capsys: pytest.CaptureFixture[str]
     code = main(["contract", "test", "--base-url", "http://127.0.0.1:9/api", "--max-examples", "1"])
     assert code == 2
     assert "cannot reach http://127.0.0.1:9/api" in capsys.readouterr().err
+
+
+def test_the_wallet_contract_over_http_with_both_factors(
+    svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sandbox = svc_server.sandbox
+    http = create_app(sandbox).test_client()
+    # Enough money that generated amounts meet the cap (429) rather than only 402.
+    http.post("/_sandbox/wallets/abebe/fund", json={"amountMinor": 10**12})
+    access = token_in_process(http, sandbox, "abebe")
+    code = main(
+        ["contract", "test", "--contract", "wallet", "--base-url", svc_server.url + "/wallet"]
+        + ["--token", owner_key(sandbox), "--access-token", access, "--max-examples", "8"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "2 operations tested" in out and "PASSED: 0 distinct failures" in out
+
+
+def test_the_identity_contract_over_http_with_client_credentials(
+    svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sandbox = svc_server.sandbox
+    sandbox.settings.rate_limits = False  # schemathesis sends more than §8 allows a client
+    client = wallet_app(sandbox)
+    access = tokens_for(create_app(sandbox).test_client(), sandbox, client, resource=False)
+    code = main(
+        ["contract", "test", "--contract", "identity", "--base-url", svc_server.url + "/auth"]
+        + ["--access-token", access["access_token"], "--client-id", client.client_id]
+        + ["--client-secret", client.secret or "", "--max-examples", "8"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "PASSED: 0 distinct failures" in out
+    tested = int(out.split("operations tested")[0].rsplit(":", 1)[1])
+    assert tested >= 8  # discovery (2), JWKS, authorize, token, userinfo (2), introspect, ...
+
+
+@pytest.mark.parametrize("given", [["--token", "svc_test_x"], ["--access-token", "a.b.c"], []])
+def test_the_wallet_contract_needs_both_factors(
+    svc_server: RunningServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    given: list[str],
+) -> None:
+    """Every wallet call needs both: without one the run would pass on 401s alone, so it
+    does not start (exit 2, naming both options)."""
+    monkeypatch.delenv("SVC_TOKEN", raising=False)
+    monkeypatch.delenv("SVC_ACCESS_TOKEN", raising=False)
+    code = main(
+        ["contract", "test", "--contract", "wallet", "--base-url", svc_server.url + "/wallet"]
+        + given
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--access-token" in err and "--token" in err
+
+
+def test_every_allowance_is_in_the_docs() -> None:
+    """Each narrowed check is explained in docs/contract.md (its table names the operation)."""
+    table = (Path(__file__).parents[2] / "docs" / "contract.md").read_text("utf-8")
+    named: set[str] = set()
+    for row in table.splitlines():
+        if row.startswith("| "):  # the first cell names the operations
+            named.update(re.split(r"[ ,()]+", row.split("|")[1].strip()))
+    for allowance in POSITIVE_ALLOWANCES:
+        assert allowance.operation_id in named, allowance.operation_id

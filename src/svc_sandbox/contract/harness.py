@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from svc_sandbox.contract.document import COMMERCE
+
 if TYPE_CHECKING:
     import schemathesis
 
@@ -64,6 +66,15 @@ POSITIVE_ALLOWANCES = (
         "a schema-valid recipient may be the sender (400 self_transfer) and a valid amount may "
         "be more than the sender's wallet holds (402 insufficient_funds): both depend on who "
         "sends and on stored balances",
+    ),
+    *(
+        Allowance(
+            operation,
+            ("400",),
+            "a form that fits the schema still names a code, token or client this provider "
+            "never issued (RFC 6749 answers invalid_grant, invalid_request or an error page)",
+        )
+        for operation in ("authorize", "token", "introspect", "revoke", "userinfo", "userinfoPost")
     ),
     Allowance(
         "updateProduct",
@@ -197,13 +208,17 @@ def run_contract_test(
     base_url: str,
     *,
     token: str | None,
+    contract: str = COMMERCE,
+    schemes: dict[str, dict[str, str]] | None = None,
     max_examples: int = 25,
     seed: int = 1,
     stateful: bool = True,
     skip_operations: tuple[str, ...] = (),
 ) -> RunResult:
-    """Runs the checks over HTTP against the server at ``base_url`` ({base_url} of any
-    implementation), with the contract shipped in this package."""
+    """Runs the checks over HTTP against the server at ``base_url`` (the root of ``contract``
+    on any implementation: {base_url}, {auth_url} or {wallet_base_url}), with the contract
+    shipped in this package. ``schemes`` gives credentials by security scheme (see
+    ``config_dict``); ``token`` alone is the commerce bearer."""
     import schemathesis
     from schemathesis.engine import Status, events, from_schema
 
@@ -216,11 +231,12 @@ def run_contract_test(
         seed=seed,
         base_url=base_url.rstrip("/"),
         skip_operations=skip_operations,
+        schemes=schemes,
     )
     config["phases"]["stateful"]["enabled"] = stateful
     config["workers"] = 1
     schema = schemathesis.openapi.from_dict(
-        load_contract(), config=schemathesis.Config.from_dict(config)
+        load_contract(contract), config=schemathesis.Config.from_dict(config)
     )
     started = monotonic()
     result = RunResult(base_url, set(), {}, [], [], 0.0)
