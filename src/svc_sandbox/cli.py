@@ -169,6 +169,12 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
         "--export-on-exit", metavar="FILE", help="write the state export here when stopping"
     )
     serve.add_argument(
+        "--state-references",
+        choices=["check", "skip"],
+        help="an import naming a record it does not hold: refused with 400 (check, default) "
+        "or taken as it is (skip)",
+    )
+    serve.add_argument(
         "--max-state-bytes", type=int, help="body limit of PUT /_sandbox/state (512 MiB)"
     )
     limits = serve.add_mutually_exclusive_group()

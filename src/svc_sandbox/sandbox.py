@@ -13,7 +13,7 @@ import threading
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from svc_sandbox import __version__, state_format
+from svc_sandbox import __version__, state_format, state_references
 from svc_sandbox.commerce.checkout import CheckoutService
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import CustomerService
@@ -396,8 +396,11 @@ class Sandbox:
 
     def restore(self, data: Any) -> None:
         """Replaces the whole state with an export. The document is validated as a whole
-        first (400 naming the path); nothing changes unless all of it is valid."""
+        first (400 naming the path): its format, then that every reference between its
+        records names a record it holds; nothing changes unless all of it is valid."""
         state_format.validate(data, self.scheduler.payload_types())
+        if self.settings.state_references == "check":
+            state_references.check(data)
         try:
             self._swap_in(data)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -120,6 +120,10 @@ class Settings(BaseModel):
     max_state_bytes: int = Field(default=512 * 1024 * 1024, ge=1024, le=16 * 1024**3)
     #: A state export to import at start (``serve --state FILE``).
     state_file: str | None = None
+    #: A state import whose records name records it does not hold (an order's session, a
+    #: delivery's endpoint... see state_references.py): refused with 400 (``check``) or taken
+    #: as it is (``skip``: a dangling reference then answers 404 where it is followed).
+    state_references: Literal["check", "skip"] = "check"
     #: Where ``serve`` writes the state export when it stops (``--export-on-exit FILE``).
     export_on_exit: str | None = None
     #: Wallet: a repeated idempotencyKey with another body ``replay``s the original transfer

@@ -69,6 +69,11 @@ LIFECYCLE = Lifecycle(
 )
 
 
+#: The scheduler kinds of a withdrawal's two steps.
+PROCESS = "withdrawal.process"
+COMPLETE = "withdrawal.complete"
+
+
 class WithdrawalPayload(TypedDict):
     """What a withdrawal.process or withdrawal.complete scheduler entry carries."""
 
@@ -183,8 +188,8 @@ class PayoutService(Service):
         #: Organizations whose owner's wallet cannot cover a payout now (402 switch).
         self.owner_wallet_short: set[str] = set()
         self._seq = 0
-        self.scheduler.register("withdrawal.process", self._on_process, WithdrawalPayload)
-        self.scheduler.register("withdrawal.complete", self._on_complete, WithdrawalPayload)
+        self.scheduler.register(PROCESS, self._on_process, WithdrawalPayload)
+        self.scheduler.register(COMPLETE, self._on_complete, WithdrawalPayload)
 
     # --- balance and quotes -----------------------------------------------------------------
 
@@ -318,7 +323,7 @@ class PayoutService(Service):
         )
         self.withdrawals[withdrawal.id] = withdrawal
         if status == "pending":
-            self._schedule(withdrawal, "withdrawal.process", self.settings.payout_pending_seconds)
+            self._schedule(withdrawal, PROCESS, self.settings.payout_pending_seconds)
         return withdrawal
 
     # --- life -------------------------------------------------------------------------------
@@ -339,7 +344,7 @@ class PayoutService(Service):
         if withdrawal is None or withdrawal.status not in ("pending", "approved"):
             return
         self._move(withdrawal, "processing")
-        self._schedule(withdrawal, "withdrawal.complete", self.settings.payout_processing_seconds)
+        self._schedule(withdrawal, COMPLETE, self.settings.payout_processing_seconds)
 
     @locked
     def _on_complete(self, payload: dict[str, Any]) -> None:
@@ -353,7 +358,7 @@ class PayoutService(Service):
         """Control plane: a withdrawal in review goes on to be paid out."""
         withdrawal = self.find(withdrawal_id)
         self._move(withdrawal, "approved", note)
-        self._schedule(withdrawal, "withdrawal.process", self.settings.payout_pending_seconds)
+        self._schedule(withdrawal, PROCESS, self.settings.payout_pending_seconds)
         return withdrawal
 
     @locked

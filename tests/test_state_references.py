@@ -1,0 +1,216 @@
+"""PUT /_sandbox/state refuses a document whose records name records it does not hold (an
+order's session, a scheduler entry's withdrawal): a 400 naming the dangling field and the id,
+the state unchanged. Every export the emulator makes imports again, pruned or not."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from functools import cache
+from typing import Any
+
+import pytest
+
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.state_references import REFERENCES, TARGETS, Reference
+from tests.helpers import assert_unharmed
+from tests.state_scenes import WAITING_SESSION, busy_sandbox
+
+MISSING = "f" * 24
+
+CHECKED = [r for r in REFERENCES if r.dangles is not True]
+ALWAYS_DANGLING = [r for r in REFERENCES if r.dangles is True]
+
+
+def name(ref: Reference) -> str:
+    word = "" if ref.word is None else f" word {ref.word}"
+    return f"{ref.records} {ref.field}{word}"
+
+
+@cache
+def busy_export() -> str:
+    """The export of the busy scene, plus a due webhook attempt: what the queue holds for a
+    pending delivery between its attempt falling due and the dispatcher sending it."""
+    sandbox, _ = busy_sandbox()
+    document = sandbox.export()
+    deliveries = document["services"]["webhookDeliveries"]
+    pending = next(d for d in deliveries["deliveries"] if d["status"] == "pending")
+    due = {"due": document["clock"]["exact"], "seq": 1, "delivery_id": pending["id"], "number": 2}
+    deliveries["due"].append(due)
+    return json.dumps(document)
+
+
+def walk(document: dict[str, Any], where: str) -> Any:
+    for part in where.split("."):
+        document = document[part]
+    return document
+
+
+def corrupt(document: dict[str, Any], ref: Reference) -> str:
+    """Makes the first reference of the row name ``MISSING``; the path of that field."""
+    where, _, kind = ref.records.partition("@")
+    container = walk(document, where)
+    if ref.field == "{key}":
+        key = next(iter(container))
+        words = key.split(" ")
+        if ref.word is not None:
+            words[ref.word] = MISSING
+        new = " ".join(words) if ref.word is not None else MISSING
+        container[new] = container.pop(key)
+        return f"{where}.{new}"
+    if ref.field == "[]":
+        container[0] = MISSING
+        return f"{where}[0]"
+    *parents, field = ref.field.split(".")
+    each = field.endswith("[]")
+    field = field.removesuffix("[]")
+    for index, record in enumerate(container):
+        if (kind and record["kind"] != kind) or ref.allows(record):
+            continue
+        holder = record
+        for parent in parents:
+            holder = holder[parent]
+        if not holder.get(field):
+            continue
+        path = f"{where}[{index}].{'.'.join([*parents, field])}"
+        if each:
+            holder[field][0] = MISSING
+            return f"{path}[0]"
+        holder[field] = MISSING
+        return path
+    raise AssertionError(f"the busy scene holds no {name(ref)}")
+
+
+@pytest.fixture
+def busy() -> tuple[Sandbox, Any]:
+    sandbox = Sandbox(clock_mode="frozen", seed=3, rate_limits=False)
+    http = create_app(sandbox).test_client()
+    assert http.put("/_sandbox/state", json=json.loads(busy_export())).status_code == 200
+    return sandbox, http
+
+
+@pytest.mark.parametrize("ref", CHECKED, ids=[name(r) for r in CHECKED])
+def test_a_dangling_reference_is_a_400_naming_its_path_and_id_and_changes_nothing(
+    busy: tuple[Sandbox, Any], ref: Reference
+) -> None:
+    _, http = busy
+    before = http.get("/_sandbox/state").data
+    document = json.loads(busy_export())
+    path = corrupt(document, ref)
+    response = http.put("/_sandbox/state", json=document)
+    assert response.status_code == 400, response.json
+    assert response.json["error"] == (
+        f"state document: {path} is {MISSING!r}, which names no {ref.target} of the document "
+        "(every reference must name a record of the import)"
+    )
+    assert_unharmed(http, before)
+
+
+def test_the_busy_scene_imports_and_exports_the_same_document(busy: tuple[Sandbox, Any]) -> None:
+    _, http = busy
+    assert http.get("/_sandbox/state").json == json.loads(busy_export())
+
+
+def test_a_notification_rule_may_wait_for_a_session_not_open_yet(
+    busy: tuple[Sandbox, Any],
+) -> None:
+    sandbox, _ = busy
+    assert WAITING_SESSION not in sandbox.checkout.sessions
+    assert WAITING_SESSION in [r.session_id for r in sandbox.notice_faults.rules]
+
+
+def dangling(document: dict[str, Any]) -> set[str]:
+    """The rows of the table that hold an id naming nothing in ``document``."""
+    services = document["services"]
+    ids = {target: collect(services) for target, collect in TARGETS.items()}
+    return {
+        name(ref)
+        for ref in REFERENCES
+        if any(v is not None and v not in ids[ref.target] for v in values(document, ref))
+    }
+
+
+def values(document: dict[str, Any], ref: Reference) -> list[Any]:
+    """Every id the row's field holds in ``document``."""
+    where, _, kind = ref.records.partition("@")
+    container = walk(document, where)
+    if ref.field == "{key}":
+        return [k.split(" ")[ref.word] if ref.word is not None else k for k in container]
+    if ref.field == "[]":
+        return list(container)
+    *parents, field = ref.field.split(".")
+    found: list[Any] = []
+    for record in container:
+        if kind and record["kind"] != kind:
+            continue
+        holder = record
+        for parent in parents:
+            holder = holder[parent]
+        value = holder.get(field.removesuffix("[]"))
+        found += value if field.endswith("[]") else [value]
+    return found
+
+
+RETENTIONS = [
+    {"events_kept": 1, "deliveries_kept": 1, "webhook_attempts_kept": 3},
+    {"events_kept": 1, "deliveries_kept": 4},
+    {"events_kept": 2, "deliveries_kept": 50, "webhook_attempts_kept": 100},
+]
+
+
+@pytest.mark.parametrize("retention", RETENTIONS, ids=["tiny", "few deliveries", "few events"])
+@pytest.mark.parametrize("hours", [0, 1, 72])
+def test_every_export_imports_again_after_retention_pruned_it(
+    retention: dict[str, int], hours: int
+) -> None:
+    """Small retention, an endpoint deleted, then time: sessions expire, deliveries retry,
+    settle and are pruned, events are dropped; the export still imports, and says the same."""
+    sandbox, _ = busy_sandbox(**retention)
+    sandbox.advance(timedelta(hours=hours))
+    document = sandbox.export()
+    fresh = Sandbox(clock_mode="frozen", seed=3, **retention)
+    http = create_app(fresh).test_client()
+    response = http.put("/_sandbox/state", json=document)
+    assert response.status_code == 200, response.json
+    assert http.get("/_sandbox/state").json == document
+
+
+def test_each_reference_allowed_to_dangle_is_one_the_emulator_leaves_dangling() -> None:
+    sandbox, _ = busy_sandbox(events_kept=1, deliveries_kept=4)
+    sandbox.advance(timedelta(hours=1))
+    assert dangling(sandbox.export()) == {name(r) for r in REFERENCES if r.dangles}
+
+
+def test_with_the_check_skipped_a_dangling_reference_imports(busy: tuple[Sandbox, Any]) -> None:
+    sandbox, http = busy
+    sandbox.settings.state_references = "skip"
+    document = json.loads(busy_export())
+    document["services"]["orders"]["orders"][0]["checkout_session_id"] = MISSING
+    assert http.put("/_sandbox/state", json=document).status_code == 200
+    assert http.get("/_sandbox/state").json == document
+
+
+def test_every_scheduler_kind_has_its_reference(busy: tuple[Sandbox, Any]) -> None:
+    sandbox, _ = busy
+    rows = {r.records.partition("@")[2] for r in REFERENCES if r.records.startswith("scheduler")}
+    assert rows == set(sandbox.scheduler.payload_types())
+
+
+#: Record fields named like ids that are no reference: an app's own key, the integrator's ids.
+OWN_KEYS = {("services.oauthApps.apps", "client_id")}
+EXTERNAL = {"external_id", "customer_external_id"}
+
+
+def test_every_id_field_of_the_records_is_in_the_table_or_no_reference() -> None:
+    """A new ``..._id`` field in a record makes this fail until the table says what it is."""
+    document = json.loads(busy_export())
+    table = {(r.records, r.field.removesuffix("[]")) for r in REFERENCES}
+    for service, section in document["services"].items():
+        for part, records in section.items():
+            if not (isinstance(records, list) and records and isinstance(records[0], dict)):
+                continue
+            where = f"services.{service}.{part}"
+            for field in {f for record in records for f in record}:
+                if field.endswith(("_id", "_ids")) or field in ("checkout_link", "redelivery_of"):
+                    assert (where, field) in table | OWN_KEYS or field in EXTERNAL, (where, field)
