@@ -5,7 +5,10 @@ lock), import. Usage:
 Each figure is a ratio against a baseline taken in the same run (the machines are noisy):
 * reset: against reset of a fresh sandbox (1.0 = flat, whatever the state size);
 * export under the lock: against ``json.dumps`` of the same document (what encoding costs);
-* export and import: against ``json.dumps`` / ``json.loads`` of the same document.
+* export and import: against ``json.dumps`` / ``json.loads`` of the same document;
+* the reference check (state_references.py): import with it against import without it
+  (``--state-references skip``), both after ``json.loads``; and the check alone against that
+  import without it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from svc_sandbox import state_references
 from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PriceBody, ProductCreateBody
 from svc_sandbox.sandbox import Sandbox
 
@@ -98,7 +102,8 @@ def main(sizes: list[int]) -> None:
     print(f"baseline: reset of a fresh sandbox {reset_fresh * 1000:.3f} ms")
     print(
         f"{'sessions':>9} {'reset ms':>9} {'reset/fresh':>12} {'lock ms':>9} "
-        f"{'lock/dumps':>11} {'export/dumps':>13} {'import/loads':>13}"
+        f"{'lock/dumps':>11} {'export/dumps':>13} {'import/loads':>13} "
+        f"{'checked/unchecked':>18} {'check/unchecked':>16}"
     )
     base = paid_sandbox(BUILT)
     template = base.export()
@@ -117,6 +122,10 @@ def measure(size: int, grown: dict[str, Any], reset_fresh: float) -> None:
     under_lock = best(sandbox.snapshot, rounds)
     export = best(sandbox.export, rounds)
     imported = best(lambda: sandbox.restore(json.loads(encoded)), rounds) - loads
+    sandbox.settings.state_references = "skip"
+    unchecked = best(lambda: sandbox.restore(json.loads(encoded)), rounds) - loads
+    sandbox.settings.state_references = "check"
+    check = best(lambda: state_references.check(document), rounds)
     resets = []
     for _ in range(rounds + 2):
         sandbox.restore(document)  # the big state back (not timed)
@@ -127,7 +136,7 @@ def measure(size: int, grown: dict[str, Any], reset_fresh: float) -> None:
     print(
         f"{size:>9} {reset * 1000:>9.3f} {reset / reset_fresh:>12.2f} "
         f"{under_lock * 1000:>9.1f} {under_lock / dumps:>11.2f} {export / dumps:>13.2f} "
-        f"{imported / loads:>13.2f}"
+        f"{imported / loads:>13.2f} {imported / unchecked:>18.3f} {check / unchecked:>16.3f}"
     )
 
 
