@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from svc_sandbox.app import create_app
+from svc_sandbox.core.errors import NotFound
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.state_references import REFERENCES, TARGETS, Reference
 from tests.helpers import assert_unharmed
@@ -214,3 +215,12 @@ def test_every_id_field_of_the_records_is_in_the_table_or_no_reference() -> None
             for field in {f for record in records for f in record}:
                 if field.endswith(("_id", "_ids")) or field in ("checkout_link", "redelivery_of"):
                     assert (where, field) in table | OWN_KEYS or field in EXTERNAL, (where, field)
+
+
+def test_an_in_process_receiver_of_no_organization_is_refused(busy: tuple[Sandbox, Any]) -> None:
+    """So no export holds an endpoint whose organization it does not hold."""
+    sandbox, http = busy
+    before = http.get("/_sandbox/state").data
+    with pytest.raises(NotFound):
+        sandbox.add_webhook_receiver(MISSING, lambda body, headers: 200)
+    assert http.get("/_sandbox/state").data == before

@@ -167,6 +167,30 @@ def test_an_invalid_state_file_stops_the_start_with_the_path(
     assert process.returncode == 2
 
 
+def test_a_state_file_with_a_dangling_reference_stops_the_start_naming_it(
+    tmp_path: Path,
+) -> None:
+    from svc_sandbox.sandbox import Sandbox
+
+    document = Sandbox(clock_mode="frozen").export()
+    document["services"]["orgs"]["tokens"][0]["org_id"] = "f" * 24
+    dangling = f"{tmp_path}/dangling.json"
+    with open(dangling, "w", encoding="utf-8") as out:
+        json.dump(document, out)
+    process, said = _serve("--state", dangling)
+    process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert f"services.orgs.tokens[0].org_id is '{'f' * 24}', which names no organization" in said
+
+    process, origin = _serve("--clock", "frozen", "--state", dangling, "--state-references", "skip")
+    try:
+        with urllib.request.urlopen(f"{origin}/_sandbox/state", timeout=10) as response:
+            assert json.load(response)["services"]["orgs"] == document["services"]["orgs"]
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+
+
 def test_the_banner_names_the_seeded_users_and_apps_with_their_secrets() -> None:
     from svc_sandbox.cli import banner
     from svc_sandbox.sandbox import Sandbox
