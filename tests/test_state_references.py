@@ -59,7 +59,7 @@ def corrupt(document: dict[str, Any], ref: Reference) -> str:
             words[ref.word] = MISSING
         new = " ".join(words) if ref.word is not None else MISSING
         container[new] = container.pop(key)
-        return f"{where}.{new}"
+        return f"{where}[{new!r}]"
     if ref.field == "[]":
         container[0] = MISSING
         return f"{where}[0]"

@@ -372,9 +372,7 @@ class Sandbox:
         NotFound, as on the control plane (an endpoint must name a record the state holds)."""
         with self.lock:
             self.orgs.get(org_id)
-            return self.webhook_endpoints.create_in_process(
-                org_id, receiver, secret, event_types
-            )
+            return self.webhook_endpoints.create_in_process(org_id, receiver, secret, event_types)
 
     # --- state --------------------------------------------------------------------------
 

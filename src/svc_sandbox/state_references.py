@@ -25,8 +25,7 @@ from svc_sandbox.commerce.payouts import COMPLETE, PROCESS
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.webhooks.delivery import ATTEMPT_KIND
 
-#: Target kinds: where their ids are in the document (``section.list`` of records and the key
-#: field, or a callable for a target made of more than one place).
+#: Target kinds, by the name a refusal gives them (``TARGETS`` says where their ids are).
 ORGANIZATION = "organization"
 PRODUCT = "product"
 PRODUCT_OR_PLACEHOLDER = "product or placeholder product"
@@ -220,7 +219,7 @@ def _found(document: dict[str, Any], ref: Reference) -> Iterator[tuple[str, Any,
             if ref.word is not None:
                 words = key.split(" ")
                 value = words[ref.word] if ref.word < len(words) else None
-            yield f"{where}.{key}", value, None
+            yield f"{where}[{key!r}]", value, None
         return
     if ref.field == "[]":
         for index, value in enumerate(container):
@@ -250,6 +249,8 @@ def check(document: dict[str, Any]) -> None:
     services = document["services"]
     known: dict[str, set[str]] = {}
     for ref in REFERENCES:
+        if ref.dangles is True:
+            continue  # in the table to say so; nothing to look up
         ids = known.get(ref.target)
         if ids is None:
             ids = known[ref.target] = TARGETS[ref.target](services)
