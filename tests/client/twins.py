@@ -19,6 +19,7 @@ from svc_sandbox.client import (
     TokenSet,
     WalletClient,
 )
+from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.testing.identity import scripted_callback
 
 T = TypeVar("T")
@@ -27,6 +28,7 @@ FORMS = ("sync", "async")
 
 Identity = IdentityClient | AsyncIdentityClient
 Wallet = WalletClient | AsyncWalletClient
+C = TypeVar("C", bound=Identity | Wallet)
 
 
 async def settle(value: T | Awaitable[T]) -> T:
@@ -52,6 +54,18 @@ def run(scenario: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return asyncio.run(scenario())
 
 
+def run_with(client: C, scenario: Callable[[C], Coroutine[Any, Any, T]]) -> T:
+    """Runs ``scenario(client)``, then closes the client (``close`` or ``aclose``)."""
+
+    async def closing_after() -> T:
+        try:
+            return await scenario(client)
+        finally:
+            await close(client)
+
+    return asyncio.run(closing_after())
+
+
 async def sign_in(
     origin: str,
     idp: Identity,
@@ -65,3 +79,22 @@ async def sign_in(
     request = await settle(idp.authorization_url(scopes))
     callback = scripted_callback(origin, user_id, request.url)
     return request, await settle(idp.exchange_callback(callback, request, resource=resource))
+
+
+async def wallet_token(server: RunningServer, form: str, handle: str, scopes: list[str]) -> str:
+    """A wallet-bound token of ``handle`` for the seeded confidential app, by the code flow."""
+    sandbox = server.sandbox
+    app = next(a for a in sandbox.info()["identity"]["apps"] if a["clientType"] == "confidential")
+    user = sandbox.users.by_handle(handle)
+    assert user is not None
+    idp = identity_client(
+        form,
+        app["clientId"],
+        app["clientSecret"],
+        redirect_uri=app["redirectUris"][0],
+        auth_url=sandbox.settings.issuer,
+    )
+    resource = sandbox.settings.root("resource_url")
+    _, tokens = await sign_in(server.url, idp, user.id, scopes, resource=resource)
+    await close(idp)
+    return tokens.access_token
