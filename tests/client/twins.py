@@ -28,7 +28,8 @@ FORMS = ("sync", "async")
 
 Identity = IdentityClient | AsyncIdentityClient
 Wallet = WalletClient | AsyncWalletClient
-C = TypeVar("C", bound=Identity | Wallet)
+#: Any client with ``close()`` or ``aclose()``.
+C = TypeVar("C")
 
 
 async def settle(value: T | Awaitable[T]) -> T:
@@ -46,7 +47,8 @@ def wallet_client(form: str, *args: Any, **kwargs: Any) -> Wallet:
     return (WalletClient if form == "sync" else AsyncWalletClient)(*args, **kwargs)
 
 
-async def close(client: Identity | Wallet) -> None:
+async def close(client: Any) -> None:
+    """``close()`` a sync client, ``await aclose()`` an async one."""
     await settle(client.aclose() if hasattr(client, "aclose") else client.close())
 
 
