@@ -97,6 +97,10 @@ def test_the_async_client_has_every_method_of_the_sync_one_as_a_coroutine() -> N
         assert twin.__name__ == name and twin.__doc__ == getattr(IdentityClient, name).__doc__
         assert inspect.iscoroutinefunction(twin)
         assert not inspect.iscoroutinefunction(getattr(IdentityClient, name))
+        assert inspect.signature(twin) == inspect.signature(getattr(IdentityClient, name))
+    refresh = inspect.signature(AsyncIdentityClient.refresh)
+    assert list(refresh.parameters) == ["self", "refresh_token", "resource"]
+    assert refresh.return_annotation == "TokenSet"
 
 
 @pytest.mark.parametrize("form", FORMS)

@@ -20,6 +20,7 @@ compose with ``yield from`` (a token request first reads the discovery document)
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Coroutine, Generator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -117,7 +118,7 @@ def blocking(flow: Callable[Concatenate[S, P], Flow[T]]) -> Callable[Concatenate
     def method(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return run(cast(SyncHttp, self), flow(self, *args, **kwargs))
 
-    named(method, flow)
+    _like(method, flow)
     return method
 
 
@@ -129,5 +130,16 @@ def awaiting(
     async def method(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await arun(cast(AsyncHttp, self), flow(self, *args, **kwargs))
 
-    named(method, flow)
+    _like(method, flow)
     return method
+
+
+def _like(method: Callable[..., Any], flow: Callable[..., Flow[Any]]) -> None:
+    """The method reads like the flow in ``help()`` and IDEs: its name, docstring and
+    parameters, returning what the flow returns."""
+    named(method, flow)
+    signature = inspect.signature(flow)
+    returns = signature.return_annotation  # a string: annotations are postponed
+    if isinstance(returns, str) and returns.startswith("Flow[") and returns.endswith("]"):
+        returns = returns[len("Flow[") : -1]
+    method.__signature__ = signature.replace(return_annotation=returns)  # type: ignore[attr-defined]
