@@ -385,8 +385,18 @@ def write_page(data: dict[str, Any], png: bool) -> str:
     lines += [
         "",
         "`×bare (CPU)` is the bare app's server CPU time per request divided by this "
-        "server's (1.00 = as cheap as bare Flask): on a machine this loaded it is the steadier "
-        "of the two ratios, because req/s also measures who else got the cores.",
+        "server's (1.00 = as cheap as bare Flask): on a busy machine it is the steadier of the "
+        "two ratios, because req/s also measures who else got the cores.",
+        "",
+        "What the gap to bare Flask pays for, on every request: a request id from the seeded "
+        "factory and its `X-Request-Id` header; the Host check; the contract check of the "
+        "request and the conformance record of the exchange; the request journal (with the "
+        "body, for `svc-sandbox record`); the security headers; and the route's own work "
+        "(authentication, rate limits, the body parsed into a pydantic model, the session "
+        "settled on the sandbox clock under the one lock). The bare app does none of it. "
+        "Profiles of the GET route put about two thirds of the difference in the two "
+        "request hooks and one third in the route (`bench/checkout_throughput.py` runs the "
+        "pair alone).",
     ]
     boot = data["startup"]
     mem = data["memory"]

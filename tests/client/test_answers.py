@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from svc_sandbox.client import (
+    AsyncSvcClient,
     CheckoutFailure,
     Order,
     SvcClient,
@@ -18,6 +19,7 @@ from svc_sandbox.client import (
     SvcServerError,
     SvcTransportError,
 )
+from tests.client.twins import run_with, settle
 
 SESSION = "0123456789abcdef01234567"
 
@@ -116,11 +118,18 @@ def test_a_control_plane_style_error_keeps_its_code(canned: list[bytes]) -> None
     )
 
 
-def test_nobody_listening_is_a_transport_error() -> None:
-    client = SvcClient(base_url="http://127.0.0.1:9/api")
-    with client, pytest.raises(SvcTransportError) as caught:
-        client.get_checkout(SESSION)
-    assert caught.value.code == "connection_error" and caught.value.status is None
+@pytest.mark.parametrize("client_type", [SvcClient, AsyncSvcClient])
+def test_nobody_listening_is_a_transport_error_naming_the_operation(
+    client_type: type[SvcClient | AsyncSvcClient],
+) -> None:
+    async def scenario(client: SvcClient | AsyncSvcClient) -> SvcTransportError:
+        with pytest.raises(SvcTransportError) as caught:
+            await settle(client.get_checkout(SESSION))
+        return caught.value
+
+    error = run_with(client_type(base_url="http://127.0.0.1:9/api"), scenario)
+    assert error.code == "connection_error" and error.status is None
+    assert error.message.startswith(f"GET /checkout/{SESSION}: ConnectError")
 
 
 # --- the models keep what they do not know ----------------------------------------------------

@@ -1,55 +1,76 @@
 """The identity client against the emulator over real HTTP, as an app uses it: discovery read at
 run time, the authorization URL (PKCE S256), the user's decision played by the control plane,
 the callback, tokens, userinfo, introspection, revocation, and ID tokens validated by the client
-(pyjwt) and checked here independently with joserfc."""
+(pyjwt) and checked here independently with joserfc.
+
+``IdentityClient`` and ``AsyncIdentityClient`` are held to one set of expectations: each test
+runs once per form (tests/client/twins.py)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import inspect
+import json
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from joserfc import jwt
+from joserfc.errors import BadSignatureError
 from joserfc.jwk import KeySet
 
 from svc_sandbox.client import (
-    IdentityClient,
+    AsyncIdentityClient,
     SvcAuthenticationError,
     SvcClientError,
     SvcError,
     SvcIdTokenError,
+    SvcTransportError,
 )
 from svc_sandbox.pytest_plugin import RunningServer
-from svc_sandbox.testing.identity import authorize, scripted_callback
+from svc_sandbox.testing.identity import scripted_callback
+from tests.client.twins import (
+    FORMS,
+    Identity,
+    close,
+    identity_client,
+    run,
+    run_with,
+    settle,
+    sign_in,
+)
 
 SCOPES = ["openid", "profile", "email", "offline_access", "wallet:read"]
 
 
 @dataclass(frozen=True)
-class Seeded:
+class Apps:
     server: RunningServer
-    client_id: str
-    secret: str
     redirect_uri: str
-    public_id: str
+    confidential: tuple[str, str]
+    public: str
     abebe: str
 
-    def client(self, **options: object) -> IdentityClient:
-        return IdentityClient(
-            self.client_id,
-            self.secret,
-            redirect_uri=self.redirect_uri,
-            auth_url=self.server.sandbox.settings.issuer,
-            **options,  # type: ignore[arg-type]
+    def client(self, form: str, kind: str = "confidential", **options: Any) -> Identity:
+        """``kind``: ``confidential`` (secret in the form), ``basic`` (secret by HTTP Basic),
+        ``public`` (no secret: PKCE alone)."""
+        client_id, secret = self.confidential
+        if kind == "basic":
+            options["auth_method"] = "client_secret_basic"
+        if kind == "public":
+            client_id, secret = self.public, None
+        issuer = self.server.sandbox.settings.issuer
+        return identity_client(
+            form, client_id, secret, redirect_uri=self.redirect_uri, auth_url=issuer, **options
         )
 
 
 @pytest.fixture
-def seeded(svc_server: RunningServer) -> Seeded:
+def apps(svc_server: RunningServer) -> Apps:
     sandbox = svc_server.sandbox
     sandbox.settings.rate_limits = False
     identity = sandbox.info()["identity"]
@@ -57,140 +78,238 @@ def seeded(svc_server: RunningServer) -> Seeded:
     public = next(a for a in identity["apps"] if a["clientType"] == "public")
     user = sandbox.users.by_handle("abebe")
     assert user is not None
-    return Seeded(
+    return Apps(
         svc_server,
-        app["clientId"],
-        app["clientSecret"],
         app["redirectUris"][0],
+        (app["clientId"], app["clientSecret"]),
         public["clientId"],
         user.id,
     )
 
 
-def test_the_authorization_url_asks_for_a_code_with_a_fresh_s256_challenge(seeded: Seeded) -> None:
-    with seeded.client() as idp:
-        first, second = idp.authorization_url(SCOPES), idp.authorization_url(SCOPES)
-        assert idp.discovery().issuer == seeded.server.sandbox.settings.issuer
-    query = {k: v[0] for k, v in parse_qs(urlsplit(first.url).query).items()}
-    digest = hashlib.sha256(first.code_verifier.encode()).digest()
-    assert query == {
-        "response_type": "code",
-        "client_id": seeded.client_id,
-        "redirect_uri": seeded.redirect_uri,
-        "scope": " ".join(SCOPES),
-        "state": first.state,
-        "code_challenge": base64.urlsafe_b64encode(digest).rstrip(b"=").decode(),
-        "code_challenge_method": "S256",
-        "nonce": first.nonce,
-    }
-    assert 43 <= len(first.code_verifier) <= 128
-    assert first.state != second.state and first.code_verifier != second.code_verifier
-    with pytest.raises(ValueError, match="openid"):
-        idp.authorization_url(["profile"])
+def test_the_async_client_has_every_method_of_the_sync_one_as_a_coroutine() -> None:
+    from svc_sandbox.client import IdentityClient
+
+    methods = [n for n in vars(IdentityClient) if not n.startswith("_")]
+    assert len(methods) == 10
+    for name in methods:
+        twin = getattr(AsyncIdentityClient, name)
+        assert twin.__name__ == name and twin.__doc__ == getattr(IdentityClient, name).__doc__
+        assert inspect.iscoroutinefunction(twin)
+        assert not inspect.iscoroutinefunction(getattr(IdentityClient, name))
+        assert inspect.signature(twin) == inspect.signature(getattr(IdentityClient, name))
+    refresh = inspect.signature(AsyncIdentityClient.refresh)
+    assert list(refresh.parameters) == ["self", "refresh_token", "resource"]
+    assert refresh.return_annotation == "TokenSet"
 
 
-@pytest.mark.parametrize("auth_method", ["client_secret_post", "client_secret_basic"])
-def test_sign_in_tokens_userinfo_refresh_introspect_revoke(
-    seeded: Seeded, auth_method: str
+@pytest.mark.parametrize("form", FORMS)
+def test_the_authorization_url_asks_for_a_code_with_a_fresh_s256_challenge(
+    apps: Apps, form: str
 ) -> None:
-    sandbox = seeded.server.sandbox
+    async def scenario(idp: Identity) -> None:
+        first = await settle(idp.authorization_url(SCOPES))
+        second = await settle(idp.authorization_url(SCOPES))
+        query = {k: v[0] for k, v in parse_qs(urlsplit(first.url).query).items()}
+        digest = hashlib.sha256(first.code_verifier.encode()).digest()
+        assert query == {
+            "response_type": "code",
+            "client_id": apps.confidential[0],
+            "redirect_uri": apps.redirect_uri,
+            "scope": " ".join(SCOPES),
+            "state": first.state,
+            "code_challenge": base64.urlsafe_b64encode(digest).rstrip(b"=").decode(),
+            "code_challenge_method": "S256",
+            "nonce": first.nonce,
+        }
+        assert 43 <= len(first.code_verifier) <= 128
+        assert first.state != second.state and first.code_verifier != second.code_verifier
+        with pytest.raises(ValueError, match="openid"):
+            await settle(idp.authorization_url(["profile"]))
+
+    run_with(apps.client(form), scenario)
+
+
+@pytest.mark.parametrize("kind", ["confidential", "basic", "public"])
+@pytest.mark.parametrize("form", FORMS)
+def test_the_code_flow_tokens_userinfo_refresh_introspect_revoke(
+    apps: Apps, form: str, kind: str
+) -> None:
+    sandbox = apps.server.sandbox
     resource = sandbox.settings.root("resource_url")
-    with seeded.client(auth_method=auth_method) as idp:
-        request = idp.authorization_url(SCOPES)
-        callback = scripted_callback(seeded.server.url, seeded.abebe, request.url)
-        tokens = idp.exchange_callback(callback, request, resource=resource)
+    client_id = apps.public if kind == "public" else apps.confidential[0]
+
+    async def scenario(idp: Identity) -> None:
+        request, tokens = await sign_in(apps.server.url, idp, apps.abebe, SCOPES, resource=resource)
         assert tokens.token_type == "Bearer" and tokens.expires_in == 3600
         assert tokens.scopes == SCOPES and tokens.refresh_token and tokens.id_token
 
-        claims = idp.validate_id_token(tokens.id_token, nonce=request.nonce, now=sandbox.now())
-        assert claims["sub"] == seeded.abebe and claims["aud"] == seeded.client_id
+        claims = await settle(
+            idp.validate_id_token(tokens.id_token, nonce=request.nonce, now=sandbox.now())
+        )
+        assert claims["sub"] == apps.abebe and claims["aud"] == client_id
 
         # The same token, checked independently of pyjwt.
-        jwks = KeySet.import_key_set(httpx.get(idp.discovery().jwks_uri).json())
+        metadata = await settle(idp.discovery())
+        jwks = KeySet.import_key_set(httpx.get(metadata.jwks_uri).json())
         decoded = jwt.decode(tokens.id_token, jwks, algorithms=["RS256"])
         jwt.JWTClaimsRegistry(
             now=int(sandbox.now().timestamp()),
             iss={"essential": True, "value": sandbox.settings.issuer},
-            aud={"essential": True, "value": seeded.client_id},
+            aud={"essential": True, "value": client_id},
             nonce={"essential": True, "value": request.nonce},
         ).validate(decoded.claims)
         assert decoded.claims == claims
 
-        info = idp.userinfo(tokens.access_token)
-        assert info.sub == seeded.abebe and info.model_extra is not None
+        info = await settle(idp.userinfo(tokens.access_token))
+        assert info.sub == apps.abebe and info.model_extra is not None
         assert info.model_extra["email"] and info.model_extra["name"]
 
-        assert idp.introspect(tokens.access_token).active is True
-        refreshed = idp.refresh(tokens.refresh_token, resource=resource)
+        assert (await settle(idp.introspect(tokens.access_token))).active is True
+        refreshed = await settle(idp.refresh(tokens.refresh_token, resource=resource))
         assert refreshed.refresh_token not in (None, tokens.refresh_token)  # rotated
         with pytest.raises(SvcClientError) as reused:
-            idp.refresh(tokens.refresh_token, resource=resource)
+            await settle(idp.refresh(tokens.refresh_token, resource=resource))
         assert (reused.value.status, reused.value.code) == (400, "invalid_grant")
         assert reused.value.request_id
 
-        idp.revoke(refreshed.access_token)
-        assert idp.introspect(refreshed.access_token).active is False
-        assert idp.introspect("never-issued").active is False
+        await settle(idp.revoke(refreshed.access_token))
+        assert (await settle(idp.introspect(refreshed.access_token))).active is False
+        assert (await settle(idp.introspect("never-issued"))).active is False
+
+    run_with(apps.client(form, kind), scenario)
 
 
-def test_a_declined_consent_and_a_foreign_callback_are_refused(seeded: Seeded) -> None:
-    with seeded.client() as idp:
-        request = idp.authorization_url(SCOPES)
-        denied = scripted_callback(seeded.server.url, seeded.abebe, request.url, decision="deny")
-        with pytest.raises(SvcClientError) as declined:
-            idp.exchange_callback(denied, request)
-        assert declined.value.code == "access_denied"
+@pytest.mark.parametrize("form", FORMS)
+def test_a_tampered_expired_or_foreign_id_token_is_refused(apps: Apps, form: str) -> None:
+    sandbox = apps.server.sandbox
 
-        other = idp.authorization_url(SCOPES)
-        callback = scripted_callback(seeded.server.url, seeded.abebe, other.url)
-        with pytest.raises(SvcError) as mismatch:
-            idp.exchange_callback(callback, request)  # another attempt's state
-        assert mismatch.value.code == "state_mismatch"
-
-
-def test_a_wrong_secret_is_invalid_client(seeded: Seeded) -> None:
-    sandbox = seeded.server.sandbox
-    with (
-        IdentityClient(
-            seeded.client_id,
-            "cs_wrong",
-            redirect_uri=seeded.redirect_uri,
-            auth_url=sandbox.settings.issuer,
-        ) as idp,
-        pytest.raises(SvcAuthenticationError) as refused,
-    ):
-        idp.introspect("anything")
-    assert (refused.value.status, refused.value.code) == (401, "invalid_client")
-    assert refused.value.request_id
-
-
-def test_id_token_validation_refuses_what_spec_5_7_forbids(seeded: Seeded) -> None:
-    sandbox = seeded.server.sandbox
-    with seeded.client() as idp:
-        tokens = authorize(seeded.server.url, idp, seeded.abebe, ["openid"])
+    async def scenario(idp: Identity) -> None:
+        _, tokens = await sign_in(apps.server.url, idp, apps.abebe, ["openid"])
         assert tokens.id_token is not None
         now = sandbox.now()
+        header, _, signature = tokens.id_token.split(".")
+        claims = jwt.decode(tokens.id_token, KeySet.import_key_set(sandbox_jwks(apps))).claims
+        # Another subject under the original signature: joserfc refuses it too.
+        forged_claims = {**claims, "sub": "someone-else"}
+        forged = base64.urlsafe_b64encode(json.dumps(forged_claims).encode()).rstrip(b"=")
+        tampered = f"{header}.{forged.decode()}.{signature}"
+        with pytest.raises(BadSignatureError):
+            jwt.decode(tampered, KeySet.import_key_set(sandbox_jwks(apps)))
+        with pytest.raises(SvcIdTokenError, match="invalid ID token") as refused:
+            await settle(idp.validate_id_token(tampered, now=now))
+        assert refused.value.code == "invalid_id_token"
         with pytest.raises(SvcIdTokenError, match="nonce"):
-            idp.validate_id_token(tokens.id_token, nonce="another", now=now)
+            await settle(idp.validate_id_token(tokens.id_token, nonce="another", now=now))
         with pytest.raises(SvcIdTokenError, match="expired"):
-            idp.validate_id_token(tokens.id_token, now=now + timedelta(hours=11))
-        forged = tokens.id_token[:-4] + ("AAAA" if not tokens.id_token.endswith("AAAA") else "BBBB")
-        with pytest.raises(SvcIdTokenError, match="invalid ID token"):
-            idp.validate_id_token(forged, now=now)
-    public = IdentityClient(
-        seeded.public_id, redirect_uri=seeded.redirect_uri, auth_url=sandbox.settings.issuer
-    )
-    with public, pytest.raises(SvcIdTokenError, match="(?i)audience"):
-        public.validate_id_token(tokens.id_token, now=now)
+            await settle(idp.validate_id_token(tokens.id_token, now=now + timedelta(hours=11)))
+        with pytest.raises(SvcIdTokenError, match="not a JWT"):
+            await settle(idp.validate_id_token("not-a-token", now=now))
+        public = apps.client(form, "public")
+        with pytest.raises(SvcIdTokenError, match="(?i)audience"):
+            await settle(public.validate_id_token(tokens.id_token, now=now))
+        await close(public)
+
+    run_with(apps.client(form), scenario)
 
 
-def test_keys_rotated_after_the_client_cached_them_are_read_again(seeded: Seeded) -> None:
-    sandbox = seeded.server.sandbox
-    with seeded.client() as idp:
-        before = {k.key_id for k in idp.jwks().keys}
+def sandbox_jwks(apps: Apps) -> dict[str, Any]:
+    issuer = apps.server.sandbox.settings.issuer
+    metadata = httpx.get(issuer + "/.well-known/openid-configuration").json()
+    document: dict[str, Any] = httpx.get(metadata["jwks_uri"]).json()
+    return document
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_keys_rotated_after_the_client_cached_them_are_read_again(apps: Apps, form: str) -> None:
+    sandbox = apps.server.sandbox
+
+    async def scenario(idp: Identity) -> None:
+        before = {k.key_id for k in (await settle(idp.jwks())).keys}
         sandbox.signing_keys.rotate()
-        tokens = authorize(seeded.server.url, idp, seeded.abebe, ["openid"])
+        _, tokens = await sign_in(apps.server.url, idp, apps.abebe, ["openid"])
         assert tokens.id_token is not None
-        claims = idp.validate_id_token(tokens.id_token, now=sandbox.now())
-        assert claims["sub"] == seeded.abebe
-        assert {k.key_id for k in idp.jwks().keys} > before
+        claims = await settle(idp.validate_id_token(tokens.id_token, now=sandbox.now()))
+        assert claims["sub"] == apps.abebe
+        assert {k.key_id for k in (await settle(idp.jwks())).keys} > before
+
+    run_with(apps.client(form), scenario)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_the_same_errors_in_both_forms(apps: Apps, form: str) -> None:
+    sandbox = apps.server.sandbox
+
+    async def scenario(idp: Identity) -> None:
+        request = await settle(idp.authorization_url(SCOPES))
+        denied = scripted_callback(apps.server.url, apps.abebe, request.url, decision="deny")
+        with pytest.raises(SvcClientError) as declined:
+            await settle(idp.exchange_callback(denied, request))
+        assert declined.value.code == "access_denied"
+
+        other = await settle(idp.authorization_url(SCOPES))
+        callback = scripted_callback(apps.server.url, apps.abebe, other.url)
+        with pytest.raises(SvcError) as mismatch:
+            await settle(idp.exchange_callback(callback, request))  # another attempt's state
+        assert mismatch.value.code == "state_mismatch"
+        with pytest.raises(SvcClientError) as bad_code:
+            await settle(idp.exchange_code("no-such-code", request.code_verifier))
+        assert (bad_code.value.status, bad_code.value.code) == (400, "invalid_grant")
+
+        wrong = identity_client(
+            form,
+            apps.confidential[0],
+            "cs_wrong",
+            redirect_uri=apps.redirect_uri,
+            auth_url=sandbox.settings.issuer,
+        )
+        with pytest.raises(SvcAuthenticationError) as refused:
+            await settle(wrong.introspect("anything"))
+        assert (refused.value.status, refused.value.code) == (401, "invalid_client")
+        assert refused.value.request_id
+        await close(wrong)
+
+        nowhere = identity_client(
+            form, "app", redirect_uri=apps.redirect_uri, auth_url="http://127.0.0.1:9/auth"
+        )
+        with pytest.raises(SvcTransportError) as unreachable:
+            await settle(nowhere.discovery())
+        assert unreachable.value.code == "connection_error"
+        assert "GET /auth/.well-known/openid-configuration" in unreachable.value.message
+        await close(nowhere)
+
+    run_with(apps.client(form), scenario)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_bad_arguments_never_leave_the_process(form: str) -> None:
+    async def scenario(idp: Identity) -> None:
+        with pytest.raises(ValueError, match="refresh_token"):
+            await settle(idp.refresh(""))
+        with pytest.raises(ValueError, match="token"):
+            await settle(idp.introspect(""))
+
+    # Port 9 (discard) has no listener: a request would fail with a transport error.
+    nowhere = "http://127.0.0.1:9"
+    run_with(
+        identity_client(form, "app", redirect_uri=nowhere + "/cb", auth_url=nowhere + "/auth"),
+        scenario,
+    )
+    with pytest.raises(ValueError, match="auth_method"):
+        identity_client(form, "app", redirect_uri="http://x.test/cb", auth_method="none")
+
+
+def test_the_async_client_uses_a_given_pool_and_leaves_it_open(apps: Apps) -> None:
+    async def scenario() -> None:
+        async with httpx.AsyncClient() as http:
+            async with apps.client("async", http=http) as idp:
+                metadata = await idp.discovery()
+                assert metadata.issuer == apps.server.sandbox.settings.issuer
+            assert not http.is_closed
+            async with apps.client("async") as own:
+                await own.discovery()
+                pool = own._client
+                assert pool is not None
+            assert pool.is_closed and own._client is None
+
+    run(scenario)

@@ -15,6 +15,8 @@ IMPORTS = (
     "import svc_sandbox.client",
     # The identity and wallet clients (pyjwt checks the ID tokens), through the lazy names.
     "from svc_sandbox.client import IdentityClient, WalletClient, TokenSet, SvcIdTokenError",
+    # Their async twins.
+    "from svc_sandbox.client import AsyncIdentityClient, AsyncWalletClient",
 )
 
 

@@ -13,7 +13,8 @@ httpx and pydantic that works against the emulator or the real service.
 
 ``AsyncSvcClient`` is the same client for asyncio (``async with``, ``await svc.get_balance()``).
 ``IdentityClient`` is an app's side of the identity provider (sign-in, tokens, ID tokens) and
-``WalletClient`` the wallet API with a user's token.
+``WalletClient`` the wallet API with a user's token; ``AsyncIdentityClient`` and
+``AsyncWalletClient`` are their async twins (the same rules, awaited).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
         SvcTransportError,
     )
     from svc_sandbox.client.identity import (
+        AsyncIdentityClient,
         AuthorizationRequest,
         IdentityClient,
         SvcIdTokenError,
@@ -63,17 +65,19 @@ if TYPE_CHECKING:
         Withdrawal,
     )
     from svc_sandbox.client.signing import SIGNATURE_HEADER, SignatureError, TestPayload
-    from svc_sandbox.client.wallet import WalletClient
+    from svc_sandbox.client.wallet import AsyncWalletClient, WalletClient
     from svc_sandbox.client.webhooks import build_test_webhook, verify_webhook
 
 # Names load on first use (PEP 562): the emulator imports ``client.signing`` alone at start-up
 # and must not pay for httpx and the client models (start-up, issue 10).
 _HOMES = {
     "IdentityClient": "svc_sandbox.client.identity",
+    "AsyncIdentityClient": "svc_sandbox.client.identity",
     "AuthorizationRequest": "svc_sandbox.client.identity",
     "SvcIdTokenError": "svc_sandbox.client.identity",
     "pkce_pair": "svc_sandbox.client.identity",
     "WalletClient": "svc_sandbox.client.wallet",
+    "AsyncWalletClient": "svc_sandbox.client.wallet",
     "TokenSet": "svc_sandbox.client.models",
     "UserInfo": "svc_sandbox.client.models",
     "Introspection": "svc_sandbox.client.models",
@@ -128,10 +132,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "IdentityClient",
+    "AsyncIdentityClient",
     "AuthorizationRequest",
     "SvcIdTokenError",
     "pkce_pair",
     "WalletClient",
+    "AsyncWalletClient",
     "TokenSet",
     "UserInfo",
     "Introspection",

@@ -15,8 +15,8 @@ import os
 import re
 import time
 from collections.abc import Callable, Coroutine
-from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, Self, TypeVar
+from dataclasses import dataclass
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -37,6 +37,8 @@ from svc_sandbox.core.clock import monotonic
 
 M = TypeVar("M", bound=BaseModel)
 P = ParamSpec("P")
+#: A client's connection pool: sync or async.
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8700/api"
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -85,8 +87,9 @@ class _ClientBase:
             "headers": headers,
         }
 
-    def _transport_error(self, call: Call[Any], exc: httpx.HTTPError) -> SvcTransportError:
-        return transport_error(f"{call.method} {call.path}", self.timeout, exc)
+    def _reading(self, call: Call[M]) -> Reading[M]:
+        # A transport error names the operation as the spec does (GET /balance).
+        return Reading(call.model, self.timeout, where=call.where)
 
 
 def transport_error(where: str, timeout: float, exc: httpx.HTTPError) -> SvcTransportError:
@@ -97,38 +100,62 @@ def transport_error(where: str, timeout: float, exc: httpx.HTTPError) -> SvcTran
     return SvcTransportError(message, code="connection_error")
 
 
-class SyncHttp:
-    """The connection pool of a sync client: made on the first request (building an
-    httpx.Client, its SSL context, costs tens of milliseconds, and a call refused by the
-    argument checks needs none), closed by ``close()`` or ``with`` unless it was given."""
+class HttpPool(Generic[H]):
+    """The connection pool of a client (``httpx.Client`` or ``httpx.AsyncClient``): made on
+    the first request (building one, its SSL context, costs tens of milliseconds, and a call
+    refused by the argument checks needs none), closed with the client unless it was given."""
 
     timeout: float
+    _pool_type: type[H]
+    _client: H | None
+    _owns_http: bool
 
-    def _use_http(self, http: httpx.Client | None) -> None:
+    def _use_http(self, http: H | None) -> None:
         self._client = http
         self._owns_http = http is None
 
     @property
-    def _http(self) -> httpx.Client:
+    def _http(self) -> H:
         if self._client is None:
-            self._client = httpx.Client(timeout=self.timeout)
+            self._client = self._pool_type(timeout=self.timeout)
         return self._client
 
+    def _release(self) -> H | None:
+        """The pool to close now: the client's own, once."""
+        owned, self._client = (self._client if self._owns_http else None), None
+        return owned
+
+
+class SyncHttp(HttpPool[httpx.Client]):
+    """A sync client's pool: ``close()`` or ``with``."""
+
+    _pool_type = httpx.Client
+
     def close(self) -> None:
-        if self._owns_http and self._client is not None:
-            self._client.close()
-            self._client = None
+        if (pool := self._release()) is not None:
+            pool.close()
 
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class AsyncHttp(HttpPool[httpx.AsyncClient]):
+    """An async client's pool: ``aclose()`` or ``async with``."""
+
+    _pool_type = httpx.AsyncClient
+
+    async def aclose(self) -> None:
+        if (pool := self._release()) is not None:
+            await pool.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
 def _poll_timeout(session_id: str, status: CheckoutStatus, timeout: float) -> SvcPollTimeout:
@@ -140,9 +167,10 @@ def _poll_timeout(session_id: str, status: CheckoutStatus, timeout: float) -> Sv
     return error
 
 
-def _named(method: Callable[..., Any], build: Callable[..., Any]) -> None:
-    """The client method reads like the operation it sends (name, docstring)."""
-    method.__name__ = method.__qualname__ = build.__name__
+def named(method: Callable[..., Any], build: Callable[..., Any]) -> None:
+    """The client method reads like the operation it sends (name without the leading
+    underscore of a private builder, docstring)."""
+    method.__name__ = method.__qualname__ = build.__name__.lstrip("_")
     method.__doc__ = build.__doc__
 
 
@@ -150,7 +178,7 @@ def _sync(build: Callable[P, Call[M]]) -> Callable[Concatenate[SvcClient, P], M]
     def method(self: SvcClient, /, *args: P.args, **kwargs: P.kwargs) -> M:
         return self._send(build(*args, **kwargs))
 
-    _named(method, build)
+    named(method, build)
     return method
 
 
@@ -213,7 +241,7 @@ class SvcClient(SyncHttp, _ClientBase):
 
     def _send(self, call: Call[M]) -> M:
         request = self._http.build_request(**self._request_parts(call))
-        return exchange(self._http, request, call.model, self.timeout)
+        return exchange(self._http, request, self._reading(call))
 
 
 def _async(
@@ -222,11 +250,11 @@ def _async(
     async def method(self: AsyncSvcClient, /, *args: P.args, **kwargs: P.kwargs) -> M:
         return await self._send(build(*args, **kwargs))
 
-    _named(method, build)
+    named(method, build)
     return method
 
 
-class AsyncSvcClient(_ClientBase):
+class AsyncSvcClient(AsyncHttp, _ClientBase):
     """The async twin of ``SvcClient``: the same methods, awaited (``async with``)."""
 
     def __init__(
@@ -238,8 +266,7 @@ class AsyncSvcClient(_ClientBase):
         http: httpx.AsyncClient | None = None,
     ) -> None:
         super().__init__(token, base_url, timeout)
-        self._client: httpx.AsyncClient | None = http
-        self._owns_http = http is None
+        self._use_http(http)
 
     create_product = _async(ops.create_product)
     list_products = _async(ops.list_products)
@@ -278,69 +305,62 @@ class AsyncSvcClient(_ClientBase):
                 await waited
             slept += interval
 
-    @property
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout)
-        return self._client
-
     async def _send(self, call: Call[M]) -> M:
         request = self._http.build_request(**self._request_parts(call))
-        try:
-            response = await self._http.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(call, exc) from exc
-        try:
-            try:
-                raw = await response.aread()
-            except httpx.HTTPError as exc:
-                raise truncated(response, exc) from exc
-            return decode(response, raw, call.model)
-        finally:
-            await response.aclose()
-
-    async def aclose(self) -> None:
-        if self._owns_http and self._client is not None:
-            await self._client.aclose()
-            self._client = None
-
-    async def __aenter__(self) -> AsyncSvcClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+        return await aexchange(self._http, request, self._reading(call))
 
 
-def exchange(
-    http: httpx.Client,
-    request: httpx.Request,
-    model: type[M],
-    timeout: float,
-    errors: ErrorReader = from_answer,
-    empty_ok: bool = False,
-) -> M:
-    """Sends one request: the model of a 2xx answer, else an ``SvcError`` (``errors`` reads
-    an error answer: the commerce API's by default). ``empty_ok``: a 2xx answer may have no
-    body (RFC 7009 revocation), read as ``{}``."""
+@dataclass(frozen=True)
+class Reading(Generic[M]):
+    """How ``exchange`` reads an answer: the model of a 2xx answer; ``errors`` reads an error
+    answer (the commerce API's by default); ``empty_ok``: a 2xx answer may have no body (RFC
+    7009 revocation), read as ``{}``; ``where`` names the request in a transport error
+    (default: method and URL path); ``timeout`` is the one the pool was given, for the message."""
+
+    model: type[M]
+    timeout: float
+    errors: ErrorReader = from_answer
+    empty_ok: bool = False
+    where: str | None = None
+
+    def unsent(self, request: httpx.Request, exc: httpx.HTTPError) -> SvcTransportError:
+        where = self.where or f"{request.method} {request.url.path}"
+        return transport_error(where, self.timeout, exc)
+
+    def decode(self, response: httpx.Response, raw: bytes) -> M:
+        return decode(response, raw, self.model, self.errors, self.empty_ok)
+
+
+def exchange(http: httpx.Client, request: httpx.Request, reading: Reading[M]) -> M:
+    """Sends one request: the model of a 2xx answer, else an ``SvcError``."""
     try:
         response = http.send(request, stream=True)
     except httpx.HTTPError as exc:
-        raise transport_error(f"{request.method} {request.url.path}", timeout, exc) from exc
+        raise reading.unsent(request, exc) from exc
     try:
         try:
             raw = response.read()
         except httpx.HTTPError as exc:
             raise truncated(response, exc) from exc
-        if empty_ok and not raw and response.is_success:
-            raw = b"{}"
-        return decode(response, raw, model, errors)
+        return reading.decode(response, raw)
     finally:
         response.close()
+
+
+async def aexchange(http: httpx.AsyncClient, request: httpx.Request, reading: Reading[M]) -> M:
+    """``exchange`` over an ``httpx.AsyncClient``."""
+    try:
+        response = await http.send(request, stream=True)
+    except httpx.HTTPError as exc:
+        raise reading.unsent(request, exc) from exc
+    try:
+        try:
+            raw = await response.aread()
+        except httpx.HTTPError as exc:
+            raise truncated(response, exc) from exc
+        return reading.decode(response, raw)
+    finally:
+        await response.aclose()
 
 
 def truncated(response: httpx.Response, exc: Exception) -> SvcResponseError:
@@ -353,11 +373,17 @@ def truncated(response: httpx.Response, exc: Exception) -> SvcResponseError:
 
 
 def decode(
-    response: httpx.Response, raw: bytes, model: type[M], errors: ErrorReader = from_answer
+    response: httpx.Response,
+    raw: bytes,
+    model: type[M],
+    errors: ErrorReader = from_answer,
+    empty_ok: bool = False,
 ) -> M:
     """The model of a 2xx answer, or the ``SvcError`` of anything else (never a bare
     JSON or transport exception)."""
     status = response.status_code
+    if empty_ok and not raw and response.is_success:
+        raw = b"{}"
     request_id = response.headers.get(REQUEST_ID_HEADER)
     try:
         body: Any = json.loads(raw)

@@ -1,12 +1,17 @@
-"""``IdentityClient``: an app's side of the identity provider (spec §4, §5): discovery read at
-run time, the authorization URL (PKCE S256, ``state``, ``nonce``), the callback, code exchange,
-refresh, userinfo, introspection, revocation and ID-token validation against the JWKS.
+"""``IdentityClient`` and ``AsyncIdentityClient``: an app's side of the identity provider (spec
+§4, §5): discovery read at run time, the authorization URL (PKCE S256, ``state``, ``nonce``), the
+callback, code exchange, refresh, userinfo, introspection, revocation and ID-token validation
+against the JWKS.
 
     idp = IdentityClient(client_id, client_secret, redirect_uri="https://app.example/callback")
     request = idp.authorization_url(["openid", "profile", "wallet:read"])
     # ... the browser goes to request.url and comes back to the callback ...
     tokens = idp.exchange_callback(callback_url, request, resource=WALLET_RESOURCE)
     claims = idp.validate_id_token(tokens.id_token, nonce=request.nonce)
+
+The async twin has the same constructor (``http=`` an ``httpx.AsyncClient``) and the same
+methods, awaited; ``authorization_url`` is awaited too, as it reads the discovery document on
+first use. Both run the same flows (``flows.py``): every rule below is written once.
 
 Signatures are checked by pyjwt against the provider's published keys; nothing here does
 cryptography by hand. Errors are ``SvcError``s whose ``code`` is the OAuth ``error``.
@@ -29,8 +34,9 @@ import jwt
 from pydantic import BaseModel
 
 from svc_sandbox.client import arguments as check
-from svc_sandbox.client.commerce import SyncHttp, exchange
-from svc_sandbox.client.errors import SvcClientError, SvcError, from_coded_answer
+from svc_sandbox.client.commerce import AsyncHttp, H, HttpPool, SyncHttp
+from svc_sandbox.client.errors import SvcClientError, SvcError
+from svc_sandbox.client.flows import Ask, Flow, awaiting, blocking
 from svc_sandbox.client.models import (
     Introspection,
     OAuthDocument,
@@ -75,10 +81,9 @@ class AuthorizationRequest:
     scopes: tuple[str, ...]
 
 
-class IdentityClient(SyncHttp):
-    """A registered app (``client_id``; ``client_secret`` for a confidential one, None for a
-    public one) of the identity provider at ``auth_url`` (the issuer; default env
-    ``SVC_AUTH_URL``, else the local emulator)."""
+class _IdentityRules(HttpPool[H]):
+    """What both identity clients are: the settings, the cached discovery document and keys,
+    and every operation as a flow (``flows.py``) the sync or the async sender drives."""
 
     def __init__(
         self,
@@ -89,7 +94,7 @@ class IdentityClient(SyncHttp):
         auth_url: str | None = None,
         auth_method: AuthMethod = "client_secret_post",
         timeout: float = 30.0,
-        http: httpx.Client | None = None,
+        http: H | None = None,
     ) -> None:
         self.client_id = check.text("client_id", client_id, 1)
         if client_secret is not None:
@@ -110,12 +115,12 @@ class IdentityClient(SyncHttp):
 
     # --- discovery and keys -------------------------------------------------------------
 
-    def discovery(self, *, refresh: bool = False) -> ProviderMetadata:
+    def _discovery(self, *, refresh: bool = False) -> Flow[ProviderMetadata]:
         """The provider metadata, read at run time (once; ``refresh=True`` reads it again).
         Its ``issuer`` must be ``auth_url`` exactly (OpenID Connect Discovery §4.3)."""
         if self._metadata is None or refresh:
             url = self.issuer + "/.well-known/openid-configuration"
-            metadata = self._send("GET", url, ProviderMetadata)
+            metadata = yield from Ask("GET", url, ProviderMetadata)
             if metadata.issuer != self.issuer:
                 raise SvcError(
                     f"the discovery document names issuer {metadata.issuer!r}, not {self.issuer!r}",
@@ -124,11 +129,12 @@ class IdentityClient(SyncHttp):
             self._metadata = metadata
         return self._metadata
 
-    def jwks(self, *, refresh: bool = False) -> jwt.PyJWKSet:
+    def _jwks(self, *, refresh: bool = False) -> Flow[jwt.PyJWKSet]:
         """The provider's public signing keys (cached; read again for an unknown ``kid``:
         keys rotate, spec §4)."""
         if self._keys is None or refresh:
-            document = self._send("GET", self.discovery().jwks_uri, OAuthDocument)
+            metadata = yield from self._discovery()
+            document = yield from Ask("GET", metadata.jwks_uri, OAuthDocument)
             try:
                 self._keys = jwt.PyJWKSet.from_dict(document.model_dump())
             except jwt.PyJWTError as exc:
@@ -137,14 +143,14 @@ class IdentityClient(SyncHttp):
 
     # --- the authorization step -----------------------------------------------------------
 
-    def authorization_url(
+    def _authorization_url(
         self,
         scopes: Sequence[str],
         *,
         state: str | None = None,
         nonce: str | None = None,
         extra: Mapping[str, str] | None = None,
-    ) -> AuthorizationRequest:
+    ) -> Flow[AuthorizationRequest]:
         """The URL to send the user's browser to, with a fresh PKCE verifier (S256), a fresh
         ``state`` and, when ``openid`` is asked for, a fresh ``nonce`` (unless given)."""
         wanted = tuple(check.text("scopes", s, 1) for s in scopes)
@@ -164,13 +170,13 @@ class IdentityClient(SyncHttp):
             "nonce": check.text("nonce", nonce, 1),
             **dict(extra or {}),
         }
-        endpoint = self.discovery().authorization_endpoint
+        endpoint = (yield from self._discovery()).authorization_endpoint
         url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(query)
         return AuthorizationRequest(url, state, verifier, nonce, self.redirect_uri, wanted)
 
-    def exchange_callback(
+    def _exchange_callback(
         self, callback_url: str, request: AuthorizationRequest, *, resource: str | None = None
-    ) -> TokenSet:
+    ) -> Flow[TokenSet]:
         """Checks the redirect back (``state`` is this attempt's, ``iss`` is the issuer, no
         ``error``) and exchanges its code. A declined consent raises code ``access_denied``."""
         answer = dict(parse_qsl(urlsplit(callback_url).query))
@@ -187,23 +193,25 @@ class IdentityClient(SyncHttp):
             )
         if not answer.get("code"):
             raise SvcError("the callback carries no code", code="invalid_response")
-        return self.exchange_code(
-            answer["code"],
-            request.code_verifier,
-            redirect_uri=request.redirect_uri,
-            resource=resource,
+        return (
+            yield from self._exchange_code(
+                answer["code"],
+                request.code_verifier,
+                redirect_uri=request.redirect_uri,
+                resource=resource,
+            )
         )
 
     # --- the token endpoint ---------------------------------------------------------------
 
-    def exchange_code(
+    def _exchange_code(
         self,
         code: str,
         code_verifier: str,
         *,
         redirect_uri: str | None = None,
         resource: str | None = None,
-    ) -> TokenSet:
+    ) -> Flow[TokenSet]:
         """Grant ``authorization_code``. ``resource`` ({resource_url}) is needed for wallet
         tokens; without it the access token is opaque."""
         form = {
@@ -212,52 +220,57 @@ class IdentityClient(SyncHttp):
             "redirect_uri": redirect_uri or self.redirect_uri,
             "code_verifier": check.text("code_verifier", code_verifier, 1),
         }
-        return self._token(form, resource)
+        return (yield from self._token(form, resource))
 
-    def refresh(self, refresh_token: str, *, resource: str | None = None) -> TokenSet:
+    def _refresh(self, refresh_token: str, *, resource: str | None = None) -> Flow[TokenSet]:
         """Grant ``refresh_token``; the answer carries the rotated refresh token. Send
         ``resource`` on every refresh to keep the token wallet-bound (spec §4)."""
         form = {
             "grant_type": "refresh_token",
             "refresh_token": check.text("refresh_token", refresh_token, 1),
         }
-        return self._token(form, resource)
+        return (yield from self._token(form, resource))
 
-    def _token(self, form: dict[str, str], resource: str | None) -> TokenSet:
+    def _token(self, form: dict[str, str], resource: str | None) -> Flow[TokenSet]:
         if resource is not None:
             form["resource"] = check.url("resource", resource)
-        return self._send_form(self.discovery().token_endpoint, form, TokenSet)
+        endpoint = (yield from self._discovery()).token_endpoint
+        return (yield from self._form(endpoint, form, TokenSet))
 
     # --- userinfo, introspection, revocation -----------------------------------------------
 
-    def userinfo(self, access_token: str) -> UserInfo:
-        endpoint = self._endpoint("userinfo_endpoint")
+    def _userinfo(self, access_token: str) -> Flow[UserInfo]:
+        """The claims of the scopes granted to ``access_token``."""
         headers = {"Authorization": f"Bearer {check.text('access_token', access_token, 1)}"}
-        return self._send("GET", endpoint, UserInfo, headers=headers)
+        endpoint = yield from self._endpoint("userinfo_endpoint")
+        return (yield from Ask("GET", endpoint, UserInfo, headers=headers))
 
-    def introspect(self, token: str) -> Introspection:
+    def _introspect(self, token: str) -> Flow[Introspection]:
         """``active`` is false for a revoked, expired or unknown token."""
         form = {"token": check.text("token", token, 1)}
-        return self._send_form(self._endpoint("introspection_endpoint"), form, Introspection)
+        endpoint = yield from self._endpoint("introspection_endpoint")
+        return (yield from self._form(endpoint, form, Introspection))
 
-    def revoke(self, token: str) -> None:
+    def _revoke(self, token: str) -> Flow[None]:
+        """Revokes ``token`` (RFC 7009: an unknown token is not an error)."""
         form = {"token": check.text("token", token, 1)}
-        self._send_form(self._endpoint("revocation_endpoint"), form, OAuthDocument, empty_ok=True)
+        endpoint = yield from self._endpoint("revocation_endpoint")
+        yield from self._form(endpoint, form, OAuthDocument, empty_ok=True)
 
     # --- ID tokens ------------------------------------------------------------------------
 
-    def validate_id_token(
+    def _validate_id_token(
         self, id_token: str, *, nonce: str | None = None, now: datetime | None = None
-    ) -> dict[str, Any]:
+    ) -> Flow[dict[str, Any]]:
         """The claims of a valid ID token (spec §5.7): signature against the JWKS, ``iss`` the
         issuer, ``aud`` this client, ``exp`` after ``now`` (default: this machine's clock; a
         test passes the sandbox's), ``nonce`` the one sent. Else ``SvcIdTokenError``."""
-        metadata = self.discovery()
+        metadata = yield from self._discovery()
         try:
             kid = jwt.get_unverified_header(check.text("id_token", id_token, 1)).get("kid")
         except jwt.PyJWTError as exc:
             raise _invalid(f"not a JWT: {exc}") from exc
-        key = self._signing_key(kid)
+        key = yield from self._signing_key(kid)
         try:
             # pyjwt checks the signature, iss and aud; exp against the caller's clock below.
             claims: dict[str, Any] = jwt.decode(
@@ -282,47 +295,68 @@ class IdentityClient(SyncHttp):
             raise _invalid("the ID token's nonce is not the one sent")
         return claims
 
-    def _signing_key(self, kid: Any) -> jwt.PyJWK:
+    def _signing_key(self, kid: Any) -> Flow[jwt.PyJWK]:
         for refresh in (False, True):
-            keys = self.jwks(refresh=refresh)
+            keys = yield from self._jwks(refresh=refresh)
             found = next((k for k in keys.keys if k.key_id == kid), None)
             if found is not None:
                 return found
         raise _invalid(f"no published key has kid {kid!r}")
 
-    # --- HTTP -----------------------------------------------------------------------------
+    # --- requests ---------------------------------------------------------------------------
 
-    def _endpoint(self, name: str) -> str:
-        url = getattr(self.discovery(), name)
+    def _endpoint(self, name: str) -> Flow[str]:
+        url = getattr((yield from self._discovery()), name)
         if not url:
             raise SvcError(f"the provider publishes no {name}", code="unsupported")
         return str(url)
 
-    def _send_form(
+    def _form(
         self, url: str, form: dict[str, str], model: type[M], *, empty_ok: bool = False
-    ) -> M:
+    ) -> Ask[M]:
         """A form POST with the client's credentials (spec §4: client_id and client_secret in
         the form, or HTTP Basic)."""
-        basic = self.client_secret is not None and self.auth_method == "client_secret_basic"
-        if not basic:
-            form = {**form, "client_id": self.client_id}
-            if self.client_secret is not None:
-                form["client_secret"] = self.client_secret
-        request = self._http.build_request(
-            "POST", url, data=form, headers={"Accept": "application/json"}
-        )
-        if basic:
-            assert self.client_secret is not None
-            request = next(httpx.BasicAuth(self.client_id, self.client_secret).auth_flow(request))
-        return exchange(self._http, request, model, self.timeout, from_coded_answer, empty_ok)
+        if self.client_secret is not None and self.auth_method == "client_secret_basic":
+            basic = (self.client_id, self.client_secret)
+            return Ask("POST", url, model, form=form, basic=basic, empty_ok=empty_ok)
+        form = {**form, "client_id": self.client_id}
+        if self.client_secret is not None:
+            form["client_secret"] = self.client_secret
+        return Ask("POST", url, model, form=form, empty_ok=empty_ok)
 
-    def _send(
-        self, method: str, url: str, model: type[M], headers: dict[str, str] | None = None
-    ) -> M:
-        request = self._http.build_request(
-            method, url, headers={"Accept": "application/json", **(headers or {})}
-        )
-        return exchange(self._http, request, model, self.timeout, from_coded_answer)
+
+class IdentityClient(SyncHttp, _IdentityRules[httpx.Client]):
+    """A registered app (``client_id``; ``client_secret`` for a confidential one, None for a
+    public one) of the identity provider at ``auth_url`` (the issuer; default env
+    ``SVC_AUTH_URL``, else the local emulator). ``close()`` or ``with`` closes its connections
+    (unless ``http`` was given)."""
+
+    discovery = blocking(_IdentityRules._discovery)
+    jwks = blocking(_IdentityRules._jwks)
+    authorization_url = blocking(_IdentityRules._authorization_url)
+    exchange_callback = blocking(_IdentityRules._exchange_callback)
+    exchange_code = blocking(_IdentityRules._exchange_code)
+    refresh = blocking(_IdentityRules._refresh)
+    userinfo = blocking(_IdentityRules._userinfo)
+    introspect = blocking(_IdentityRules._introspect)
+    revoke = blocking(_IdentityRules._revoke)
+    validate_id_token = blocking(_IdentityRules._validate_id_token)
+
+
+class AsyncIdentityClient(AsyncHttp, _IdentityRules[httpx.AsyncClient]):
+    """The async twin of ``IdentityClient``: the same constructor (``http=`` an
+    ``httpx.AsyncClient``), the same methods awaited, ``aclose()`` or ``async with``."""
+
+    discovery = awaiting(_IdentityRules._discovery)
+    jwks = awaiting(_IdentityRules._jwks)
+    authorization_url = awaiting(_IdentityRules._authorization_url)
+    exchange_callback = awaiting(_IdentityRules._exchange_callback)
+    exchange_code = awaiting(_IdentityRules._exchange_code)
+    refresh = awaiting(_IdentityRules._refresh)
+    userinfo = awaiting(_IdentityRules._userinfo)
+    introspect = awaiting(_IdentityRules._introspect)
+    revoke = awaiting(_IdentityRules._revoke)
+    validate_id_token = awaiting(_IdentityRules._validate_id_token)
 
 
 def _invalid(reason: str) -> SvcIdTokenError:

@@ -45,6 +45,11 @@ class Call(Generic[M]):
     #: Set when the call cannot go without a token: the ValueError's message.
     needs_token: str | None = None
 
+    @property
+    def where(self) -> str:
+        """The operation as the spec names it, for error messages: ``GET /balance``."""
+        return f"{self.method} {self.path}"
+
 
 # --- products ---------------------------------------------------------------------------
 

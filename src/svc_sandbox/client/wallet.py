@@ -1,13 +1,15 @@
-"""``WalletClient``: a connected app reads a user's wallet and sends from it (spec §4 "Wallet
-API"). Both factors go with every call (spec §5): the user's wallet-bound access token
-(``Authorization: Bearer``) and the organization's API token (``X-Svc-Key``).
+"""``WalletClient`` and ``AsyncWalletClient``: a connected app reads a user's wallet and sends
+from it (spec §4 "Wallet API"). Both factors go with every call (spec §5): the user's
+wallet-bound access token (``Authorization: Bearer``) and the organization's API token
+(``X-Svc-Key``).
 
     wallet = WalletClient(tokens.access_token, "svc_test_...")
     wallet.balance().available_minor
     wallet.send(5000, recipient_handle="tigist", idempotency_key="order-1234")
 
 Errors are ``SvcError``s whose ``code`` is the wallet's ``error`` (``insufficient_funds``,
-``jamidev_key_required``, ...).
+``jamidev_key_required``, ...). ``AsyncWalletClient`` takes the same arguments (``http=`` an
+``httpx.AsyncClient``) and runs the same flows (``flows.py``), awaited.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import httpx
 from pydantic import BaseModel
 
 from svc_sandbox.client import arguments as check
-from svc_sandbox.client.commerce import TOKEN_SHAPE, SyncHttp, exchange
-from svc_sandbox.client.errors import from_coded_answer
+from svc_sandbox.client.commerce import TOKEN_SHAPE, AsyncHttp, H, HttpPool, SyncHttp
+from svc_sandbox.client.flows import Ask, Flow, awaiting, blocking
 from svc_sandbox.client.models import TransferResult, WalletBalance
 
 M = TypeVar("M", bound=BaseModel)
@@ -32,10 +34,8 @@ MAX_TRANSFER = 1_000_000
 MIN_KEY_LENGTH = 8
 
 
-class WalletClient(SyncHttp):
-    """The wallet API at ``base_url`` ({wallet_base_url}; default env ``SVC_WALLET_BASE_URL``,
-    else the local emulator) as the user whose ``access_token`` this is, for the app of the
-    organization whose API token is ``api_key``."""
+class _WalletRules(HttpPool[H]):
+    """What both wallet clients are: the two factors, the address, each operation a flow."""
 
     def __init__(
         self,
@@ -44,7 +44,7 @@ class WalletClient(SyncHttp):
         *,
         base_url: str | None = None,
         timeout: float = 30.0,
-        http: httpx.Client | None = None,
+        http: H | None = None,
     ) -> None:
         self.access_token = check.text("access_token", access_token, 1)
         if not (isinstance(api_key, str) and TOKEN_SHAPE.match(api_key)):
@@ -57,18 +57,18 @@ class WalletClient(SyncHttp):
         self.timeout = float(timeout)
         self._use_http(http)
 
-    def balance(self) -> WalletBalance:
+    def _balance(self) -> Flow[WalletBalance]:
         """GET {wallet_base_url} (scope ``wallet:read``)."""
-        return self._send("GET", "", WalletBalance)
+        return (yield from self._ask("GET", "", WalletBalance))
 
-    def send(
+    def _send(
         self,
         amount_minor: int,
         *,
         idempotency_key: str,
         recipient_handle: str | None = None,
         recipient_user_id: str | None = None,
-    ) -> TransferResult:
+    ) -> Flow[TransferResult]:
         """POST {wallet_base_url}/send (scope ``wallet:send``) to exactly one of a handle or a
         user id. A repeated ``idempotency_key`` returns the original transfer with
         ``deduped=True`` and moves no money."""
@@ -85,13 +85,27 @@ class WalletClient(SyncHttp):
         if len(key) < MIN_KEY_LENGTH:
             raise ValueError(f"idempotency_key must be at least {MIN_KEY_LENGTH} characters")
         body["idempotencyKey"] = key
-        return self._send("POST", "/send", TransferResult, body)
+        return (yield from self._ask("POST", "/send", TransferResult, body))
 
-    def _send(self, method: str, path: str, model: type[M], body: Any = None) -> M:
-        headers = {
-            "Accept": "application/json",
-            "Authorization": f"Bearer {self.access_token}",
-            "X-Svc-Key": self.api_key,
-        }
-        request = self._http.build_request(method, self.base_url + path, json=body, headers=headers)
-        return exchange(self._http, request, model, self.timeout, from_coded_answer)
+    def _ask(self, method: str, path: str, model: type[M], body: Any = None) -> Ask[M]:
+        headers = {"Authorization": f"Bearer {self.access_token}", "X-Svc-Key": self.api_key}
+        return Ask(method, self.base_url + path, model, headers=headers, json=body)
+
+
+class WalletClient(SyncHttp, _WalletRules[httpx.Client]):
+    """The wallet API at ``base_url`` ({wallet_base_url}; default env ``SVC_WALLET_BASE_URL``,
+    else the local emulator) as the user whose ``access_token`` this is, for the app of the
+    organization whose API token is ``api_key``. ``close()`` or ``with`` closes its
+    connections (unless ``http`` was given)."""
+
+    balance = blocking(_WalletRules._balance)
+    send = blocking(_WalletRules._send)
+
+
+class AsyncWalletClient(AsyncHttp, _WalletRules[httpx.AsyncClient]):
+    """The async twin of ``WalletClient``: the same constructor (``http=`` an
+    ``httpx.AsyncClient``), ``await wallet.balance()``, ``await wallet.send(...)``,
+    ``aclose()`` or ``async with``."""
+
+    balance = awaiting(_WalletRules._balance)
+    send = awaiting(_WalletRules._send)

@@ -11,13 +11,13 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from svc_sandbox.client.models import WebhookEvent
 from svc_sandbox.client.signing import SIGNATURE_HEADER, SignatureError
 from svc_sandbox.client.webhooks import verify_webhook
 from svc_sandbox.testing.emulator import Emulator, Tenant
+from svc_sandbox.testing.loopback import LoopbackServer
 
 #: Most clock moves one ``wait_for`` makes (each to the next scheduled effect).
 MAX_STEPS = 100_000
@@ -45,46 +45,26 @@ class WebhookReceiver:
     def __init__(self) -> None:
         self._inboxes: dict[str, Inbox] = {}
         self._numbers = itertools.count(1)
-        receiver = self
+        self._server = LoopbackServer(self._received, "svc-webhooks")
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length)
-                inbox = receiver._inboxes.get(self.path.strip("/"))
-                if inbox is not None:
-                    with inbox.lock:
-                        inbox.received.append(ReceivedWebhook(dict(self.headers), body))
-                self.send_response(200 if inbox is not None else 404)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="svc-webhooks",
-            daemon=True,
-        )
-        self._thread.start()
+    def _received(self, path: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+        inbox = self._inboxes.get(path.strip("/"))
+        if inbox is None:
+            return 404, b""
+        with inbox.lock:
+            inbox.received.append(ReceivedWebhook(headers, body))
+        return 200, b""
 
     def open_inbox(self) -> tuple[str, Inbox]:
         key = f"hooks-{next(self._numbers)}"
         inbox = self._inboxes[key] = Inbox()
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/{key}", inbox
+        return f"{self._server.origin}/{key}", inbox
 
     def close_inbox(self, url: str) -> None:
         self._inboxes.pop(url.rsplit("/", 1)[-1], None)
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._server.close()
 
 
 class SvcWebhooks:
