@@ -15,6 +15,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -57,6 +58,13 @@ def prism_server(command: list[str]) -> None:
         port = probe.getsockname()[1]
     contract = HERE.parent / "contracts" / "commerce.openapi.yaml"
     prism = subprocess.Popen([*command, "mock", "-h", "127.0.0.1", "-p", str(port), str(contract)])
+
+    def stop(signum: int, frame: object) -> None:  # the bench terminates this wrapper: Prism too
+        prism.terminate()
+        prism.wait(timeout=10)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
     for _ in range(600):  # bounded: 60 s
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()

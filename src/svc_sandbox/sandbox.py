@@ -13,7 +13,7 @@ import threading
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from svc_sandbox import __version__, state_format, state_references
+from svc_sandbox import __version__, state_format
 from svc_sandbox.commerce.checkout import CheckoutService
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import CustomerService
@@ -403,6 +403,8 @@ class Sandbox:
         records names a record it holds; nothing changes unless all of it is valid."""
         state_format.validate(data, self.scheduler.payload_types())
         if self.settings.state_references == "check":
+            from svc_sandbox import state_references  # imports only: not on the start-up path
+
             state_references.check(data)
         try:
             self._swap_in(data)
