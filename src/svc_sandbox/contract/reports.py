@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from xml.etree import ElementTree
 
 FORMATS = ("text", "json", "junit")
 
@@ -72,6 +71,8 @@ def to_text(report: dict[str, Any]) -> str:
 def to_junit(report: dict[str, Any]) -> str:
     """One test case per operation: failed when a request or response broke the contract,
     skipped when the client never called it."""
+    from xml.etree import ElementTree  # only for a JUnit report (`serve` imports this module)
+
     operations = report["operations"]
     failures = sum(1 for op in operations if _violations_of(report, op["operationId"]))
     skipped = sum(1 for op in operations if not op["requests"])
