@@ -405,8 +405,8 @@ def serve(settings: Settings) -> int:
             flush=True,
         )
     sandbox.start_background()
-    # Ready first; then compile the contract's validators off the start-up path.
-    threading.Thread(target=sandbox.conformance.contract.warm, daemon=True).start()
+    # Ready first; then the validators and the signing key, off the start-up path.
+    threading.Thread(target=sandbox.warm_up, daemon=True).start()
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

@@ -482,6 +482,16 @@ class Sandbox:
         for recorder in self.recorders.values():
             recorder.clear()
 
+    def warm_up(self) -> None:
+        """What the first requests would otherwise pay: every contract's validators compiled,
+        and the active signing key built from its seeded material (0.3 to 2 s: the search
+        for its primes). Both depend only on what is already drawn, so running them early
+        draws no id and changes no answer (``serve`` runs this on a thread once it is ready).
+        """
+        for recorder in self.recorders.values():
+            recorder.contract.warm()
+        _ = self.signing_keys.active().private_key  # built once, then cached (keys.py)
+
     def next_request_id(self) -> str:
         # Request ids are not state: their own small lock, so that taking one never waits
         # for the state lock (a long advance, an export).

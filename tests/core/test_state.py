@@ -7,6 +7,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from svc_sandbox.identity.keys import rsa_key_from
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import create_product
 
@@ -66,3 +67,17 @@ def test_malformed_import_answers_400_and_changes_nothing(
         assert response.status_code == 400, document
         assert "error" in response.json  # type: ignore[operator]
     assert svc_http.get("/_sandbox/state").json == before
+
+
+def test_warm_up_builds_the_signing_key_and_draws_nothing() -> None:
+    """``serve`` warms up on a thread once it is ready, at no fixed moment: so warming up must
+    not draw an id or change any answer, only do early what the first requests would do."""
+    seed = 424242  # a seed no other test uses: its signing key is not built yet
+    warmed, cold = Sandbox(clock_mode="frozen", seed=seed), Sandbox(clock_mode="frozen", seed=seed)
+    material = warmed.signing_keys.active().material
+    before = rsa_key_from.cache_info().hits
+    warmed.warm_up()
+    rsa_key_from(material)
+    assert rsa_key_from.cache_info().hits == before + 1  # built by warm_up, not by this call
+    assert warmed.export() == cold.export()
+    assert warmed.ids.object_id() == cold.ids.object_id()
