@@ -77,16 +77,13 @@ JOURNAL_BODY_BYTES = 16 * 1024
 
 def request_details(current: Request) -> dict[str, Any]:
     """What the recorder needs to replay ``current``: query, body, Authorization."""
-    environ = current.environ  # read directly: this runs on every request
     details: dict[str, Any] = {}
-    query = environ.get("QUERY_STRING")
-    if query:  # WSGI hands it over as latin-1: back to its bytes, read as UTF-8
-        details["query"] = query.encode("latin-1").decode("utf-8", "replace")
-    header = environ.get("HTTP_AUTHORIZATION")
+    if current.query_string:
+        details["query"] = current.query_string.decode("utf-8", "replace")
+    header = current.headers.get("Authorization")
     if header is not None:
         details["authorization"] = header
-    length = environ.get("CONTENT_LENGTH")
-    size = int(length) if length and length.isdigit() else 0
+    size = current.content_length or 0
     if 0 < size <= JOURNAL_BODY_BYTES:
         if current.mimetype == "application/x-www-form-urlencoded":
             details["form"] = current.form.to_dict()

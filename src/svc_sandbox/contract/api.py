@@ -62,7 +62,7 @@ class ContractCheck:
     recorder: ConformanceRecorder
     operation: Operation | None
     violations: list[Violation] = field(default_factory=list)
-    notices: list[dict[str, str]] | None = None
+    notices: list[dict[str, str]] = field(default_factory=list)
 
 
 def install(app: Flask) -> None:
@@ -133,7 +133,7 @@ def notice(location: str, message: str) -> None:
     """Notes in the conformance report something this request did that had no effect."""
     check: ContractCheck | None = request.environ.get(CONTRACT_CHECK)
     if check is not None:
-        check.notices = [*(check.notices or []), {"location": location, "message": message}]
+        check.notices.append({"location": location, "message": message})
 
 
 def strict_failure(
