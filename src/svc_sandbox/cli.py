@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox import __version__
+from svc_sandbox.contract.document import BY_NAME
 from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
 from svc_sandbox.exposure import is_loopback, usable_origins
@@ -196,7 +197,7 @@ def _contract_parsers(sub: Any) -> None:
     )
     test.add_argument(
         "--contract",
-        choices=["commerce", "identity", "wallet"],
+        choices=list(BY_NAME),
         default="commerce",
         help="which contract (default commerce)",
     )
@@ -236,7 +237,7 @@ def _contract_parsers(sub: Any) -> None:
     )
     report.add_argument(
         "--contract",
-        choices=["commerce", "identity", "wallet"],
+        choices=list(BY_NAME),
         default="commerce",
         help="which contract",
     )
@@ -291,7 +292,7 @@ def contract_command(args: argparse.Namespace) -> int:
         result = run_contract_test(
             args.base_url,
             token=token,
-            contract=CONTRACT_FILES[args.contract],
+            contract=BY_NAME[args.contract],
             schemes=schemes,
             max_examples=args.max_examples,
             seed=args.seed,
@@ -307,14 +308,6 @@ def contract_command(args: argparse.Namespace) -> int:
     else:
         print(result.summary())
     return 0 if result.ok else 1
-
-
-#: The shipped contract of each ``--contract`` name.
-CONTRACT_FILES = {
-    "commerce": "commerce.openapi.yaml",
-    "identity": "identity.openapi.yaml",
-    "wallet": "wallet.openapi.yaml",
-}
 
 
 def contract_schemes(

@@ -85,8 +85,10 @@ def served_contract(base_url: str, name: str = COMMERCE) -> dict[str, Any]:
     return document
 
 
+#: Every shipped contract by the name users give it (``?contract=``, ``--contract``).
+BY_NAME = {"commerce": COMMERCE, "identity": IDENTITY, "wallet": WALLET}
 #: Every contract shipped with a pre-parsed JSON copy.
-CONTRACTS = (COMMERCE, IDENTITY, WALLET)
+CONTRACTS = tuple(BY_NAME.values())
 
 if __name__ == "__main__":  # regenerate the shipped JSON copies (see the module docstring)
     from pathlib import Path

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
+from svc_sandbox.contract.api import ROOTS
 from svc_sandbox.contract.conformance import ConformanceRecorder
-from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, served_contract
+from svc_sandbox.contract.document import BY_NAME, served_contract
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.web import error_response, json_response, sandbox
 
@@ -21,11 +22,7 @@ def render_error(error: SandboxError) -> Response:
 
 
 #: ``?contract=`` names: the document and the settings root it is served under.
-CONTRACTS = {
-    "commerce": (COMMERCE, "base_url"),
-    "identity": (IDENTITY, "auth_url"),
-    "wallet": (WALLET, "wallet_base_url"),
-}
+CONTRACTS = {name: (document, dict(ROOTS)[document]) for name, document in BY_NAME.items()}
 
 
 def chosen_contract() -> tuple[str, str]:
