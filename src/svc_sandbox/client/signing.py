@@ -41,9 +41,13 @@ def envelope(
     }
 
 
+#: One encoder for every body (``json.dumps`` with options builds a new one per call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(document: dict[str, Any]) -> bytes:
     """The exact bytes sent (and signed): compact JSON, keys in envelope order, UTF-8."""
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _COMPACT.encode(document).encode("utf-8")
 
 
 def sample_data(type_: str, session_id: str, order_id: str, at: datetime) -> dict[str, Any]:

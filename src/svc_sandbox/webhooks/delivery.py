@@ -145,7 +145,7 @@ class ReceiverFault:
         return {"count": self.count, "send": self.send}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Outgoing:
     """One attempt taken off the due queue, ready to POST (or to settle without sending)."""
 
@@ -223,9 +223,9 @@ class DeliveryService(Service):
         delivery.next_attempt_at = due
         self.scheduler.schedule(due, ATTEMPT_KIND, {"deliveryId": delivery.id, "attempt": number})
 
-    @locked
     def on_attempt_due(self, payload: dict[str, Any]) -> None:
-        """Scheduler handler: the attempt is due now; the dispatcher sends it outside the lock."""
+        """Scheduler handler (the scheduler runs its entries under the lock): the attempt is
+        due now; the dispatcher sends it outside the lock."""
         delivery = self.deliveries.get(payload["deliveryId"])
         if delivery is None or delivery.status is not DeliveryStatus.PENDING:
             return
@@ -298,6 +298,13 @@ class DeliveryService(Service):
                 due, endpoint.url, body, headers, self.timeout, forced, send=self.fault.send
             )
         return Outgoing(due, endpoint.url, body, headers, self.timeout)
+
+    @locked
+    def record_and_take_next(
+        self, outgoing: Outgoing, outcome: Outcome
+    ) -> tuple[Attempt | None, Outgoing | None]:
+        """``record`` then ``take_next`` under one hold of the lock (the dispatcher's loop)."""
+        return self.record(outgoing, outcome), self.take_next()
 
     @locked
     def record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:

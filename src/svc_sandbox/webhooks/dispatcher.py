@@ -46,8 +46,11 @@ class Dispatcher:
         """Sends every due attempt now, in due-time order; returns the attempts made."""
         made: list[Attempt] = []
         with self._sending:
-            while (outgoing := self.deliveries.take_next()) is not None:
-                attempt = self.deliveries.record(outgoing, self._send(outgoing))
+            outgoing = self.deliveries.take_next()
+            while outgoing is not None:
+                attempt, outgoing = self.deliveries.record_and_take_next(
+                    outgoing, self._send(outgoing)
+                )
                 if attempt is not None:
                     made.append(attempt)
         return made

@@ -22,7 +22,7 @@ from svc_sandbox.core.clock import monotonic
 SNIPPET_CHARS = 200
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Outcome:
     status_code: int | None
     #: None when the receiver answered in time; else timeout, no_response, connection_reset,
