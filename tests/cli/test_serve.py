@@ -202,3 +202,24 @@ def test_the_banner_names_the_seeded_users_and_apps_with_their_secrets() -> None
         assert f"  {user['handle']}  password: {user['password']}" in text
     wallet_app = next(a for a in info["identity"]["apps"] if a["clientType"] == "confidential")
     assert f"client_id: {wallet_app['clientId']}  secret: {wallet_app['clientSecret']}" in text
+
+
+def test_serve_freezes_what_start_up_built_once_warmed_up() -> None:
+    """After warming up, everything alive is out of the collector's reach (shorter pauses);
+    what requests make later is still collected."""
+    import gc
+
+    from svc_sandbox.cli import warm_up_and_freeze
+    from svc_sandbox.sandbox import Sandbox
+
+    sandbox = Sandbox(clock_mode="frozen")
+    gc.unfreeze()
+    try:
+        warm_up_and_freeze(sandbox)
+        assert gc.get_freeze_count() > 1000  # the modules, the sandbox, its validators
+        cycle: list[object] = []
+        cycle.append(cycle)
+        del cycle
+        assert gc.collect() >= 1  # garbage made after the freeze is still collected
+    finally:
+        gc.unfreeze()
