@@ -110,3 +110,70 @@ def test_both_validators_agree_on_every_body_of_the_checkout_examples() -> None:
         fast = contract._compiled(CHECKOUT).is_valid(body)
         worded = contract.explain(CHECKOUT, body, "request", "body")
         assert fast == (worded == []), body
+
+
+def tiny_contract() -> Contract:
+    """One operation whose 200 response is a ``$ref`` with a required, typed ``$ref`` header."""
+    return Contract(
+        {
+            "openapi": "3.1.0",
+            "info": {"title": "tiny", "version": "1"},
+            "paths": {
+                "/things": {
+                    "get": {
+                        "operationId": "listThings",
+                        "responses": {"200": {"$ref": "#/components/responses/Things"}},
+                    }
+                }
+            },
+            "components": {
+                "headers": {
+                    "Remaining": {"required": True, "schema": {"type": "integer", "minimum": 0}}
+                },
+                "responses": {
+                    "Things": {
+                        "description": "ok",
+                        "headers": {"X-Remaining": {"$ref": "#/components/headers/Remaining"}},
+                        "content": {"application/json": {"schema": {"type": "array"}}},
+                    }
+                },
+            },
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "body", "expected"),
+    [
+        (200, {"x-remaining": "3"}, b"[]", []),
+        (
+            200,
+            {},
+            b"[]",
+            [("header.X-Remaining", "#/components/headers/Remaining/required")],
+        ),
+        (
+            200,
+            {"X-Remaining": "-1"},
+            b"[]",
+            [("header.X-Remaining", "#/components/headers/Remaining/schema/minimum")],
+        ),
+        (
+            200,
+            {"X-Remaining": "3"},
+            b"{}",
+            [("body", "#/components/responses/Things/content/application~1json/schema/type")],
+        ),
+        (404, {}, b"[]", [("status", "#/paths/~1things/get/responses")]),
+    ],
+)
+def test_a_response_is_checked_through_its_refs_the_same_every_time(
+    status: int, headers: dict[str, str], body: bytes, expected: list[tuple[str, str]]
+) -> None:
+    """The resolved response (``$ref`` hops, header pointers) is worked out once per operation
+    and status; every later check must find what the first one found."""
+    contract = tiny_contract()
+    operation = contract.operation("listThings")
+    for _ in range(2):
+        found = contract.validate_response(operation, status, headers, "application/json", body)
+        assert [(v.location, v.schema_path) for v in found] == expected

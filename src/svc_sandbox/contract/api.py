@@ -118,7 +118,7 @@ def check_response(sb: Sandbox, current: Request, response: Response, request_id
         broken = recorder.contract.validate_response(
             operation,
             response.status_code,
-            dict(response.headers),
+            response.headers,
             response.content_type,
             response.get_data(),
         )

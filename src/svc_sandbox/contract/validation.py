@@ -18,7 +18,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, quote
 
 import jsonschema_rs
@@ -101,6 +101,7 @@ class Contract:
         self._validators: dict[str, Draft202012Validator] = {}
         self._fast: dict[str, jsonschema_rs.Validator] = {}
         self._nodes: dict[str, Any] = {}
+        self._plans: dict[tuple[str, int], _ResponsePlan | None] = {}
         self._fast_registry: jsonschema_rs.Registry | None = None
         self._format_checker: FormatChecker | None = None
         self._lock = threading.RLock()
@@ -428,31 +429,47 @@ class Contract:
                 return pointer_join(operation.pointer, "responses", key)
         return None
 
+    def _response_plan(self, operation: Operation, status: int) -> _ResponsePlan | None:
+        """What checking a ``status`` response of ``operation`` needs, ``$ref`` hops resolved
+        (the document never changes: computed once per operation and status)."""
+        key = (operation.pointer, status)
+        plan = self._plans.get(key)
+        if plan is None and key not in self._plans:
+            response_ptr = self.response_pointer(operation, status)
+            if response_ptr is not None:
+                spec = self.node(response_ptr)
+                if "$ref" in spec:
+                    response_ptr = spec["$ref"]
+                    spec = self.resolve_object(spec)
+                headers = []
+                for name, header in spec.get("headers", {}).items():
+                    header_ptr = pointer_join(response_ptr, "headers", name)
+                    if "$ref" in header:
+                        header_ptr, header = header["$ref"], self.resolve_object(header)
+                    headers.append((name, header_ptr, header))
+                plan = _ResponsePlan(response_ptr, tuple(headers), spec.get("content"))
+            with self._lock:
+                self._plans[key] = plan
+        return plan
+
     def validate_response(
         self,
         operation: Operation,
         status: int,
-        headers: Mapping[str, str],
+        headers: HeaderItems,
         content_type: str | None,
         body: bytes,
     ) -> list[Violation]:
-        response_ptr = self.response_pointer(operation, status)
-        if response_ptr is None:
+        plan = self._response_plan(operation, status)
+        if plan is None:
             declared = ", ".join(operation.declared_statuses())
             message = (
                 f"status {status} is not declared for {operation.label} (declared: {declared})"
             )
             return [Violation("response", "status", message, operation.pointer + "/responses")]
-        spec = self.node(response_ptr)
-        if "$ref" in spec:
-            response_ptr = spec["$ref"]
-            spec = self.resolve_object(spec)
         found: list[Violation] = []
-        lowered = {k.lower(): v for k, v in headers.items()}
-        for name, header in spec.get("headers", {}).items():
-            header_ptr = pointer_join(response_ptr, "headers", name)
-            if "$ref" in header:
-                header_ptr, header = header["$ref"], self.resolve_object(header)
+        lowered = {k.lower(): v for k, v in headers.items()} if plan.headers else {}
+        for name, header_ptr, header in plan.headers:
             raw = lowered.get(name.lower())
             if raw is None:
                 if header.get("required"):
@@ -472,10 +489,24 @@ class Contract:
                     "response",
                     f"header.{name}",
                 )
-        content = spec.get("content")
-        if not content:
+        if not plan.content:
             return found
-        return found + self.check_content(response_ptr, content, content_type, body, "response")
+        return found + self.check_content(
+            plan.pointer, plan.content, content_type, body, "response"
+        )
+
+
+class HeaderItems(Protocol):
+    """Response headers: a dict, or werkzeug's ``Headers`` as it is (no copy per response)."""
+
+    def items(self) -> Iterable[tuple[str, str]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _ResponsePlan:
+    pointer: str  # the response object, after its $ref
+    headers: tuple[tuple[str, str, dict[str, Any]], ...]  # (name, pointer, header object)
+    content: dict[str, Any] | None
 
 
 def decode_body(media: str, body: bytes) -> Any:

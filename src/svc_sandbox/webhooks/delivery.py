@@ -4,8 +4,9 @@ journal of every attempt. Plain state under the sandbox lock; no HTTP here.
 An event emitted for an organization becomes one delivery per matching enabled endpoint. The
 first attempt is a scheduler entry due at the event's time; when the scheduler runs it, the
 attempt joins the *due* queue. The dispatcher (webhooks/dispatcher.py) takes due attempts one
-at a time (``take_next``), POSTs them outside the lock and reports back (``record``), which
-schedules the next retry counted from the attempt's due time, or settles the delivery.
+at a time (``take_next``), POSTs them outside the lock and reports back (``record``, or
+``record_and_take_next`` in its loop), which schedules the next retry counted from the
+attempt's due time, or settles the delivery.
 """
 
 from __future__ import annotations
