@@ -37,9 +37,15 @@ PY = sys.executable
 SERVE = [PY, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--clock", "frozen"]
 
 
+CONTROL = "bare Flask, again (control)"
+
+
 def servers() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {
         "bare Flask": [PY, str(HERE / "checkout_throughput.py"), "--bare-server"],
+        # The same app in a second process: its ratio to the first is the noise floor (an
+        # A/A control), measured in the same rounds as everything else.
+        CONTROL: [PY, str(HERE / "checkout_throughput.py"), "--bare-server"],
         "svc-sandbox": [*SERVE, "--no-rate-limits"],
         "svc-sandbox --strict": [*SERVE, "--no-rate-limits", "--strict"],
     }
@@ -301,6 +307,22 @@ def median_of(runs: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
+def paired_ratios(
+    runs: list[dict[str, float]], bare: list[dict[str, float]], key: str, bare_over: bool = False
+) -> list[float]:
+    """Round by round, this server's figure over the bare app's in the same round (or the
+    bare's over this one's): rounds are interleaved, so a pair shares the machine's load."""
+    return [
+        (b[key] / r[key]) if bare_over else (r[key] / b[key])
+        for r, b in zip(runs, bare, strict=True)
+    ]
+
+
+def spread(ratios: list[float]) -> str:
+    """The median ratio and, in brackets, the lowest and highest of the rounds."""
+    return f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})"
+
+
 def plot(requests: dict[str, Any], curve: list[dict[str, float]], path: Path) -> bool:
     try:
         import matplotlib
@@ -375,25 +397,31 @@ def write_page(data: dict[str, Any], png: bool) -> str:
     lines += [
         "## Requests",
         "",
-        "| endpoint | server | req/s | ×bare | p50 ms | p99 ms | p99 ×bare | CPU µs/req | "
-        "×bare (CPU) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| endpoint | server | req/s | ×bare | ×bare per round | p50 ms | p99 ms | p99 ×bare | "
+        "CPU µs/req | ×bare (CPU) | ×bare (CPU) per round |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for endpoint, per_server in requests.items():
-        bare_rps = median_of(per_server["bare Flask"], "rps")
-        bare_p99 = median_of(per_server["bare Flask"], "p99_ms")
-        bare_cpu = median_of(per_server["bare Flask"], "cpu_us")
+        bare = per_server["bare Flask"]
+        bare_rps, bare_p99, bare_cpu = (median_of(bare, k) for k in ("rps", "p99_ms", "cpu_us"))
         for name, runs in per_server.items():
             rps, p50, p99, cpu = (median_of(runs, k) for k in ("rps", "p50_ms", "p99_ms", "cpu_us"))
+            by_round = spread(paired_ratios(runs, bare, "rps"))
+            cpu_by_round = spread(paired_ratios(runs, bare, "cpu_us", bare_over=True))
             lines.append(
-                f"| {endpoint} | {name} | {rps:.0f} | {rps / bare_rps:.2f} | {p50:.2f} | "
-                f"{p99:.2f} | {p99 / bare_p99:.2f} | {cpu:.0f} | {bare_cpu / cpu:.2f} |"
+                f"| {endpoint} | {name} | {rps:.0f} | {rps / bare_rps:.2f} | {by_round} | "
+                f"{p50:.2f} | {p99:.2f} | {p99 / bare_p99:.2f} | {cpu:.0f} | "
+                f"{bare_cpu / cpu:.2f} | {cpu_by_round} |"
             )
     lines += [
         "",
-        "`×bare (CPU)` is the bare app's server CPU time per request divided by this "
-        "server's (1.00 = as cheap as bare Flask): on a busy machine it is the steadier of the "
-        "two ratios, because req/s also measures who else got the cores.",
+        "`×bare` is the ratio of the medians over rounds; `×bare per round` pairs each round "
+        "with the bare app's in the same round (rounds are interleaved, so a pair saw the "
+        "same load): its median, then the lowest and highest round. `×bare (CPU)` is the bare "
+        "app's server CPU time per request divided by this server's (1.00 = as cheap as bare "
+        "Flask): on a busy machine it is the steadier of the ratios, because req/s also "
+        f"measures who else got the cores. The row `{CONTROL}` is the bare app again, in a "
+        "second process: its distance from 1.00 is what the machine alone moves a ratio.",
         "",
         "What the gap to bare Flask pays for, on every request: a request id from the seeded "
         "factory and its `X-Request-Id` header; the Host check; the contract check of the "
