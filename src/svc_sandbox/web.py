@@ -56,9 +56,13 @@ def parse_body(model: type[M]) -> M:
     return parse(model, json_body())
 
 
+#: One encoder for every answer (``json.dumps`` with an option builds a new one per call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     response = current_app.response_class(
-        json.dumps(body, separators=(",", ":")) + "\n",
+        _COMPACT.encode(body) + "\n",
         status=status,
         mimetype="application/json",
     )
