@@ -95,6 +95,12 @@ class AfterWork(Protocol):
         ...
 
 
+#: The seeded state's export, encoded, by settings and start instant: seeding is a pure
+#: function of the two, and a test suite builds a Sandbox per test with the same ones. Each
+#: Sandbox decodes its own copy (json.loads: a third of ``to_json``'s cost), so none is shared.
+_SEEDED_EXPORTS: dict[str, str] = {}
+SEEDED_EXPORTS_KEPT = 16
+
 _RELEASE: queue.SimpleQueue[object] = queue.SimpleQueue()
 _releaser: threading.Thread | None = None
 
@@ -207,9 +213,26 @@ class Sandbox:
             "wallets": self.wallets,
         }
         self._seed_defaults()
-        self._initial = self.export()
+        self._initial = self._seeded_export()
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
+
+    def _seeded_export(self) -> dict[str, Any]:
+        """``export()`` right after seeding, from ``_SEEDED_EXPORTS`` when it holds it. Not
+        kept for a real clock (its start is never the same) or a ``--triggers`` file (its
+        content may change under the same name)."""
+        if self.settings.clock_mode is ClockMode.REAL or self.settings.triggers_file:
+            return self.export()
+        key = f"{self.settings.model_dump_json()}@{self.clock.now().isoformat()}"
+        encoded = _SEEDED_EXPORTS.get(key)
+        if encoded is not None:
+            document: dict[str, Any] = json.loads(encoded)
+            return document
+        document = self.export()
+        if len(_SEEDED_EXPORTS) >= SEEDED_EXPORTS_KEPT:
+            _SEEDED_EXPORTS.clear()  # bounded; refilled by the next few builds
+        _SEEDED_EXPORTS[key] = json.dumps(document)
+        return document
 
     def _start_instant(self) -> datetime:
         if self.settings.clock_mode is ClockMode.REAL:

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from svc_sandbox.app import create_app
 from svc_sandbox.identity.keys import rsa_key_from
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import create_product
@@ -81,3 +82,33 @@ def test_warm_up_builds_the_signing_key_and_draws_nothing() -> None:
     assert rsa_key_from.cache_info().hits == before + 1  # built by warm_up, not by this call
     assert warmed.export() == cold.export()
     assert warmed.ids.object_id() == cold.ids.object_id()
+
+
+def test_each_sandbox_resets_to_the_seeded_state_of_its_own_settings(tmp_path: Any) -> None:
+    """Sandboxes built alike share how their seeded state was encoded (a suite builds one per
+    test), never the state itself; a setting or a triggers file that differs is seen."""
+    first = Sandbox(clock_mode="frozen", seed=31)
+    seeded = first.export()
+    create_product_in(first)
+    assert first.export() != seeded
+    first.reset()
+    again = Sandbox(clock_mode="frozen", seed=31)
+    assert again.export() == first.export() == Sandbox(clock_mode="frozen", seed=31).export()
+
+    hooked = Sandbox(clock_mode="frozen", seed=31, webhook_url="http://127.0.0.1:9/hooks")
+    hooked.webhook_endpoints.endpoints.clear()
+    hooked.reset()
+    assert len(hooked.webhook_endpoints.endpoints) == 2  # its own seeded state, not `first`'s
+
+    triggers = tmp_path / "triggers.json"
+    for phone in ("0911000444", "0911000555"):
+        triggers.write_text(f'{{"triggers": [{{"phone": "{phone}", "outcome": "wait"}}]}}')
+        fresh = Sandbox(clock_mode="frozen", seed=31, triggers_file=str(triggers))
+        fresh.reset()
+        assert fresh.triggers.find("sandbox", "251" + phone[1:])
+
+
+def create_product_in(sandbox: Sandbox) -> None:
+    client = create_app(sandbox).test_client()
+    token = sandbox.orgs.tokens_of(sandbox.orgs.all()[0].id)[0].token
+    create_product(client, {"Authorization": f"Bearer {token}"})
