@@ -9,8 +9,13 @@ field and the id), so nothing answers 404 or skips work later because of it.
 itself can leave dangling (retention pruned the event, the endpoint was deleted) is allowed,
 exactly there, with the reason beside it: any export of a live sandbox must import again.
 
-The check is linear in the document: the ids of each target kind are collected once into a
-set, then every reference is one set lookup.
+A reference marked ``same_org`` must also stay within one organization: an order of one
+organization naming another's checkout session, or a delivery another's event, is refused
+the same way (the emulator never makes one: every record it creates for an organization
+names only that organization's records).
+
+The check is linear in the document: the ids of each target kind (with their organization)
+are collected once into a dict, then every reference is one lookup.
 """
 
 from __future__ import annotations
@@ -46,18 +51,23 @@ TRANSFER = "wallet transfer"
 Services = dict[str, Any]
 
 
-def _ids(section: str, records: str, key: str = "id") -> Callable[[Services], set[str]]:
-    return lambda services: {r[key] for r in services[section][records]}
+#: Each id of a target kind, with the organization that owns the record (None: not owned).
+Owners = dict[str, str | None]
 
 
-def _products_and_placeholders(services: Services) -> set[str]:
+def _ids(section: str, records: str, key: str = "id") -> Callable[[Services], Owners]:
+    return lambda services: {r[key]: r.get("org_id") for r in services[section][records]}
+
+
+def _products_and_placeholders(services: Services) -> Owners:
     # A custom-amount checkout (no productId) names its organization's placeholder product id,
     # drawn once per organization and kept in ``checkout.placeholders``, never a product record.
-    ids = {p["id"] for p in services["products"]["products"]}
-    return ids | set(services["checkout"]["placeholders"].values())
+    owners = _ids("products", "products")(services)
+    placeholders = services["checkout"]["placeholders"]
+    return owners | {product: org for org, product in placeholders.items()}
 
 
-TARGETS: dict[str, Callable[[Services], set[str]]] = {
+TARGETS: dict[str, Callable[[Services], Owners]] = {
     ORGANIZATION: _ids("orgs", "orgs"),
     PRODUCT: _ids("products", "products"),
     PRODUCT_OR_PLACEHOLDER: _products_and_placeholders,
@@ -93,6 +103,8 @@ class Reference:
     ``word``: the key is words split by spaces and the id is this one (consents' keys).
     ``dangles``: when the emulator itself leaves this reference dangling, and so an import must
     take it (``True``: always; a callable: for the records it says yes for).
+    ``same_org``: the record and the one it names (when the document holds it) belong to the
+    same organization.
     """
 
     records: str
@@ -101,6 +113,7 @@ class Reference:
     nullable: bool = False
     word: int | None = None
     dangles: bool | Callable[[dict[str, Any]], bool] = False
+    same_org: bool = False
 
     def allows(self, record: Any) -> bool:
         if callable(self.dangles):
@@ -117,22 +130,22 @@ REFERENCES: tuple[Reference, ...] = (
     R("services.products.products", "org_id", ORGANIZATION),
     R("services.customers.customers", "org_id", ORGANIZATION),
     R("services.checkoutConfig.links", "org_id", ORGANIZATION),
-    R("services.checkoutConfig.links", "product_ids[]", PRODUCT),
+    R("services.checkoutConfig.links", "product_ids[]", PRODUCT, same_org=True),
     R("services.checkoutConfig.fields", "org_id", ORGANIZATION),
-    R("services.checkoutConfig.fields", "product_ids[]", PRODUCT),
+    R("services.checkoutConfig.fields", "product_ids[]", PRODUCT, same_org=True),
     R("services.checkout.placeholders", "{key}", ORGANIZATION),
     # checkout, payments, orders
     R("services.checkout.sessions", "org_id", ORGANIZATION),
-    R("services.checkout.sessions", "product_id", PRODUCT_OR_PLACEHOLDER),
-    R("services.checkout.sessions", "customer_id", CUSTOMER, nullable=True),
-    R("services.checkout.sessions", "checkout_link", LINK, nullable=True),
-    R("services.checkout.sessions", "order_id", ORDER, nullable=True),
-    R("services.payments.attempts", "session_id", SESSION),
+    R("services.checkout.sessions", "product_id", PRODUCT_OR_PLACEHOLDER, same_org=True),
+    R("services.checkout.sessions", "customer_id", CUSTOMER, nullable=True, same_org=True),
+    R("services.checkout.sessions", "checkout_link", LINK, nullable=True, same_org=True),
+    R("services.checkout.sessions", "order_id", ORDER, nullable=True, same_org=True),
+    R("services.payments.attempts", "session_id", SESSION, same_org=True),
     R("services.payments.attempts", "org_id", ORGANIZATION),
     R("services.orders.orders", "org_id", ORGANIZATION),
-    R("services.orders.orders", "checkout_session_id", SESSION),
-    R("services.orders.orders", "product_id", PRODUCT_OR_PLACEHOLDER),
-    R("services.orders.orders", "customer_id", CUSTOMER, nullable=True),
+    R("services.orders.orders", "checkout_session_id", SESSION, same_org=True),
+    R("services.orders.orders", "product_id", PRODUCT_OR_PLACEHOLDER, same_org=True),
+    R("services.orders.orders", "customer_id", CUSTOMER, nullable=True, same_org=True),
     R("services.notificationFaults.rules", "org_id", ORGANIZATION, nullable=True),
     # The control plane takes a rule for a session id that is not open yet (ids are
     # predictable under a seed), so the rule waits for it: a session rule may name no session.
@@ -141,7 +154,7 @@ REFERENCES: tuple[Reference, ...] = (
     # payouts
     R("services.payouts.withdrawals", "org_id", ORGANIZATION),
     R("services.payouts.keys", "org_id", ORGANIZATION),
-    R("services.payouts.keys", "withdrawal_id", WITHDRAWAL),
+    R("services.payouts.keys", "withdrawal_id", WITHDRAWAL, same_org=True),
     R("services.payouts.ownerWalletShort", "[]", ORGANIZATION),
     # webhooks
     R("services.events.events", "org_id", ORGANIZATION),
@@ -149,10 +162,16 @@ REFERENCES: tuple[Reference, ...] = (
     R("services.webhookDeliveries.deliveries", "org_id", ORGANIZATION),
     # A pending delivery holds its event against retention; a settled one does not, and
     # --events-kept may then drop the event (GET .../deliveries still lists the delivery).
-    R("services.webhookDeliveries.deliveries", "event_id", EVENT, dangles=_settled),
+    R("services.webhookDeliveries.deliveries", "event_id", EVENT, dangles=_settled, same_org=True),
     # Deleting an endpoint keeps its deliveries (their history; a pending one settles as
     # "endpoint_deleted" at its next attempt).
-    R("services.webhookDeliveries.deliveries", "endpoint_id", ENDPOINT, dangles=True),
+    R(
+        "services.webhookDeliveries.deliveries",
+        "endpoint_id",
+        ENDPOINT,
+        dangles=True,
+        same_org=True,
+    ),
     # The original of a redelivery is any delivery of the event, and --deliveries-kept may
     # drop it once settled.
     R(
@@ -161,12 +180,13 @@ REFERENCES: tuple[Reference, ...] = (
         DELIVERY,
         nullable=True,
         dangles=True,
+        same_org=True,
     ),
     # The attempt journal (--webhook-attempts-kept) outlives what it names: settled
     # deliveries pruned by --deliveries-kept, events by --events-kept, deleted endpoints.
-    R("services.webhookDeliveries.attempts", "delivery_id", DELIVERY, dangles=True),
-    R("services.webhookDeliveries.attempts", "event_id", EVENT, dangles=True),
-    R("services.webhookDeliveries.attempts", "endpoint_id", ENDPOINT, dangles=True),
+    R("services.webhookDeliveries.attempts", "delivery_id", DELIVERY, dangles=True, same_org=True),
+    R("services.webhookDeliveries.attempts", "event_id", EVENT, dangles=True, same_org=True),
+    R("services.webhookDeliveries.attempts", "endpoint_id", ENDPOINT, dangles=True, same_org=True),
     R("services.webhookDeliveries.attempts", "org_id", ORGANIZATION),
     R("services.webhookDeliveries.due", "delivery_id", DELIVERY),
     # the scheduler's work: each kind's payload names the record it works on
@@ -245,21 +265,39 @@ def _found(document: dict[str, Any], ref: Reference) -> Iterator[tuple[str, Any,
 
 def check(document: dict[str, Any]) -> None:
     """Raises ValidationFailed naming the first reference of ``document`` (already valid
-    against state_format) whose id names no record of its target kind."""
+    against state_format) whose id names no record of its target kind; then, once every
+    reference names a record, the first ``same_org`` one naming another organization's."""
     services = document["services"]
-    known: dict[str, set[str]] = {}
+    known: dict[str, Owners] = {}
+
+    def owners_of(target: str) -> Owners:
+        if target not in known:
+            known[target] = TARGETS[target](services)
+        return known[target]
+
     for ref in REFERENCES:
         if ref.dangles is True:
             continue  # in the table to say so; nothing to look up
-        ids = known.get(ref.target)
-        if ids is None:
-            ids = known[ref.target] = TARGETS[ref.target](services)
+        owners = owners_of(ref.target)
         for path, value, record in _found(document, ref):
             if value is None and ref.nullable:
                 continue
-            if value in ids or ref.allows(record):
+            if value in owners or ref.allows(record):
                 continue
             raise ValidationFailed(
                 f"state document: {path} is {value!r}, which names no {ref.target} of the "
                 "document (every reference must name a record of the import)"
             )
+    for ref in REFERENCES:
+        if not ref.same_org:
+            continue
+        owners = owners_of(ref.target)
+        for path, value, record in _found(document, ref):
+            owner = owners.get(value) if value is not None else None
+            holder = record.get("org_id") if record is not None else None
+            if owner is not None and holder is not None and owner != holder:
+                raise ValidationFailed(
+                    f"state document: {path} is {value!r}, a {ref.target} of organization "
+                    f"{owner}, but the record belongs to organization {holder} (a record "
+                    "names only records of its own organization)"
+                )
