@@ -422,7 +422,8 @@ def warm_up_and_freeze(sandbox: Sandbox) -> None:
     """Builds what the first requests would (``Sandbox.warm_up``), then moves every object
     alive so far (modules, contracts, validators: they live as long as the server) out of the
     cyclic collector's reach: its full collections, which stop every thread, then walk only
-    what requests made (bench: the longest pause under load went from 85 to 34 ms)."""
+    what requests made (15 s of wrk POSTs, 3 pairs of runs: the longest pause 22-55 ms
+    against 68-76 ms without, p99 12 ms against 15-21 ms)."""
     sandbox.warm_up()
     gc.freeze()
 
