@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from svc_sandbox.client import SvcClient
+from svc_sandbox.client import IdentityClient, SvcClient, WalletClient
 
 NOWHERE = "http://127.0.0.1:9/api"
 SESSION = "0123456789abcdef01234567"
@@ -87,6 +87,22 @@ def test_invalid_client_settings_are_refused(kwargs: dict[str, Any], parameter: 
     with pytest.raises(ValueError) as caught:
         SvcClient(**kwargs)
     assert str(caught.value).startswith(parameter)
+
+
+CLIENTS: dict[str, Callable[[Any], Any]] = {
+    "SvcClient": lambda timeout: SvcClient("svc_test_abcdefgh", timeout=timeout),
+    "IdentityClient": lambda timeout: IdentityClient(
+        "app_1", redirect_uri="http://127.0.0.1:9/cb", timeout=timeout
+    ),
+    "WalletClient": lambda timeout: WalletClient("at", "svc_test_abcdefgh", timeout=timeout),
+}
+
+
+@pytest.mark.parametrize("timeout", [0, -1, True, "30", float("nan"), float("inf")])
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_every_client_takes_only_a_positive_finite_timeout(client: str, timeout: Any) -> None:
+    with pytest.raises(ValueError, match="^timeout must be"):
+        CLIENTS[client](timeout)
 
 
 def test_a_custom_amount_checkout_needs_a_token() -> None:

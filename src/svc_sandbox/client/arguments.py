@@ -3,6 +3,7 @@ parameter, with the rule of the spec it breaks (§2, §4, §8)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,6 +23,15 @@ def integer(name: str, value: Any, minimum: int = 0, maximum: int | None = None)
     if maximum is not None and value > maximum:
         raise ValueError(f"{name} must be at most {maximum}, got {value}")
     return value
+
+
+def seconds(name: str, value: Any) -> float:
+    """A positive, finite number of seconds (a timeout, a poll interval)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    if math.isinf(value):
+        raise ValueError(f"{name} must be finite")
+    return float(value)
 
 
 def text(name: str, value: Any, minimum: int = 0, maximum: int | None = None) -> str:

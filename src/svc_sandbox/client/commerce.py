@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import math
 import os
 import re
 import time
@@ -48,14 +47,6 @@ POLL_INTERVAL = 2.0
 POLL_TIMEOUT = 300.0
 
 
-def _positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
-    if math.isinf(value):
-        raise ValueError(f"{name} must be finite")
-    return float(value)
-
-
 class _ClientBase:
     """What both clients share: settings, the request a Call makes, the poll's bookkeeping."""
 
@@ -67,7 +58,7 @@ class _ClientBase:
             raise ValueError(f"base_url must be an absolute http(s) URL, got {base!r}")
         self.token = token
         self.base_url = base.rstrip("/")
-        self.timeout = _positive("timeout", timeout)
+        self.timeout = check.seconds("timeout", timeout)
 
     def _request_parts(self, call: Call[Any]) -> dict[str, Any]:
         if call.needs_token and self.token is None:
@@ -228,7 +219,7 @@ class SvcClient(SyncHttp, _ClientBase):
         for and what really passed, so an instant fake sleep still ends on time.
         """
         check.hex_id("session_id", session_id)
-        interval, timeout = _positive("interval", interval), _positive("timeout", timeout)
+        interval, timeout = check.seconds("interval", interval), check.seconds("timeout", timeout)
         started, slept = monotonic(), 0.0
         while True:
             status = self.get_checkout(session_id)
@@ -292,7 +283,7 @@ class AsyncSvcClient(AsyncHttp, _ClientBase):
     ) -> CheckoutStatus:
         """As ``SvcClient.wait_for_checkout``; ``sleep`` may be a coroutine function or not."""
         check.hex_id("session_id", session_id)
-        interval, timeout = _positive("interval", interval), _positive("timeout", timeout)
+        interval, timeout = check.seconds("interval", interval), check.seconds("timeout", timeout)
         started, slept = monotonic(), 0.0
         while True:
             status: CheckoutStatus = await self.get_checkout(session_id)

@@ -106,9 +106,7 @@ class _IdentityRules(HttpPool[H]):
         self.auth_method = check.choice(
             "auth_method", auth_method, ("client_secret_post", "client_secret_basic")
         )
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        self.timeout = float(timeout)
+        self.timeout = check.seconds("timeout", timeout)
         self._use_http(http)
         self._metadata: ProviderMetadata | None = None
         self._keys: jwt.PyJWKSet | None = None

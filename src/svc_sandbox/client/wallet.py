@@ -52,9 +52,7 @@ class _WalletRules(HttpPool[H]):
         self.api_key = api_key
         base = base_url or os.environ.get("SVC_WALLET_BASE_URL") or DEFAULT_WALLET_URL
         self.base_url = check.url("base_url", base).rstrip("/")
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        self.timeout = float(timeout)
+        self.timeout = check.seconds("timeout", timeout)
         self._use_http(http)
 
     def _balance(self) -> Flow[WalletBalance]:
