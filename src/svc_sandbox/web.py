@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from flask import Flask, Request, Response, current_app, request
 from pydantic import BaseModel
+from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
@@ -80,14 +81,20 @@ JOURNAL_BODY_BYTES = 16 * 1024
 
 
 def request_details(current: Request) -> dict[str, Any]:
-    """What the recorder needs to replay ``current``: query, body, Authorization."""
+    """What the recorder needs to replay ``current``: query, body, Authorization.
+
+    Read from the WSGI environ as the server put it: the first access to werkzeug's
+    ``headers``, ``query_string`` or ``content_length`` builds a headers view on every request
+    (5-7 µs of a GET), for three strings."""
     details: dict[str, Any] = {}
-    if current.query_string:
-        details["query"] = current.query_string.decode("utf-8", "replace")
-    header = current.headers.get("Authorization")
+    environ = current.environ
+    query = environ.get("QUERY_STRING")
+    if query:  # a WSGI str holds the raw bytes as latin-1 (PEP 3333)
+        details["query"] = query.encode("latin-1").decode("utf-8", "replace")
+    header = environ.get("HTTP_AUTHORIZATION")
     if header is not None:
         details["authorization"] = header
-    size = current.content_length or 0
+    size = get_content_length(environ) or 0
     if 0 < size <= JOURNAL_BODY_BYTES:
         if current.mimetype == "application/x-www-form-urlencoded":
             details["form"] = current.form.to_dict()

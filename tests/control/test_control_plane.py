@@ -157,6 +157,31 @@ def test_request_journal_lists_recent_requests_newest_first(
     assert svc_http.get("/_sandbox/requests?limit=0").status_code == 400
 
 
+def test_the_journal_keeps_what_replays_a_request(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """Query (its raw UTF-8 bytes), Authorization, and a body up to 16 KiB with its media
+    type (a form as fields): what `svc-sandbox record` turns into steps."""
+    raw_query = "status=paid&note=caf\u00e9".encode().decode("latin-1")  # as a server puts it
+    svc_http.get("/api/orders", headers=auth, environ_overrides={"QUERY_STRING": raw_query})
+    body = '{"amount": 500, "description": "caf\u00e9"}'
+    svc_http.post(
+        "/api/checkout",
+        data=body.encode(),
+        headers={**auth, "Content-Type": "Application/JSON; charset=utf-8"},
+    )
+    svc_http.post("/api/checkout", data="x" * (16 * 1024 + 1), content_type="application/json")
+    svc_http.post("/pay/cs_nothing/pay", data={"phone": "0900000001"})
+    form, big, posted, listed = svc_http.get("/_sandbox/requests?limit=4").json["items"]  # type: ignore[index]
+    assert listed["query"] == "status=paid&note=caf\u00e9"
+    assert listed["authorization"] == auth["Authorization"]
+    assert "body" not in listed and "contentType" not in listed
+    assert (posted["body"], posted["contentType"]) == (body, "application/json")
+    assert "query" not in posted
+    assert "body" not in big and "authorization" not in big
+    assert form["form"] == {"phone": "0900000001"} and "body" not in form
+
+
 WIRE_INSTANT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 LOOKS_LIKE_AN_INSTANT = re.compile(r"^\d{4}-\d\d-\d\dT")
 
