@@ -105,6 +105,23 @@ def test_the_emulator_serves_the_contract_with_its_base_url(
     assert served["paths"] == load_contract()["paths"]
 
 
+@pytest.mark.parametrize(
+    ("url", "root", "placeholder"),
+    [
+        ("/api/openapi.json", "/api", "{base_url}"),
+        ("/auth/openapi.json", "/auth", "{auth_url}"),
+        ("/wallet/openapi.json", "/wallet", "{wallet_base_url}"),
+    ],
+)
+def test_each_served_document_names_its_root(
+    svc_http: FlaskClient, url: str, root: str, placeholder: str
+) -> None:
+    """Its one server is the emulator's root, described by the spec's placeholder (§1)."""
+    (server,) = svc_http.get(url).json["servers"]  # type: ignore[index]
+    assert server["url"] == "http://127.0.0.1:8700" + root
+    assert server["description"] == f"{placeholder} of this emulator"
+
+
 def test_the_control_plane_serves_yaml_too(svc_http: FlaskClient) -> None:
     response = svc_http.get("/_sandbox/contract?format=yaml")
     assert response.mimetype == "application/yaml"
@@ -120,3 +137,71 @@ def test_the_shipped_json_copy_is_the_yaml_parsed(name: str) -> None:
         "regenerate: python -m svc_sandbox.contract.document"
     )
     assert load_contract(name) == yaml.safe_load(contract_text(name))
+
+
+#: What a schema of an OpenAPI 3.1 document may say: the JSON Schema 2020-12 vocabularies and
+#: OpenAPI's own additions (``x-`` extensions aside).
+SCHEMA_KEYWORDS = frozenset(
+    {
+        *("$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$defs"),
+        *("$comment", "$vocabulary", "allOf", "anyOf", "oneOf", "not", "if", "then", "else"),
+        *("dependentSchemas", "prefixItems", "items", "contains", "properties"),
+        *("patternProperties", "additionalProperties", "propertyNames", "unevaluatedItems"),
+        *("unevaluatedProperties", "type", "enum", "const", "multipleOf", "maximum"),
+        *("exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength"),
+        *("pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains"),
+        *("maxProperties", "minProperties", "required", "dependentRequired", "format"),
+        *("contentEncoding", "contentMediaType", "contentSchema", "title", "description"),
+        *("default", "deprecated", "readOnly", "writeOnly", "examples"),
+        *("discriminator", "xml", "externalDocs", "example"),  # OpenAPI's own
+    }
+)
+SUBSCHEMA = {"items", "not", "if", "then", "else", "contains", "additionalProperties"} | {
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+}
+SUBSCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
+SUBSCHEMA_MAPS = {"properties", "patternProperties", "$defs", "dependentSchemas"}
+
+
+def unknown_keywords(schema: object, where: str) -> list[str]:
+    if not isinstance(schema, dict):  # true / false schemas
+        return []
+    found = [f"{where}/{k}" for k in schema if k not in SCHEMA_KEYWORDS and not k.startswith("x-")]
+    for key, value in schema.items():
+        if key in SUBSCHEMA:
+            found += unknown_keywords(value, f"{where}/{key}")
+        elif key in SUBSCHEMA_LISTS:
+            for i, item in enumerate(value):
+                found += unknown_keywords(item, f"{where}/{key}/{i}")
+        elif key in SUBSCHEMA_MAPS:
+            for name, item in value.items():
+                found += unknown_keywords(item, f"{where}/{key}/{name}")
+    return found
+
+
+def schemas_of(node: object, where: str = "#") -> list[tuple[object, str]]:
+    """Every schema of a document: ``components/schemas`` and each ``schema`` member."""
+    if isinstance(node, list):
+        return [s for i, item in enumerate(node) for s in schemas_of(item, f"{where}/{i}")]
+    if not isinstance(node, dict):
+        return []
+    found: list[tuple[object, str]] = []
+    for key, value in node.items():
+        if key == "schema" or where == "#/components/schemas":
+            found.append((value, f"{where}/{key}"))
+        else:
+            found += schemas_of(value, f"{where}/{key}")
+    return found
+
+
+@pytest.mark.parametrize("name", CONTRACTS)
+def test_every_schema_says_only_what_json_schema_knows(name: str) -> None:
+    """A keyword no validator knows is silently ignored: a YAML flow mapping cut at a comma
+    (``{description: Spendable now, santim.}``) once published ``"santim.": null``."""
+    document = load_contract(name)
+    schemas = schemas_of(document)
+    assert len(schemas) > 10
+    assert [p for schema, where in schemas for p in unknown_keywords(schema, where)] == []

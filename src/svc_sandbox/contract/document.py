@@ -76,12 +76,15 @@ def shared_contract(name: str = COMMERCE) -> dict[str, Any]:
     return _loaded(name)
 
 
+#: The spec's placeholder (§1) for the root each contract is served under.
+ROOT_PLACEHOLDERS = {COMMERCE: "{base_url}", IDENTITY: "{auth_url}", WALLET: "{wallet_base_url}"}
+
+
 def served_contract(base_url: str, name: str = COMMERCE) -> dict[str, Any]:
-    """The document as an emulator serves it: its one server is the emulator's root
-    ({base_url} for commerce, {wallet_base_url} for the wallet)."""
+    """The document as an emulator serves it: its one server is the emulator's root."""
     document = load_contract(name)
-    root = "{wallet_base_url}" if name == WALLET else "{base_url}"
-    document["servers"] = [{"url": base_url, "description": f"{root} of this emulator"}]
+    description = f"{ROOT_PLACEHOLDERS[name]} of this emulator"
+    document["servers"] = [{"url": base_url, "description": description}]
     return document
 
 
