@@ -211,6 +211,7 @@ def test_every_request_of_the_client_fits_the_contract(
         product.id, amount=700, customer=BUYER, success_url="https://shop.example/{CHECKOUT_ID}"
     )
     svc_client.get_checkout(link.session_id)
+    svc_client.create_checkout(product.id, amount=700, success_url="myapp://paid/{CHECKOUT_ID}")
     svc_client.list_orders(status="pending")
     svc_client.archive_product(product.id)
     earn(live, svc_clock, 30000)

@@ -517,6 +517,76 @@ def test_success_url_rules(
     assert svc_sandbox.checkout.get(result["sessionId"]).success_url == expected
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "myapp://paid?session={CHECKOUT_ID}",
+        "com.shop.app:/checkout/{CHECKOUT_ID}/done",
+        "https://shop.example/thanks/{CHECKOUT_ID}",
+    ],
+    ids=["deep-link", "reverse-domain-scheme", "https"],
+)
+def test_success_url_is_any_absolute_uri_an_app_deep_link_included(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, url: str
+) -> None:
+    """§2 types successUrl as a URI string: a mobile app's own scheme is one."""
+    product = published(svc_http, auth)
+    result = checkout(svc_http, auth, productId=product["_id"], customer=BUYER, successUrl=url)
+    session_id = result["sessionId"]
+    assert svc_sandbox.checkout.get(session_id).success_url == url.replace(
+        "{CHECKOUT_ID}", session_id
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("javascript:alert(1)", "must not use the javascript: scheme"),
+        ("JavaScript:alert(1)", "must not use the javascript: scheme"),
+        ("vbscript:msgbox(1)", "must not use the vbscript: scheme"),
+        ("data:text/plain,paid", "must not use the data: scheme"),
+        ("file:///etc/passwd", "must not use the file: scheme"),
+        ("done", "must be an absolute URI"),
+        ("/thanks", "must be an absolute URI"),
+        ("myapp://pa id", "must be an absolute URI"),
+        ("http://[::1", "must be an absolute URI"),
+        ("https://shop.example:99999/", "must be an absolute http(s) URL"),
+        ("myapp://" + "x" * 2048, "must be at most 2048 characters"),
+    ],
+)
+def test_success_url_refusals_name_the_field_and_change_nothing(
+    svc_http: FlaskClient, auth: dict[str, str], url: str, says: str
+) -> None:
+    product = published(svc_http, auth)
+    before = svc_http.get("/_sandbox/state").data
+    body = {"productId": product["_id"], "customer": BUYER, "successUrl": url}
+    refused = checkout(svc_http, auth, 400, **body)
+    assert refused["error"].startswith("successUrl ")
+    assert says in refused["error"]
+    assert svc_http.get("/_sandbox/state").data == before
+
+
+@pytest.mark.parametrize(
+    ("customer", "says"),
+    [
+        ({"name": "N" * 121}, "customer.name String should have at most 120 characters"),
+        ({"externalId": "u" * 201}, "customer.externalId String should have at most 200"),
+        ({"externalId": ""}, "customer.externalId String should have at least 1 character"),
+    ],
+)
+def test_customer_name_and_external_id_are_bounded(
+    svc_http: FlaskClient, auth: dict[str, str], customer: dict[str, str], says: str
+) -> None:
+    """Bounds §2 does not give (docs/spec-gaps.md): the longest accepted values pass."""
+    product = published(svc_http, auth)
+    refused = checkout(
+        svc_http, auth, 400, productId=product["_id"], customer={**BUYER, **customer}
+    )
+    assert refused["error"].startswith(says)
+    longest = {**BUYER, "name": "N" * 120, "externalId": "u" * 200}
+    checkout(svc_http, auth, productId=product["_id"], customer=longest)
+
+
 # --- collected fields --------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ HEX_ID = re.compile(r"^[0-9a-f]{24}$")
 PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
 PHONE = re.compile(r"^(2519[0-9]{8}|09[0-9]{8}|9[0-9]{8})$")
 HTTP_URL = re.compile(r"^https?://")
+ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S")  # RFC 3986: a scheme, then more
 GATEWAYS = ("telebirr", "mpesa", "cbe")
 
 
@@ -70,6 +71,12 @@ def phone(name: str, value: Any) -> str:
 
 def url(name: str, value: Any) -> str:
     return pattern(name, text(name, value, 1, 2048), HTTP_URL, "an absolute http(s) URL")
+
+
+def uri(name: str, value: Any) -> str:
+    """Any absolute URI (a success URL may be an app's deep link); the emulator checks the
+    rest (§2 "URI string")."""
+    return pattern(name, text(name, value, 1, 2048), ABSOLUTE_URI, "an absolute URI")
 
 
 def gateway(name: str, value: Any) -> str:

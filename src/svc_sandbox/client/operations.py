@@ -209,7 +209,7 @@ def _checkout_fields(
     if gateway is not None:
         body["gateway"] = check.gateway("gateway", gateway)
     if success_url is not None:
-        body["successUrl"] = check.url("success_url", success_url)
+        body["successUrl"] = check.uri("success_url", success_url)
     if metadata is not None:
         body["metadata"] = check.string_map("metadata", metadata, scalars=True)
     return body

@@ -6,6 +6,7 @@ domain modules, not here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -20,18 +21,23 @@ from pydantic import (
 )
 
 from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
-from svc_sandbox.core.validation import http_url_problem
+from svc_sandbox.core.validation import http_url_problem, success_url_problem
 
 MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
 
 Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
 
 
-def _http_uri(value: str) -> str:
-    problem = http_url_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
+def _refusing(problem_of: Callable[[str], str | None]) -> AfterValidator:
+    """A validator raising what ``problem_of`` finds (pydantic words it under the field)."""
+
+    def check(value: str) -> str:
+        problem = problem_of(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(check)
 
 
 def _trimmed_title(value: str) -> str:
@@ -41,7 +47,10 @@ def _trimmed_title(value: str) -> str:
     return value
 
 
-Uri = Annotated[StrictStr, AfterValidator(_http_uri)]
+Uri = Annotated[StrictStr, _refusing(http_url_problem)]
+#: Where a buyer goes after paying: any absolute URI but a browser's own schemes (an app's
+#: deep link included), where the sandbox's other URLs are http(s) (it calls or shows them).
+SuccessUri = Annotated[StrictStr, _refusing(success_url_problem)]
 Title = Annotated[StrictStr, AfterValidator(_trimmed_title)]
 Description = Annotated[StrictStr, Field(max_length=5000)]
 MetadataKey = Annotated[StrictStr, Field(min_length=1, max_length=40)]
@@ -128,7 +137,7 @@ class CheckoutBody(NoNulls):
     productId: StrictStr | None = None
     customer: CustomerBody | None = None
     gateway: Gateway | None = None
-    successUrl: Uri | None = None
+    successUrl: SuccessUri | None = None
     metadata: Any = None
     amount: Any = None
     description: Any = None

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-from svc_sandbox.commerce.schemas import Uri
+from svc_sandbox.commerce.schemas import SuccessUri
 
 
 class Strict(BaseModel):
@@ -41,7 +41,7 @@ class FaultsBody(Strict):
 class CheckoutLinkBody(Strict):
     productIds: Annotated[list[StrictStr], Field(min_length=1, max_length=100)]
     metadata: Any = None
-    successUrl: Uri | None = None
+    successUrl: SuccessUri | None = None
     active: StrictBool = True
     name: Annotated[StrictStr, Field(min_length=1, max_length=120)] | None = None
 
@@ -49,7 +49,7 @@ class CheckoutLinkBody(Strict):
 class CheckoutLinkUpdateBody(Strict):
     productIds: Annotated[list[StrictStr], Field(min_length=1, max_length=100)] | None = None
     metadata: Any = None
-    successUrl: Uri | None = None
+    successUrl: SuccessUri | None = None
     active: StrictBool | None = None
 
 

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
+from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
 
 from svc_sandbox.core.errors import ValidationFailed
 
@@ -92,4 +93,28 @@ def http_url_problem(url: str) -> str | None:
         return "must have a port between 1 and 65535"
     if any(c.isspace() or ord(c) < 32 for c in url):
         return "must not contain spaces or control characters"
+    return None
+
+
+#: Schemes a browser runs or reads locally: never a place to send a buyer after paying.
+UNSAFE_SCHEMES = frozenset({"javascript", "vbscript", "data", "file", "blob", "about"})
+#: What ``{CHECKOUT_ID}`` becomes (a session id), so a URL is checked as it will be used.
+_SAMPLE_SESSION_ID = "0" * 24
+
+
+def success_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a ``successUrl`` (§2: a URI string), or None. An http(s) URL as
+    ``http_url_problem`` reads it; any other absolute URI (an app's deep link,
+    ``myapp://paid?id={CHECKOUT_ID}``) as RFC 3986 reads it, unless its scheme is one a
+    browser runs or reads locally. Checked with ``{CHECKOUT_ID}`` replaced, as it is used."""
+    if len(url) > MAX_URL_LENGTH:
+        return f"must be at most {MAX_URL_LENGTH} characters"
+    used = url.replace("{CHECKOUT_ID}", _SAMPLE_SESSION_ID)
+    if not validate_rfc3986(used, rule="URI"):
+        return "must be an absolute URI (http(s), or an app's scheme such as myapp://paid)"
+    scheme = used.split(":", 1)[0].lower()
+    if scheme in ("http", "https"):
+        return http_url_problem(used)
+    if scheme in UNSAFE_SCHEMES:
+        return f"must not use the {scheme}: scheme"
     return None
