@@ -22,6 +22,7 @@ from tests.identity.helpers import (
     token_request,
     tokens_for,
     user_id,
+    userinfo,
 )
 
 
@@ -38,10 +39,8 @@ def refresh(http: FlaskClient, client: Client, token: str, **extra: str) -> Any:
 
 
 def userinfo_status(http: FlaskClient, access_token: str) -> int:
-    response = http.get(
-        f"{AUTH}/oauth2/userinfo", headers={"Authorization": f"Bearer {access_token}"}
-    )
-    return response.status_code
+    status: int = userinfo(http, access_token).status_code
+    return status
 
 
 def assert_error(response: Any, status: int, error: str) -> None:
@@ -281,11 +280,8 @@ def test_refresh_can_narrow_but_never_widen(
     assert_error(wider, 400, "invalid_scope")
     narrow = refresh(http, confidential, first["refresh_token"], scope="openid").json
     assert narrow["scope"] == "openid"  # type: ignore[index]
-    info = http.get(
-        f"{AUTH}/oauth2/userinfo",
-        headers={"Authorization": f"Bearer {narrow['access_token']}"},  # type: ignore[index]
-    ).json
-    assert set(info) == {"sub"}  # type: ignore[arg-type]
+    info = userinfo(http, narrow["access_token"]).json  # type: ignore[index]
+    assert set(info) == {"sub"}
 
 
 def test_refresh_keeps_the_token_wallet_bound_only_with_resource(

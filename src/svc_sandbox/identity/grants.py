@@ -37,7 +37,7 @@ from svc_sandbox.identity.errors import (
 )
 from svc_sandbox.identity.params import Params, check_all, optional, problem, required
 from svc_sandbox.identity.scopes import OPENID, SCOPES, ordered, parse_scope
-from svc_sandbox.identity.tokens import TokenService, digest
+from svc_sandbox.identity.tokens import TokenService, digest, issuable
 from svc_sandbox.identity.users import UserService
 
 CODE_TTL = timedelta(minutes=10)
@@ -368,12 +368,13 @@ class AuthorizationService(Service):
             raise InvalidRequest("code_verifier must be 43 to 128 characters [A-Za-z0-9-._~]")
         if not hmac.compare_digest(s256(verifier), record.code_challenge):
             raise InvalidGrant("code_verifier does not match the code_challenge")
+        scopes = issuable(app, record.scopes)
         record.used = True
         grant = self.tokens.new_grant(
             record.user_id, app.client_id, record.scopes, record.auth_time, record.nonce
         )
         record.grant_id = grant.id
-        return self.tokens.issue(grant, record.scopes, resource, with_nonce=True)
+        return self.tokens.issue(grant, app, scopes, resource, with_nonce=True)
 
     # --- pages ------------------------------------------------------------------------------
 
