@@ -157,7 +157,16 @@ def test_codes_live_ten_minutes(
 @pytest.mark.parametrize(
     ("change", "error", "mentions"),
     [
+        # Registered, but not the authorization request's: RFC 6749 §4.1.3.
         ({"redirect_uri": "http://localhost:8080/callback"}, "invalid_grant", "redirect_uri"),
+        # Not registered at all: spec §5.2 "rejected with redirect_uri_mismatch".
+        ({"redirect_uri": "https://evil.example/cb"}, "redirect_uri_mismatch", "registered"),
+        (
+            {"redirect_uri": "http://127.0.0.1:8080/callback/"},
+            "redirect_uri_mismatch",
+            "registered",
+        ),
+        ({"redirect_uri": "http://127.0.0.1:8081/callback"}, "redirect_uri_mismatch", "registered"),
         ({"code_verifier": "w" * 60}, "invalid_grant", "code_verifier"),
         ({"code_verifier": "short"}, "invalid_request", "code_verifier"),
         ({"code": "ac_unknown"}, "invalid_grant", "code"),
@@ -189,6 +198,16 @@ def test_code_is_bound_to_redirect_uri_and_pkce(
     assert_error(response, 400, error)
     assert mentions in response.json["error_description"]
     assert svc_sandbox.export() == before
+
+
+def test_a_redirect_uri_removed_from_the_app_is_a_mismatch(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    others = ["https://app.sandbox.test/callback"]
+    edited = http.patch(f"/_sandbox/apps/{confidential.client_id}", json={"redirectUris": others})
+    assert edited.status_code == 200, edited.json
+    assert_error(exchange(http, confidential, code), 400, "redirect_uri_mismatch")
 
 
 def test_code_is_bound_to_its_client(

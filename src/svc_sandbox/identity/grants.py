@@ -66,6 +66,13 @@ def with_query(uri: str, params: dict[str, str]) -> str:
     return uri + ("&" if "?" in uri else "?") + urlencode(params)
 
 
+def check_registered(app: App, redirect_uri: str) -> None:
+    """Spec §5.2: an exact match of a registered URI, else ``redirect_uri_mismatch`` (at
+    authorize and at the token endpoint alike)."""
+    if not any(hmac.compare_digest(redirect_uri.encode(), u.encode()) for u in app.redirect_uris):
+        raise RedirectUriMismatch("redirect_uri is not an exact match of a registered URI")
+
+
 @dataclass(frozen=True)
 class AuthorizationRequest:
     client_id: str
@@ -155,10 +162,7 @@ class AuthorizationService(Service):
         redirect_uri = optional(params, "redirect_uri")
         if redirect_uri is None:
             raise InvalidRequest("redirect_uri is missing")
-        if not any(
-            hmac.compare_digest(redirect_uri.encode(), u.encode()) for u in app.redirect_uris
-        ):
-            raise RedirectUriMismatch("redirect_uri is not an exact match of a registered URI")
+        check_registered(app, redirect_uri)
         state_problem = problem(params, "state")
         state = None if state_problem else optional(params, "state")
         try:
@@ -362,6 +366,8 @@ class AuthorizationService(Service):
             raise InvalidGrant("code expired (codes live 10 minutes)")
         if record.client_id != app.client_id:
             raise InvalidGrant("code was issued to another client")
+        check_registered(app, redirect_uri)
+        # RFC 6749 §4.1.3: registered, but not the one the code was issued for.
         if record.redirect_uri != redirect_uri:
             raise InvalidGrant("redirect_uri does not match the authorization request")
         if not VERIFIER_SHAPE.match(verifier):
