@@ -14,6 +14,7 @@ from svc_sandbox.identity.tokens import at_hash
 from svc_sandbox.sandbox import Sandbox
 from tests.identity.helpers import (
     AUTH,
+    VERIFIER,
     Client,
     authorize_as,
     decode_jwt,
@@ -88,15 +89,38 @@ def test_resource_makes_a_jwt_access_token(
     assert grant.sub == claims["sub"] and "wallet:send" in grant.scopes
 
 
+#: ``resource`` values that are not {resource_url}: RFC 8707's ``invalid_target`` (a code
+#: outside spec §7's table, kept for OAuth client libraries; see docs/spec-gaps.md).
+OTHER_RESOURCES = ["https://elsewhere.example/wallet", "{resource_url}/", "{issuer}"]
+
+
+def other_resource(sandbox: Sandbox, pattern: str) -> str:
+    resource_url = sandbox.settings.root("resource_url")
+    other = pattern.format(resource_url=resource_url, issuer=sandbox.settings.issuer)
+    assert other != resource_url
+    return other
+
+
+@pytest.mark.parametrize("grant_type", ["authorization_code", "refresh_token"])
+@pytest.mark.parametrize("resource", OTHER_RESOURCES)
 def test_any_other_resource_is_invalid_target(
-    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, resource: str, grant_type: str
 ) -> None:
-    code = code_for(http, svc_sandbox, confidential)
+    form = {"grant_type": grant_type}
+    if grant_type == "authorization_code":
+        form["code"] = code_for(http, svc_sandbox, confidential)
+        form["redirect_uri"] = confidential.redirect_uri
+        form["code_verifier"] = VERIFIER
+    else:
+        form["refresh_token"] = tokens_for(http, svc_sandbox, confidential)["refresh_token"]
     before = svc_sandbox.export()
-    response = exchange(http, confidential, code, "https://elsewhere.example/wallet")
+    other = other_resource(svc_sandbox, resource)
+    response = token_request(http, confidential, {**form, "resource": other})
     assert_error(response, 400, "invalid_target")
+    assert svc_sandbox.settings.root("resource_url") in response.json["error_description"]
     assert svc_sandbox.export() == before
-    assert exchange(http, confidential, code).status_code == 200
+    # Nothing was used up: the same code or refresh token works without the bad resource.
+    assert token_request(http, confidential, form).status_code == 200
 
 
 def test_id_token_claims(http: FlaskClient, svc_sandbox: Sandbox, confidential: Client) -> None:
@@ -173,7 +197,10 @@ def test_codes_live_ten_minutes(
         ({"code": None}, "invalid_request", "code"),
         ({"code_verifier": None}, "invalid_request", "code_verifier"),
         ({"redirect_uri": None}, "invalid_request", "redirect_uri"),
+        # RFC 6749 §5.2's code for a grant type the provider does not offer (not in §7).
         ({"grant_type": "password"}, "unsupported_grant_type", "grant_type"),
+        ({"grant_type": "client_credentials"}, "unsupported_grant_type", "grant_type"),
+        ({"grant_type": "implicit"}, "unsupported_grant_type", "grant_type"),
         ({"grant_type": None}, "invalid_request", "grant_type"),
     ],
 )
