@@ -144,6 +144,11 @@ def tokens_for(
     return result
 
 
+def userinfo(http: FlaskClient, access_token: str) -> Any:
+    """GET {auth_url}/oauth2/userinfo with ``access_token`` as the bearer."""
+    return http.get(f"{AUTH}/oauth2/userinfo", headers={"Authorization": f"Bearer {access_token}"})
+
+
 def keyset(http: FlaskClient) -> KeySet:
     return KeySet.import_key_set(http.get(f"{AUTH}/jwks").json)  # type: ignore[arg-type]
 

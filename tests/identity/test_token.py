@@ -14,6 +14,7 @@ from svc_sandbox.identity.tokens import at_hash
 from svc_sandbox.sandbox import Sandbox
 from tests.identity.helpers import (
     AUTH,
+    VERIFIER,
     Client,
     authorize_as,
     decode_jwt,
@@ -22,6 +23,7 @@ from tests.identity.helpers import (
     token_request,
     tokens_for,
     user_id,
+    userinfo,
 )
 
 
@@ -38,10 +40,8 @@ def refresh(http: FlaskClient, client: Client, token: str, **extra: str) -> Any:
 
 
 def userinfo_status(http: FlaskClient, access_token: str) -> int:
-    response = http.get(
-        f"{AUTH}/oauth2/userinfo", headers={"Authorization": f"Bearer {access_token}"}
-    )
-    return response.status_code
+    status: int = userinfo(http, access_token).status_code
+    return status
 
 
 def assert_error(response: Any, status: int, error: str) -> None:
@@ -89,15 +89,38 @@ def test_resource_makes_a_jwt_access_token(
     assert grant.sub == claims["sub"] and "wallet:send" in grant.scopes
 
 
+#: ``resource`` values that are not {resource_url}: RFC 8707's ``invalid_target`` (a code
+#: outside spec §7's table, kept for OAuth client libraries; see docs/spec-gaps.md).
+OTHER_RESOURCES = ["https://elsewhere.example/wallet", "{resource_url}/", "{issuer}"]
+
+
+def other_resource(sandbox: Sandbox, pattern: str) -> str:
+    resource_url = sandbox.settings.root("resource_url")
+    other = pattern.format(resource_url=resource_url, issuer=sandbox.settings.issuer)
+    assert other != resource_url
+    return other
+
+
+@pytest.mark.parametrize("grant_type", ["authorization_code", "refresh_token"])
+@pytest.mark.parametrize("resource", OTHER_RESOURCES)
 def test_any_other_resource_is_invalid_target(
-    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, resource: str, grant_type: str
 ) -> None:
-    code = code_for(http, svc_sandbox, confidential)
+    form = {"grant_type": grant_type}
+    if grant_type == "authorization_code":
+        form["code"] = code_for(http, svc_sandbox, confidential)
+        form["redirect_uri"] = confidential.redirect_uri
+        form["code_verifier"] = VERIFIER
+    else:
+        form["refresh_token"] = tokens_for(http, svc_sandbox, confidential)["refresh_token"]
     before = svc_sandbox.export()
-    response = exchange(http, confidential, code, "https://elsewhere.example/wallet")
+    other = other_resource(svc_sandbox, resource)
+    response = token_request(http, confidential, {**form, "resource": other})
     assert_error(response, 400, "invalid_target")
+    assert svc_sandbox.settings.root("resource_url") in response.json["error_description"]
     assert svc_sandbox.export() == before
-    assert exchange(http, confidential, code).status_code == 200
+    # Nothing was used up: the same code or refresh token works without the bad resource.
+    assert token_request(http, confidential, form).status_code == 200
 
 
 def test_id_token_claims(http: FlaskClient, svc_sandbox: Sandbox, confidential: Client) -> None:
@@ -158,14 +181,26 @@ def test_codes_live_ten_minutes(
 @pytest.mark.parametrize(
     ("change", "error", "mentions"),
     [
+        # Registered, but not the authorization request's: RFC 6749 §4.1.3.
         ({"redirect_uri": "http://localhost:8080/callback"}, "invalid_grant", "redirect_uri"),
+        # Not registered at all: spec §5.2 "rejected with redirect_uri_mismatch".
+        ({"redirect_uri": "https://evil.example/cb"}, "redirect_uri_mismatch", "registered"),
+        (
+            {"redirect_uri": "http://127.0.0.1:8080/callback/"},
+            "redirect_uri_mismatch",
+            "registered",
+        ),
+        ({"redirect_uri": "http://127.0.0.1:8081/callback"}, "redirect_uri_mismatch", "registered"),
         ({"code_verifier": "w" * 60}, "invalid_grant", "code_verifier"),
         ({"code_verifier": "short"}, "invalid_request", "code_verifier"),
         ({"code": "ac_unknown"}, "invalid_grant", "code"),
         ({"code": None}, "invalid_request", "code"),
         ({"code_verifier": None}, "invalid_request", "code_verifier"),
         ({"redirect_uri": None}, "invalid_request", "redirect_uri"),
+        # RFC 6749 §5.2's code for a grant type the provider does not offer (not in §7).
         ({"grant_type": "password"}, "unsupported_grant_type", "grant_type"),
+        ({"grant_type": "client_credentials"}, "unsupported_grant_type", "grant_type"),
+        ({"grant_type": "implicit"}, "unsupported_grant_type", "grant_type"),
         ({"grant_type": None}, "invalid_request", "grant_type"),
     ],
 )
@@ -190,6 +225,16 @@ def test_code_is_bound_to_redirect_uri_and_pkce(
     assert_error(response, 400, error)
     assert mentions in response.json["error_description"]
     assert svc_sandbox.export() == before
+
+
+def test_a_redirect_uri_removed_from_the_app_is_a_mismatch(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    code = code_for(http, svc_sandbox, confidential)
+    others = ["https://app.sandbox.test/callback"]
+    edited = http.patch(f"/_sandbox/apps/{confidential.client_id}", json={"redirectUris": others})
+    assert edited.status_code == 200, edited.json
+    assert_error(exchange(http, confidential, code), 400, "redirect_uri_mismatch")
 
 
 def test_code_is_bound_to_its_client(
@@ -281,11 +326,8 @@ def test_refresh_can_narrow_but_never_widen(
     assert_error(wider, 400, "invalid_scope")
     narrow = refresh(http, confidential, first["refresh_token"], scope="openid").json
     assert narrow["scope"] == "openid"  # type: ignore[index]
-    info = http.get(
-        f"{AUTH}/oauth2/userinfo",
-        headers={"Authorization": f"Bearer {narrow['access_token']}"},  # type: ignore[index]
-    ).json
-    assert set(info) == {"sub"}  # type: ignore[arg-type]
+    info = userinfo(http, narrow["access_token"]).json  # type: ignore[index]
+    assert set(info) == {"sub"}
 
 
 def test_refresh_keeps_the_token_wallet_bound_only_with_resource(

@@ -88,6 +88,12 @@ class App:
             allowed.discard(WALLET_SEND)
         return frozenset(allowed)
 
+    def permitted(self, scopes: list[str]) -> list[str]:
+        """``scopes`` less those the app may no longer have (``wallet:send`` approval
+        withdrawn, scopes removed by an edit, spec §5.5): what a token issued now may carry."""
+        allowed = self.allowed_scopes
+        return [s for s in scopes if s in allowed]
+
     @property
     def usable(self) -> bool:
         return not (self.disabled or self.deleted)

@@ -37,7 +37,7 @@ from svc_sandbox.identity.errors import (
 )
 from svc_sandbox.identity.params import Params, check_all, optional, problem, required
 from svc_sandbox.identity.scopes import OPENID, SCOPES, ordered, parse_scope
-from svc_sandbox.identity.tokens import TokenService, digest
+from svc_sandbox.identity.tokens import TokenService, digest, issuable
 from svc_sandbox.identity.users import UserService
 
 CODE_TTL = timedelta(minutes=10)
@@ -64,6 +64,13 @@ def s256(verifier: str) -> str:
 
 def with_query(uri: str, params: dict[str, str]) -> str:
     return uri + ("&" if "?" in uri else "?") + urlencode(params)
+
+
+def check_registered(app: App, redirect_uri: str) -> None:
+    """Spec §5.2: an exact match of a registered URI, else ``redirect_uri_mismatch`` (at
+    authorize and at the token endpoint alike)."""
+    if not any(hmac.compare_digest(redirect_uri.encode(), u.encode()) for u in app.redirect_uris):
+        raise RedirectUriMismatch("redirect_uri is not an exact match of a registered URI")
 
 
 @dataclass(frozen=True)
@@ -155,10 +162,7 @@ class AuthorizationService(Service):
         redirect_uri = optional(params, "redirect_uri")
         if redirect_uri is None:
             raise InvalidRequest("redirect_uri is missing")
-        if not any(
-            hmac.compare_digest(redirect_uri.encode(), u.encode()) for u in app.redirect_uris
-        ):
-            raise RedirectUriMismatch("redirect_uri is not an exact match of a registered URI")
+        check_registered(app, redirect_uri)
         state_problem = problem(params, "state")
         state = None if state_problem else optional(params, "state")
         try:
@@ -362,18 +366,21 @@ class AuthorizationService(Service):
             raise InvalidGrant("code expired (codes live 10 minutes)")
         if record.client_id != app.client_id:
             raise InvalidGrant("code was issued to another client")
+        check_registered(app, redirect_uri)
+        # RFC 6749 §4.1.3: registered, but not the one the code was issued for.
         if record.redirect_uri != redirect_uri:
             raise InvalidGrant("redirect_uri does not match the authorization request")
         if not VERIFIER_SHAPE.match(verifier):
             raise InvalidRequest("code_verifier must be 43 to 128 characters [A-Za-z0-9-._~]")
         if not hmac.compare_digest(s256(verifier), record.code_challenge):
             raise InvalidGrant("code_verifier does not match the code_challenge")
+        scopes = issuable(app, record.scopes)
         record.used = True
         grant = self.tokens.new_grant(
             record.user_id, app.client_id, record.scopes, record.auth_time, record.nonce
         )
         record.grant_id = grant.id
-        return self.tokens.issue(grant, record.scopes, resource, with_nonce=True)
+        return self.tokens.issue(grant, app, scopes, resource, with_nonce=True)
 
     # --- pages ------------------------------------------------------------------------------
 

@@ -37,6 +37,18 @@ def epoch(instant: datetime) -> int:
     return int(instant.timestamp())
 
 
+def issuable(app: App, scopes: list[str]) -> list[str]:
+    """The scopes a token issued now carries: the granted (maybe narrowed) ``scopes`` that
+    ``app`` is still allowed. Withdrawn ones are dropped, which the token response's ``scope``
+    shows (spec §4: "may be fewer than requested"); none left is ``invalid_scope``."""
+    remaining = app.permitted(scopes)
+    if not remaining:
+        raise InvalidScope(
+            f"scope: none of {scope_string(scopes)} is allowed for this app any more"
+        )
+    return remaining
+
+
 def at_hash(access_token: str) -> str:
     """OpenID Connect Core §3.1.3.6: left half of SHA-256, base64url without padding."""
     half = hashlib.sha256(access_token.encode("ascii")).digest()[:16]
@@ -139,11 +151,13 @@ class TokenService(Service):
     def issue(
         self,
         grant: Grant,
+        app: App,
         scopes: list[str],
         resource: str | None,
         with_nonce: bool,
     ) -> dict[str, Any]:
-        """The token response of spec §4 for ``scopes`` (granted, maybe narrowed)."""
+        """The token response of spec §4 for ``scopes`` (from ``issuable``); a refresh token
+        while the grant has ``offline_access`` and the app is still allowed it."""
         now = self.clock.now()
         jti = self.ids.object_id()
         expires = now + ACCESS_TTL
@@ -182,7 +196,7 @@ class TokenService(Service):
             "scope": scope_string(scopes),
             "id_token": self._id_token(grant, scopes, value, with_nonce),
         }
-        if OFFLINE_ACCESS in grant.scopes:
+        if OFFLINE_ACCESS in app.permitted(grant.scopes):
             refresh = self.ids.secret("rt_", 48)
             self.refresh[digest(refresh)] = RefreshToken(
                 token_sha256=digest(refresh),
@@ -254,8 +268,9 @@ class TokenService(Service):
                     f"scope may only narrow the granted scopes ({scope_string(grant.scopes)})"
                 )
             scopes = [s for s in grant.scopes if s in asked]
+        scopes = issuable(app, scopes)
         token.rotated = True
-        return self.issue(grant, scopes, resource, with_nonce=False)
+        return self.issue(grant, app, scopes, resource, with_nonce=False)
 
     # --- revoking -----------------------------------------------------------------------
 
@@ -313,7 +328,8 @@ class TokenService(Service):
             grant = self.grants[refresh.grant_id]
             if refresh.revoked or refresh.rotated or grant.revoked or now >= refresh.expires_at:
                 return {"active": False}
-            return self._active(refresh, grant.scopes, "refresh_token", refresh.client_id)
+            scopes = app.permitted(grant.scopes)
+            return self._active(refresh, scopes, "refresh_token", refresh.client_id)
         return {"active": False}
 
     def _active(
