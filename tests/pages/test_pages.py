@@ -7,16 +7,21 @@ from datetime import timedelta
 
 import pytest
 from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
+from svc_sandbox.exposure import FormTokens
+from svc_sandbox.exposure_api import EXTENSION as FORM_TOKENS
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.checkout_helpers import (
     BUYER,
+    PROMPT_MODES,
     checkout,
     org_id,
     path,
     published,
     push_checkout,
+    session_of_mode,
     status_of,
 )
 from tests.pages.forms import csrf_of, submit
@@ -187,6 +192,50 @@ def test_the_simulator_decides_a_payment_link_prompt(
     submit(svc_http, url, {"gateway": "mpesa", "phone": "0911223344"})
     submit(svc_http, sim, action=sim + "/approve")
     assert status_of(svc_http, session_id)["status"] == "completed"
+
+
+#: Every simulator route, as the page's forms send it (with the token the page issues for the
+#: session) and as a script sends it (JSON).
+SIMULATOR_ROUTES = [
+    ("GET", "", None),
+    ("POST", "/approve", "form"),
+    ("POST", "/approve", "json"),
+    ("POST", "/fail", "form"),
+    ("POST", "/fail", "json"),
+]
+
+
+def _simulator_request(
+    client: FlaskClient, session_id: str, route: tuple[str, str, str | None]
+) -> TestResponse:
+    method, action, body = route
+    url = f"/simulate/{session_id}{action}"
+    if body == "json":
+        return client.open(url, method=method, json={"code": "payment_failed"})
+    if body == "form":
+        tokens: FormTokens = client.application.extensions[FORM_TOKENS]
+        fields = {"code": "payment_failed", "csrf": tokens.issue(session_id)}
+        return client.open(url, method=method, data=fields)
+    return client.open(url, method=method)
+
+
+@pytest.mark.parametrize("mode", PROMPT_MODES)
+@pytest.mark.parametrize("route", SIMULATOR_ROUTES, ids=lambda r: f"{r[0]}{r[1]}-{r[2]}")
+def test_the_simulator_answers_404_for_a_production_session(
+    svc_http: FlaskClient, live_auth: dict[str, str], mode: str, route: tuple[str, str, str | None]
+) -> None:
+    """It is the sandbox's simulator (§1): a production prompt is decided by the provider
+    settings and the control plane, never by a page anyone on the network can reach."""
+    session_id = session_of_mode(svc_http, live_auth, mode)
+    before = svc_http.get("/_sandbox/state").data
+    refused = _simulator_request(svc_http, session_id, route)
+    unknown = _simulator_request(svc_http, "0" * 24, route)
+    assert refused.status_code == 404
+    assert refused.mimetype == ("application/json" if route[2] == "json" else "text/html")
+    assert refused.get_data(as_text=True) == unknown.get_data(as_text=True)  # nothing tells
+    assert "Checkout session not found" in refused.get_data(as_text=True)
+    assert svc_http.get("/_sandbox/state").data == before
+    assert status_of(svc_http, session_id)["status"] == "open"
 
 
 # --- product page ---------------------------------------------------------------------------------

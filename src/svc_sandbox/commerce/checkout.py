@@ -432,6 +432,15 @@ class CheckoutService(Service):
         return session
 
     @locked
+    def simulated_session(self, session_id: str) -> CheckoutSession:
+        """A session the sandbox simulator page shows and decides: a sandbox one. A production
+        session answers 404, as an unknown one does: its prompts are decided by the provider
+        settings and the control plane, never by a page anyone on the network can reach."""
+        session = self.sessions.get(session_id)
+        sandboxed = session if session is not None and session.environment == "sandbox" else None
+        return found(sandboxed, "Checkout session not found")
+
+    @locked
     def confirm_hosted(self, session_id: str, phone: str) -> CheckoutSession:
         """The buyer confirms on the provider page: one prompt, decided by the provider's
         configured outcome at once (a failure ends the session, as a push's does)."""

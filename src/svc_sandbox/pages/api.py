@@ -1,7 +1,8 @@
 """Hosted pages (server-rendered, working without JavaScript), on three roots:
 
 * {pay_url}/cs_<id>: the payment-link page; POST {pay_url}/<payToken> is one attempt;
-* {simulate_url}/<session_id>: the sandbox simulator, approve and fail buttons;
+* {simulate_url}/<session_id>: the sandbox simulator, approve and fail buttons (sandbox
+  sessions only: a production session is 404 there);
 * {product_page_url}/<token>: a published product's public page, which starts a hosted checkout;
 * {provider_url}/<session_id>: the emulated provider's hosted page of a production no-token
   checkout, where the buyer confirms (or cancels) the payment.
@@ -127,7 +128,7 @@ def pay_attempt(pay_token: str) -> Response:
 @simulate.get("/<session_id>")
 def simulator_page(session_id: str) -> Response:
     sb = sandbox()
-    view = session_view(sb, sb.checkout.get(session_id))
+    view = session_view(sb, sb.checkout.simulated_session(session_id))
     return page("simulate.html", form_subject=session_id, session=view)
 
 
@@ -135,7 +136,7 @@ def simulator_page(session_id: str) -> Response:
 def simulator_approve(session_id: str) -> Response:
     sb = sandbox()
     require_form_token(session_id)
-    sb.checkout.get(session_id)
+    sb.checkout.simulated_session(session_id)
     sb.payments.approve(session_id)
     return back_to_simulator(session_id)
 
@@ -144,7 +145,7 @@ def simulator_approve(session_id: str) -> Response:
 def simulator_fail(session_id: str) -> Response:
     sb = sandbox()
     require_form_token(session_id)
-    sb.checkout.get(session_id)
+    sb.checkout.simulated_session(session_id)
     fields = json_body() if wants_json() else form_fields()
     if not isinstance(fields, dict):
         raise ValidationFailed("body must be a JSON object")
