@@ -105,7 +105,9 @@ def pay_page(pay_token: str) -> Response:
 
 @pay.post("/<pay_token>")
 def pay_attempt(pay_token: str) -> Response:
-    """One attempt: JSON answers CheckoutStatus; the page's form gets a redirect back (303)."""
+    """One attempt: JSON answers CheckoutStatus; the page's form gets a redirect (303) to the
+    simulator page when the prompt waits for it (§8: "any other number opens the simulator
+    page"), else back to the payment page (a trigger phone's outcome, a custom trigger)."""
     sb = sandbox()
     require_form_token(pay_token)
     sb.limits.take_pay(client_ip())
@@ -119,7 +121,8 @@ def pay_attempt(pay_token: str) -> Response:
         return form_page(
             "pay.html", error, form_subject=pay_token, session=session_view(sb, session)
         )
-    return redirect(f"{sb.settings.root('pay_url')}/{pay_token}", 303)  # type: ignore[return-value]
+    back = f"{sb.settings.root('pay_url')}/{pay_token}"
+    return redirect(sb.checkout.simulator_waiting(session) or back, 303)  # type: ignore[return-value]
 
 
 # --- simulator ----------------------------------------------------------------------------
