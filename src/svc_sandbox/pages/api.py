@@ -222,7 +222,7 @@ def provider_confirm(session_id: str) -> Response:
     """The buyer confirms with the phone they pay from; the page shows the outcome (303)."""
     sb = sandbox()
     require_form_token(session_id)
-    sb.limits.take_pay(client_ip())
+    sb.limits.take_provider_confirm(client_ip())
     fields = json_body() if wants_json() else form_fields()
     try:
         sb.checkout.confirm_hosted(session_id, parse(HostedConfirmBody, fields).phone)
