@@ -41,6 +41,24 @@ def push_checkout(
     return checkout(client, auth, productId=product_id, gateway=gateway, customer=customer)
 
 
+def session_of_mode(client: FlaskClient, merchant: dict[str, str], mode: str) -> str:
+    """A new open session of one of the merchant's environment's modes with a prompt:
+    ``push`` (gateway set: the simulator, or a direct push in production), ``link`` (token, no
+    gateway) or ``hosted`` (no token, no gateway: the provider's page)."""
+    product = published(client, merchant)
+    if mode == "push":
+        result = push_checkout(client, merchant, product_id=product["_id"])
+    elif mode == "link":
+        result = checkout(client, merchant, productId=product["_id"])
+    else:
+        result = checkout(client, None, productId=product["checkoutToken"], customer=BUYER)
+    return str(result["sessionId"])
+
+
+#: The modes ``session_of_mode`` makes.
+PROMPT_MODES = ("push", "link", "hosted")
+
+
 def status_of(client: FlaskClient, session_id: str) -> dict[str, Any]:
     response = client.get(f"/api/checkout/{session_id}")
     assert response.status_code == 200, response.json

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from svc_sandbox.app import create_app
+from svc_sandbox.commerce.limits import PAY_LIMITED
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import BUYER, published
+from tests.commerce.checkout_helpers import BUYER, checkout, path, published
 
 
 def _post(client: FlaskClient, auth: dict[str, str] | None, body: dict[str, object]) -> int:
@@ -45,6 +48,45 @@ def test_no_token_40_per_5_minutes_per_ip(
 def test_pay_30_attempts_per_5_minutes_per_ip(svc_http: FlaskClient) -> None:
     statuses = [svc_http.post("/pay/cs_" + "0" * 24, json={}).status_code for _ in range(31)]
     assert statuses == [404] * 30 + [429]
+
+
+def _pay_attempt(client: FlaskClient, auth: dict[str, str]) -> TestResponse:
+    """One POST /pay/{payToken} on a new sandbox payment link."""
+    link = checkout(client, auth, productId=published(client, auth)["_id"])
+    body = {"gateway": "telebirr", "phone": "0911223344", "email": "a@b.co"}
+    return client.post(path(link["checkoutUrl"]), json=body)
+
+
+def _provider_confirm(client: FlaskClient, live_auth: dict[str, str]) -> TestResponse:
+    """One confirmation on the emulated provider page of a new production no-token checkout."""
+    product = published(client, live_auth)
+    hosted = checkout(client, None, productId=product["checkoutToken"], customer=BUYER)
+    return client.post(f"{path(hosted['checkoutUrl'])}/confirm", json={"phone": "0911223344"})
+
+
+ATTEMPTS = {"pay": _pay_attempt, "provider": _provider_confirm}
+
+
+@pytest.mark.parametrize(("used_up", "other"), [("pay", "provider"), ("provider", "pay")])
+def test_the_provider_page_and_payment_links_have_a_window_each(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    live_auth: dict[str, str],
+    svc_sandbox: Sandbox,
+    used_up: str,
+    other: str,
+) -> None:
+    """§8 limits POST /pay/{payToken}; the provider's page (not a payment link) has its own
+    window with the same numbers, 30 per 5 minutes per IP."""
+    merchant = {"pay": auth, "provider": live_auth}
+    attempt = ATTEMPTS[used_up]
+    assert {attempt(svc_http, merchant[used_up]).status_code for _ in range(30)} == {200}
+    assert ATTEMPTS[other](svc_http, merchant[other]).status_code == 200  # its own budget
+    refused = attempt(svc_http, merchant[used_up])
+    assert (refused.status_code, refused.headers["Retry-After"]) == (429, "300")
+    assert refused.json == {"error": PAY_LIMITED}
+    svc_sandbox.advance(timedelta(minutes=5))
+    assert attempt(svc_http, merchant[used_up]).status_code == 200
 
 
 def test_rate_limits_can_be_switched_off() -> None:

@@ -1,6 +1,7 @@
 """A buyer in a real browser: the payment link with each trigger phone and a number that
-waits (the 150 s refusal, then the retry), the simulator's approve and fail, and the product
-page's buy form, with the errors shown next to the field that caused them."""
+waits (it opens the simulator; the 150 s refusal, then the retry), the simulator's approve and
+fail, and the product page's buy form, with the errors shown next to the field that caused
+them."""
 
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ def test_a_waiting_number_is_refused_for_150_seconds_then_the_buyer_retries(
     session_id, url = payment_link(api, auth)
     page.goto(url)
     fill_and_pay(page, "0911223344")
+    expect(page).to_have_url(f"{svc_sandbox.settings.root('simulate_url')}/{session_id}")
+    page.get_by_role("link", name="Back to the payment page").click()
     expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
     expect(page.locator("#state")).to_contain_text("A payment prompt was sent to")
 
@@ -74,14 +77,17 @@ def test_a_waiting_number_is_refused_for_150_seconds_then_the_buyer_retries(
     assert status_of(api, session_id)["orderId"] is not None
 
 
-def test_the_buyer_approves_on_the_simulator(
-    page: Page, api: FlaskClient, auth: dict[str, str]
+def test_any_other_number_opens_the_simulator_where_the_buyer_approves(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
+    """§8: on a payment-link page any number but the two triggers opens the simulator page
+    with approve and fail buttons."""
     session_id, url = payment_link(api, auth)
     page.goto(url)
     fill_and_pay(page, "0911223344")
-    page.get_by_role("link", name="Open the sandbox simulator").click()
+    expect(page).to_have_url(f"{svc_sandbox.settings.root('simulate_url')}/{session_id}")
     expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+    expect(page.get_by_role("button", name="payment_failed")).to_be_visible()
     page.get_by_role("button", name="Approve payment").click()
     expect(page.locator("#state")).to_have_attribute("data-state", "paid")
     expect(page.get_by_role("button", name="Approve payment")).to_have_count(0)  # settled

@@ -7,16 +7,21 @@ from datetime import timedelta
 
 import pytest
 from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
+from svc_sandbox.exposure import FormTokens
+from svc_sandbox.exposure_api import EXTENSION as FORM_TOKENS
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.checkout_helpers import (
     BUYER,
+    PROMPT_MODES,
     checkout,
     org_id,
     path,
     published,
     push_checkout,
+    session_of_mode,
     status_of,
 )
 from tests.pages.forms import csrf_of, submit
@@ -63,27 +68,66 @@ def test_custom_amount_page_shows_the_description(
 
 
 @pytest.mark.parametrize(
-    ("phone", "state"),
+    ("phone", "lands_on", "state"),
     [
-        ("0900000001", "paid"),
-        ("0900000002", "failed"),
-        ("251900000001", "paid"),
-        ("251900000002", "failed"),
-        ("0911223344", "in-flight"),
+        ("0900000001", "pay", "paid"),
+        ("0900000002", "pay", "failed"),
+        ("251900000001", "pay", "paid"),
+        ("251900000002", "pay", "failed"),
+        ("0911223344", "simulate", "in-flight"),
     ],
 )
 def test_each_trigger_phone_on_the_payment_link_page(
-    svc_http: FlaskClient, auth: dict[str, str], phone: str, state: str
+    svc_http: FlaskClient, auth: dict[str, str], phone: str, lands_on: str, state: str
 ) -> None:
-    _, url = _link(svc_http, auth)
+    """§8: the two trigger numbers pay or fail on the page; any other number opens the
+    simulator page with approve and fail buttons."""
+    session_id, url = _link(svc_http, auth)
     response = submit(svc_http, url, {"gateway": "telebirr", "phone": phone, "email": "a@b.co"})
     assert response.status_code == 303
-    html = _text(svc_http, path(response.headers["Location"]))
+    landed = path(response.headers["Location"])
+    assert landed == (url if lands_on == "pay" else f"/simulate/{session_id}")
+    html = _text(svc_http, landed)
     assert f'data-state="{state}"' in html
     if state == "failed":
         assert FAILURE_MESSAGES["payment_failed"] in html
     if state == "in-flight":
-        assert "Open the sandbox simulator" in html and 'http-equiv="refresh"' in html
+        assert 'id="approve"' in html and 'value="payment_failed"' in html
+        assert "Back to the payment page" in html
+        back = _text(svc_http, url)  # the payment page still offers the simulator
+        assert "Open the sandbox simulator" in back and 'http-equiv="refresh"' in back
+
+
+@pytest.mark.parametrize(
+    ("trigger", "lands_on"),
+    [
+        ({"outcome": "wait"}, "simulate"),
+        ({"outcome": "approve", "decisionDelaySeconds": 30}, "pay"),
+        ({"outcome": "fail"}, "pay"),
+    ],
+)
+def test_a_custom_trigger_opens_the_simulator_only_when_it_waits_for_it(
+    svc_http: FlaskClient, auth: dict[str, str], trigger: dict[str, object], lands_on: str
+) -> None:
+    added = svc_http.post("/_sandbox/triggers", json={"phone": "0911000111", **trigger})
+    assert added.status_code == 201, added.json
+    session_id, url = _link(svc_http, auth)
+    fields = {"gateway": "telebirr", "phone": "0911000111", "email": "a@b.co"}
+    landed = path(submit(svc_http, url, fields).headers["Location"])
+    assert landed == (url if lands_on == "pay" else f"/simulate/{session_id}")
+    assert ("Open the sandbox simulator" in _text(svc_http, url)) is (lands_on == "simulate")
+
+
+def test_a_json_attempt_still_answers_the_status(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """API clients of POST /pay keep their answer: 200 CheckoutStatus, no redirect."""
+    session_id, url = _link(svc_http, auth)
+    body = {"gateway": "telebirr", "phone": "0911223344", "email": "a@b.co"}
+    response = svc_http.post(url, json=body)
+    assert response.status_code == 200 and "Location" not in response.headers
+    assert response.json == status_of(svc_http, session_id)
+    assert response.json["attempt"] == {"inFlight": True, "lastFailure": None}
 
 
 def test_the_page_shows_a_refused_retry_and_bad_input(
@@ -187,6 +231,50 @@ def test_the_simulator_decides_a_payment_link_prompt(
     submit(svc_http, url, {"gateway": "mpesa", "phone": "0911223344"})
     submit(svc_http, sim, action=sim + "/approve")
     assert status_of(svc_http, session_id)["status"] == "completed"
+
+
+#: Every simulator route, as the page's forms send it (with the token the page issues for the
+#: session) and as a script sends it (JSON).
+SIMULATOR_ROUTES = [
+    ("GET", "", None),
+    ("POST", "/approve", "form"),
+    ("POST", "/approve", "json"),
+    ("POST", "/fail", "form"),
+    ("POST", "/fail", "json"),
+]
+
+
+def _simulator_request(
+    client: FlaskClient, session_id: str, route: tuple[str, str, str | None]
+) -> TestResponse:
+    method, action, body = route
+    url = f"/simulate/{session_id}{action}"
+    if body == "json":
+        return client.open(url, method=method, json={"code": "payment_failed"})
+    if body == "form":
+        tokens: FormTokens = client.application.extensions[FORM_TOKENS]
+        fields = {"code": "payment_failed", "csrf": tokens.issue(session_id)}
+        return client.open(url, method=method, data=fields)
+    return client.open(url, method=method)
+
+
+@pytest.mark.parametrize("mode", PROMPT_MODES)
+@pytest.mark.parametrize("route", SIMULATOR_ROUTES, ids=lambda r: f"{r[0]}{r[1]}-{r[2]}")
+def test_the_simulator_answers_404_for_a_production_session(
+    svc_http: FlaskClient, live_auth: dict[str, str], mode: str, route: tuple[str, str, str | None]
+) -> None:
+    """It is the sandbox's simulator (§1): a production prompt is decided by the provider
+    settings and the control plane, never by a page anyone on the network can reach."""
+    session_id = session_of_mode(svc_http, live_auth, mode)
+    before = svc_http.get("/_sandbox/state").data
+    refused = _simulator_request(svc_http, session_id, route)
+    unknown = _simulator_request(svc_http, "0" * 24, route)
+    assert refused.status_code == 404
+    assert refused.mimetype == ("application/json" if route[2] == "json" else "text/html")
+    assert refused.get_data(as_text=True) == unknown.get_data(as_text=True)  # nothing tells
+    assert "Checkout session not found" in refused.get_data(as_text=True)
+    assert svc_http.get("/_sandbox/state").data == before
+    assert status_of(svc_http, session_id)["status"] == "open"
 
 
 # --- product page ---------------------------------------------------------------------------------

@@ -345,6 +345,9 @@ class CheckoutService(Service):
             return f"{self.settings.root('pay_url')}/{session.pay_token}"
         if session.environment == "production":
             return f"{self.settings.root('provider_url')}/{session.id}"
+        return self._simulator_page(session)
+
+    def _simulator_page(self, session: CheckoutSession) -> str:
         return f"{self.settings.root('simulate_url')}/{session.id}"
 
     # --- payment attempts ------------------------------------------------------------------
@@ -430,6 +433,25 @@ class CheckoutService(Service):
         ):
             raise NotFound("Payment page not found")
         return session
+
+    @locked
+    def simulated_session(self, session_id: str) -> CheckoutSession:
+        """A session the sandbox simulator page shows and decides: a sandbox one. A production
+        session answers 404, as an unknown one does: its prompts are decided by the provider
+        settings and the control plane, never by a page anyone on the network can reach."""
+        session = self.sessions.get(session_id)
+        sandboxed = session if session is not None and session.environment == "sandbox" else None
+        return found(sandboxed, "Checkout session not found")
+
+    @locked
+    def simulator_waiting(self, session: CheckoutSession) -> str | None:
+        """The simulator page of a session whose prompt waits for it (a sandbox prompt to a
+        phone that is no deciding trigger), else None: where the payment-link page sends its
+        buyer after an attempt, and what it links while the prompt is out."""
+        attempt = self.payments.in_flight_of(session.id)
+        if attempt is None or not self.payments.waits_for_simulator(attempt):
+            return None
+        return self._simulator_page(session)
 
     @locked
     def confirm_hosted(self, session_id: str, phone: str) -> CheckoutSession:

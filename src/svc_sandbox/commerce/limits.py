@@ -2,7 +2,9 @@
 
 * POST /checkout with a token: a bucket per token, burst 200, refilled 20 per second;
 * POST /checkout without a token: 40 requests per 5 minutes per client IP;
-* POST /pay/{payToken}: 30 attempts per 5 minutes per client IP.
+* POST /pay/{payToken}: 30 attempts per 5 minutes per client IP;
+* POST {provider_url}/<id>/confirm (the emulated provider's page, not a payment link): its own
+  window with the same numbers, so provider confirmations never use up the /pay budget.
 
 Their counters are not part of the exported state (a restore or reset clears them).
 """
@@ -17,6 +19,8 @@ from svc_sandbox.core.ratelimit import SlidingWindow, TokenBucket
 
 CHECKOUT_LIMITED = "Too many checkout requests: slow down and retry after Retry-After seconds"
 PAY_LIMITED = "Too many payment attempts: retry after Retry-After seconds"
+#: §8 "POST /pay/{payToken}: 30 attempts per 5 minutes per IP" (the provider page's too).
+PAY_ATTEMPTS, PAY_WINDOW_SECONDS = 30, 300
 
 
 class CheckoutLimits(Service):
@@ -29,7 +33,8 @@ class CheckoutLimits(Service):
         # Sandbox can put the old ones back if the restore fails.
         self.per_token = TokenBucket(capacity=200, rate=20)
         self.per_ip = SlidingWindow(limit=40, window_seconds=300)
-        self.pay_per_ip = SlidingWindow(limit=30, window_seconds=300)
+        self.pay_per_ip = SlidingWindow(limit=PAY_ATTEMPTS, window_seconds=PAY_WINDOW_SECONDS)
+        self.provider_per_ip = SlidingWindow(limit=PAY_ATTEMPTS, window_seconds=PAY_WINDOW_SECONDS)
 
     @locked
     def take_checkout(self, token: str | None, ip: str) -> None:
@@ -44,6 +49,12 @@ class CheckoutLimits(Service):
     def take_pay(self, ip: str) -> None:
         if self.settings.rate_limits:
             self.pay_per_ip.take(ip, self.clock.now(), PAY_LIMITED)
+
+    @locked
+    def take_provider_confirm(self, ip: str) -> None:
+        """The provider page is the provider's, not a payment link: a window of its own."""
+        if self.settings.rate_limits:
+            self.provider_per_ip.take(ip, self.clock.now(), PAY_LIMITED)
 
     def export(self) -> dict[str, Any]:
         return {}

@@ -500,6 +500,16 @@ class PaymentService(Service):
         return self._start_for_session(ref)
 
     @locked
+    def waits_for_simulator(self, attempt: PaymentAttempt) -> bool:
+        """A sandbox prompt that only the simulator page (or the control plane) will decide:
+        still out, not decided by the provider, and its phone no trigger that decides by
+        itself (§8: "any other number opens the simulator page")."""
+        if attempt.environment != "sandbox" or not attempt.in_flight or attempt.provider_decided:
+            return False
+        trigger = self.triggers.find(attempt.environment, attempt.phone)
+        return trigger is None or not trigger.decides_itself
+
+    @locked
     def in_flight_of(self, session_id: str) -> PaymentAttempt | None:
         return next((a for a in self._by_session.get(session_id, ()) if a.in_flight), None)
 

@@ -49,6 +49,12 @@ class Trigger:
     description: str = ""
 
     @property
+    def decides_itself(self) -> bool:
+        """The provider decides a prompt to this phone (at once or after the delay); a
+        ``wait`` trigger leaves it to the simulator or the control plane."""
+        return self.outcome != WAIT
+
+    @property
     def plan_outcome(self) -> str:
         """What the provider decides: ``approve`` or the failure code."""
         return APPROVE if self.outcome == APPROVE else self.failure_code or "payment_failed"

@@ -95,7 +95,10 @@ def session_row(sb: Sandbox, session_id: str) -> dict[str, Any]:
     return {
         **described,
         "amountText": money(session.amount),
-        "simulateUrl": f"{sb.settings.root('simulate_url')}/{session.id}",
+        # The simulator decides sandbox sessions only (a production one is 404 there).
+        "simulateUrl": f"{sb.settings.root('simulate_url')}/{session.id}"
+        if session.environment == "sandbox"
+        else None,
         "isLink": session.mode in LINK_MODES,
     }
 

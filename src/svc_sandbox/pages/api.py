@@ -1,7 +1,8 @@
 """Hosted pages (server-rendered, working without JavaScript), on three roots:
 
 * {pay_url}/cs_<id>: the payment-link page; POST {pay_url}/<payToken> is one attempt;
-* {simulate_url}/<session_id>: the sandbox simulator, approve and fail buttons;
+* {simulate_url}/<session_id>: the sandbox simulator, approve and fail buttons (sandbox
+  sessions only: a production session is 404 there);
 * {product_page_url}/<token>: a published product's public page, which starts a hosted checkout;
 * {provider_url}/<session_id>: the emulated provider's hosted page of a production no-token
   checkout, where the buyer confirms (or cancels) the payment.
@@ -104,7 +105,9 @@ def pay_page(pay_token: str) -> Response:
 
 @pay.post("/<pay_token>")
 def pay_attempt(pay_token: str) -> Response:
-    """One attempt: JSON answers CheckoutStatus; the page's form gets a redirect back (303)."""
+    """One attempt: JSON answers CheckoutStatus; the page's form gets a redirect (303) to the
+    simulator page when the prompt waits for it (§8: "any other number opens the simulator
+    page"), else back to the payment page (a trigger phone's outcome, a custom trigger)."""
     sb = sandbox()
     require_form_token(pay_token)
     sb.limits.take_pay(client_ip())
@@ -118,7 +121,8 @@ def pay_attempt(pay_token: str) -> Response:
         return form_page(
             "pay.html", error, form_subject=pay_token, session=session_view(sb, session)
         )
-    return redirect(f"{sb.settings.root('pay_url')}/{pay_token}", 303)  # type: ignore[return-value]
+    back = f"{sb.settings.root('pay_url')}/{pay_token}"
+    return redirect(sb.checkout.simulator_waiting(session) or back, 303)  # type: ignore[return-value]
 
 
 # --- simulator ----------------------------------------------------------------------------
@@ -127,7 +131,7 @@ def pay_attempt(pay_token: str) -> Response:
 @simulate.get("/<session_id>")
 def simulator_page(session_id: str) -> Response:
     sb = sandbox()
-    view = session_view(sb, sb.checkout.get(session_id))
+    view = session_view(sb, sb.checkout.simulated_session(session_id))
     return page("simulate.html", form_subject=session_id, session=view)
 
 
@@ -135,7 +139,7 @@ def simulator_page(session_id: str) -> Response:
 def simulator_approve(session_id: str) -> Response:
     sb = sandbox()
     require_form_token(session_id)
-    sb.checkout.get(session_id)
+    sb.checkout.simulated_session(session_id)
     sb.payments.approve(session_id)
     return back_to_simulator(session_id)
 
@@ -144,7 +148,7 @@ def simulator_approve(session_id: str) -> Response:
 def simulator_fail(session_id: str) -> Response:
     sb = sandbox()
     require_form_token(session_id)
-    sb.checkout.get(session_id)
+    sb.checkout.simulated_session(session_id)
     fields = json_body() if wants_json() else form_fields()
     if not isinstance(fields, dict):
         raise ValidationFailed("body must be a JSON object")
@@ -218,7 +222,7 @@ def provider_confirm(session_id: str) -> Response:
     """The buyer confirms with the phone they pay from; the page shows the outcome (303)."""
     sb = sandbox()
     require_form_token(session_id)
-    sb.limits.take_pay(client_ip())
+    sb.limits.take_provider_confirm(client_ip())
     fields = json_body() if wants_json() else form_fields()
     try:
         sb.checkout.confirm_hosted(session_id, parse(HostedConfirmBody, fields).phone)

@@ -6,12 +6,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from svc_sandbox.commerce.checkout import LINK_MODES, CheckoutSession
-from svc_sandbox.commerce.payments import (
-    FAILS_AT_ONCE,
-    FAILURE_CODES,
-    FAILURE_MESSAGES,
-    PAYS_AT_ONCE,
-)
+from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import ValidationFailed
@@ -45,11 +40,6 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
         sb.checkout.settle(session.id)
         status = sb.checkout.status_of(session)
         in_flight = sb.payments.in_flight_of(session.id)
-        simulator_wait = (
-            in_flight is not None
-            and session.environment == "sandbox"
-            and in_flight.phone not in (PAYS_AT_ONCE, FAILS_AT_ONCE)
-        )
         return {
             "id": session.id,
             "pay_token": session.pay_token,
@@ -67,9 +57,7 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "phone": session.phone,
             "in_flight": in_flight is not None,
             "in_flight_phone": in_flight.phone if in_flight else None,
-            "simulate_url": f"{sb.settings.root('simulate_url')}/{session.id}"
-            if simulator_wait
-            else None,
+            "simulate_url": sb.checkout.simulator_waiting(session),
             "pay_url": f"{sb.settings.root('pay_url')}/{session.pay_token}",
             "provider_url": f"{sb.settings.root('provider_url')}/{session.id}",
             "last_failure": status.get("attempt", {}).get("lastFailure"),
