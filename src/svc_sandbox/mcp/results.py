@@ -6,16 +6,21 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from svc_sandbox.client import SvcError
 from svc_sandbox.core.clock import isoformat
 
 ResponseFormat = Literal["markdown", "json"]
+#: The ``response_format`` parameter every tool takes (its description is what a model reads).
+Format = Annotated[
+    ResponseFormat,
+    Field(description='"markdown" (default): a short summary; "json": the full payload as text'),
+]
 
 #: The client's parameter names -> the tool's (money parameters end in ``_minor``).
 _PARAMETERS = {
