@@ -468,7 +468,7 @@ def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:
     lines.append(f"Dashboard: {info['dashboard']}")
     lines.append("Organizations:")
     for org in info["organizations"]:
-        tokens = ", ".join(t["token"] for t in org["tokens"] if not t["revoked"])
+        tokens = ", ".join(t["token"] for t in org["tokens"] if t["usable"])
         lines.append(f"  {org['name']} [{org['environment']}] {org['id']}  token: {tokens}")
     identity = info.get("identity")
     if identity:

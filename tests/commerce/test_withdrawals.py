@@ -111,6 +111,9 @@ def test_organization_must_be_live_in_developer_mode_with_kyc(
     body = withdraw(svc_http, auth, 10000, status=400)
     assert body == {"error": message}
     patch_org(svc_http, org_id, environment="production", developerMode=True, kyc="approved")
+    if "environment" in change:  # the switch retired live_auth for good (spec §5.2)
+        token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+        live_auth = {"Authorization": f"Bearer {token}"}
     assert balance(svc_http, live_auth) == 50000
     assert listed(svc_http, live_auth)["total"] == 0
 
