@@ -577,6 +577,21 @@ def test_export_and_restore_keep_withdrawals_keys_and_their_schedule(
     assert balance(svc_http, live_auth) == 40000
 
 
+def test_an_imported_key_whose_withdrawal_is_missing_is_a_new_key(
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    """state_references = skip takes a key record naming no withdrawal: no match, no 500."""
+    svc_sandbox.settings.state_references = "skip"
+    earn(svc_http, live_auth, 50000)
+    withdraw(svc_http, live_auth, 10000, key="orphan")
+    state: Any = svc_http.get("/_sandbox/state").json
+    state["services"]["payouts"]["withdrawals"] = []
+    assert svc_http.put("/_sandbox/state", json=state).status_code == 200
+    again = withdraw(svc_http, live_auth, 10000, key="orphan")
+    assert withdraw(svc_http, live_auth, 10000, key="orphan", status=200) == again
+    assert listed(svc_http, live_auth)["total"] == 1
+
+
 # --- concurrency against a real multi-threaded server ----------------------------------------
 
 
