@@ -130,7 +130,16 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--withdrawal-rounding", choices=["half_up", "half_even"])
     serve.add_argument("--payout-pending-seconds", type=float, help="pending -> processing")
     serve.add_argument("--payout-processing-seconds", type=float, help="processing -> completed")
-    serve.add_argument("--idempotency-retention-hours", type=float, help="default 24")
+    serve.add_argument(
+        "--idempotency-retention-hours",
+        type=float,
+        help="hours a withdrawal Idempotency-Key is kept; 0 (default): as long as its withdrawal",
+    )
+    serve.add_argument(
+        "--withdrawal-key-reuse",
+        choices=["replay", "reject"],
+        help="a withdrawal Idempotency-Key repeated with another body: replay (default) or reject",
+    )
     serve.add_argument(
         "--wallet-key-reuse",
         choices=["replay", "reject"],
@@ -459,7 +468,7 @@ def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:
     lines.append(f"Dashboard: {info['dashboard']}")
     lines.append("Organizations:")
     for org in info["organizations"]:
-        tokens = ", ".join(t["token"] for t in org["tokens"] if not t["revoked"])
+        tokens = ", ".join(t["token"] for t in org["tokens"] if t["usable"])
         lines.append(f"  {org['name']} [{org['environment']}] {org['id']}  token: {tokens}")
     identity = info.get("identity")
     if identity:

@@ -32,7 +32,7 @@ def environment(info: dict[str, Any]) -> dict[str, str]:
     for name, url in roots.items():
         env["SVC_" + name.upper()] = url
     for org in info["organizations"]:
-        live = [t["token"] for t in org["tokens"] if not t["revoked"]]
+        live = [t["token"] for t in org["tokens"] if t["usable"]]
         if org["environment"] == "sandbox" and "SVC_TEST_TOKEN" not in env and live:
             env["SVC_TEST_TOKEN"] = env["SVC_TOKEN"] = live[0]
             env["SVC_TEST_ORG_ID"] = org["id"]

@@ -114,8 +114,13 @@ class Settings(BaseModel):
     payout_pending_seconds: float = Field(default=60.0, ge=0, le=MAX_SECONDS)
     #: Seconds a withdrawal spends in ``processing`` before ``completed``.
     payout_processing_seconds: float = Field(default=300.0, ge=0, le=MAX_SECONDS)
-    #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered.
-    idempotency_retention_hours: float = Field(default=24.0, gt=0, le=MAX_SECONDS / 3600)
+    #: Hours (sandbox clock) an Idempotency-Key of POST /withdrawals is remembered after its
+    #: withdrawal was created; 0 (default): as long as the withdrawal exists (spec §4 sets no
+    #: limit). Above 0, the same key then makes a new withdrawal (Stripe-like expiry).
+    idempotency_retention_hours: float = Field(default=0.0, ge=0, le=MAX_SECONDS / 3600)
+    #: A withdrawal Idempotency-Key repeated with another body: ``replay`` answers 200 with the
+    #: original withdrawal (spec §4 read literally) or ``reject`` answers 422.
+    withdrawal_key_reuse: Literal["replay", "reject"] = "replay"
     #: Largest body PUT /_sandbox/state takes (other routes: 1 MiB); 500 paid sessions ~ 1 MB.
     max_state_bytes: int = Field(default=512 * 1024 * 1024, ge=1024, le=16 * 1024**3)
     #: A state export to import at start (``serve --state FILE``).

@@ -19,6 +19,8 @@ from tests.cli.test_serve import parse
         ("--payout-pending-seconds", "5", "payout_pending_seconds", 5.0),
         ("--payout-processing-seconds", "0", "payout_processing_seconds", 0.0),
         ("--idempotency-retention-hours", "1.5", "idempotency_retention_hours", 1.5),
+        ("--idempotency-retention-hours", "0", "idempotency_retention_hours", 0.0),
+        ("--withdrawal-key-reuse", "reject", "withdrawal_key_reuse", "reject"),
     ],
 )
 def test_withdrawal_settings_have_flags(
@@ -34,9 +36,18 @@ def test_defaults() -> None:
         Decimal("0.15"),
     )
     assert (settings["withdrawal_tax_base"], settings["withdrawal_rounding"]) == ("fee", "half_up")
+    # Spec §4: a withdrawal's key matches for as long as the withdrawal exists, whatever the body.
+    assert settings["idempotency_retention_hours"] == 0
+    assert settings["withdrawal_key_reuse"] == "replay"
 
 
 @pytest.mark.parametrize("rate", ["1.5", "-0.1", "seven"])
 def test_rates_outside_0_to_1_are_refused(rate: str) -> None:
     with pytest.raises(ValueError, match="withdrawal_fee_rate"):
         parse("--withdrawal-fee-rate", rate)
+
+
+@pytest.mark.parametrize("hours", ["-1", "nan", "inf"])
+def test_a_negative_or_unreadable_retention_is_refused(hours: str) -> None:
+    with pytest.raises(ValueError, match="idempotency_retention_hours"):
+        parse("--idempotency-retention-hours", hours)

@@ -7,6 +7,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.orgs.organizations import Environment
 from svc_sandbox.sandbox import Sandbox
+from tests.helpers import token_of
 
 TOKEN_ENDPOINTS = [
     ("get", "/api/products"),
@@ -65,6 +66,53 @@ def test_switching_environment_invalidates_tokens_and_says_create_a_new_one(
     assert new["token"].startswith("svc_live_")  # type: ignore[index]
     ok = svc_http.get("/api/products", headers={"Authorization": f"Bearer {new['token']}"})  # type: ignore[index]
     assert ok.status_code == 200
+
+
+def switch(client: FlaskClient, org_id: str, environment: str) -> None:
+    response = client.patch(f"/_sandbox/orgs/{org_id}", json={"environment": environment})
+    assert response.status_code == 200, response.json
+
+
+def answer_for(client: FlaskClient, token: str) -> tuple[int, object]:
+    response = client.get("/api/orders", headers={"Authorization": f"Bearer {token}"})
+    return response.status_code, response.json
+
+
+@pytest.mark.parametrize(("first", "other"), [("sandbox", "production"), ("production", "sandbox")])
+def test_a_token_stays_dead_after_switching_back(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, first: str, other: str
+) -> None:
+    """Spec §5.2: "A token stops working when its organization switches environment"."""
+    old = token_of(svc_sandbox, first)
+    org_id = svc_sandbox.orgs.authenticate(old).org.id
+    switch(svc_http, org_id, other)
+    assert answer_for(svc_http, old) == (
+        401,
+        {
+            "message": f"This token was created for the {first} environment, but the "
+            f"organization is now in {other}. Create a new token."
+        },
+    )
+    between = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+    switch(svc_http, org_id, first)
+    assert answer_for(svc_http, old) == (
+        401,
+        {
+            "message": "This token was created before the organization switched environment. "
+            "Create a new token."
+        },
+    )
+    assert answer_for(svc_http, between)[0] == 401
+    new = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+    assert answer_for(svc_http, new)[0] == 200
+
+
+def test_patching_the_same_environment_retires_nothing(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, token: str
+) -> None:
+    org_id = svc_sandbox.orgs.authenticate(token).org.id
+    switch(svc_http, org_id, "sandbox")
+    assert answer_for(svc_http, token)[0] == 200
 
 
 @pytest.mark.parametrize("environment", ["sandbox", "production"])

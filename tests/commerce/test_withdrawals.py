@@ -111,6 +111,9 @@ def test_organization_must_be_live_in_developer_mode_with_kyc(
     body = withdraw(svc_http, auth, 10000, status=400)
     assert body == {"error": message}
     patch_org(svc_http, org_id, environment="production", developerMode=True, kyc="approved")
+    if "environment" in change:  # the switch retired live_auth for good (spec §5.2)
+        token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+        live_auth = {"Authorization": f"Bearer {token}"}
     assert balance(svc_http, live_auth) == 50000
     assert listed(svc_http, live_auth)["total"] == 0
 
@@ -258,22 +261,41 @@ def test_repeat_is_answered_even_when_the_balance_is_spent(
     assert withdraw(svc_http, live_auth, 20000, key="all-of-it", status=200) == first
 
 
-@pytest.mark.parametrize(
-    "change", [{"amount": 20001}, {"gateway": "mpesa"}, {"account": "0922334455"}]
-)
-def test_same_key_different_body_is_422(
-    svc_http: FlaskClient, live_auth: dict[str, str], change: dict[str, Any]
+#: A first request of 20000 to DESTINATION, then the same key with one field changed.
+CHANGES = [(20001, {}), (20000, {"gateway": "mpesa"}), (20000, {"account": "0922334455"})]
+
+
+@pytest.mark.parametrize(("amount", "change"), CHANGES)
+def test_same_key_different_body_answers_200_with_the_original(
+    svc_http: FlaskClient, live_auth: dict[str, str], amount: int, change: dict[str, str]
 ) -> None:
+    """Spec §4 read literally: a matching key gives 200 and creates nothing, whatever the body."""
     earn(svc_http, live_auth, 50000)
-    withdraw(svc_http, live_auth, 20000, key="k-1")
-    amount = change.pop("amount", 20000)
+    first = withdraw(svc_http, live_auth, 20000, key="k-1")
+    assert withdraw(svc_http, live_auth, amount, key="k-1", status=200, **change) == first
+    assert listed(svc_http, live_auth)["total"] == 1
+    assert balance(svc_http, live_auth) == 30000
+
+
+@pytest.mark.parametrize(("amount", "change"), CHANGES)
+def test_the_reject_setting_answers_422_for_another_body(
+    svc_sandbox: Sandbox,
+    svc_http: FlaskClient,
+    live_auth: dict[str, str],
+    amount: int,
+    change: dict[str, str],
+) -> None:
+    svc_sandbox.settings.withdrawal_key_reuse = "reject"
+    earn(svc_http, live_auth, 50000)
+    first = withdraw(svc_http, live_auth, 20000, key="k-1")
+    before = svc_http.get("/_sandbox/state").json
     body = withdraw(svc_http, live_auth, amount, key="k-1", status=422, **change)
     assert body == {
         "error": "Idempotency-Key was already used with a different request body: "
         "send a new key for a new withdrawal"
     }
-    assert listed(svc_http, live_auth)["total"] == 1
-    assert balance(svc_http, live_auth) == 30000
+    assert svc_http.get("/_sandbox/state").json == before
+    assert withdraw(svc_http, live_auth, 20000, key="k-1", status=200) == first
 
 
 def test_keys_are_scoped_to_the_organization(
@@ -288,17 +310,52 @@ def test_keys_are_scoped_to_the_organization(
     assert balance(svc_http, live_auth) == balance(svc_http, other) == 10000
 
 
-def test_keys_are_kept_24_hours_of_sandbox_time(
+def test_keys_are_kept_as_long_as_their_withdrawal(
     svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
     earn(svc_http, live_auth, 50000)
+    first = withdraw(svc_http, live_auth, 10000, key="for-good")
+    svc_sandbox.advance(timedelta(days=400))
+    again = withdraw(svc_http, live_auth, 10000, key="for-good", status=200)
+    assert again == {**first, "status": "completed"}
+    assert listed(svc_http, live_auth)["total"] == 1
+    assert balance(svc_http, live_auth) == 40000
+
+
+@pytest.mark.parametrize("hours", [1.5, 24])
+def test_a_retention_setting_frees_the_key_after_that_many_hours(
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str], hours: float
+) -> None:
+    svc_sandbox.settings.idempotency_retention_hours = hours
+    earn(svc_http, live_auth, 50000)
     first = withdraw(svc_http, live_auth, 10000, key="daily")
-    svc_sandbox.advance(timedelta(hours=24) - timedelta(seconds=1))
+    svc_sandbox.advance(timedelta(hours=hours) - timedelta(seconds=1))
     assert withdraw(svc_http, live_auth, 10000, key="daily", status=200)["_id"] == first["_id"]
     svc_sandbox.advance(timedelta(seconds=1))
     second = withdraw(svc_http, live_auth, 10000, key="daily")
-    assert second["_id"] != first["_id"]
+    assert second["_id"] != first["_id"] and second["idempotencyKey"] == "daily"
+    assert withdraw(svc_http, live_auth, 10000, key="daily", status=200) == second
     assert balance(svc_http, live_auth) == 30000
+
+
+def test_a_sandbox_organization_is_not_answered_with_a_production_withdrawal(
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    """A known key is no repeat once the organization is in sandbox: withdrawals stay hidden."""
+    earn(svc_http, live_auth, 50000)
+    first = withdraw(svc_http, live_auth, 10000, key="env-key")
+    org_id = org_id_of(svc_sandbox, live_auth)
+    patch_org(svc_http, org_id, environment="sandbox")
+    token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+    sandbox_auth = {"Authorization": f"Bearer {token}"}
+    refused = withdraw(svc_http, sandbox_auth, 10000, key="env-key", status=400)
+    assert refused == {
+        "error": "Withdrawals need a production organization: this organization is in sandbox"
+    }
+    patch_org(svc_http, org_id, environment="production")
+    token = svc_http.post(f"/_sandbox/orgs/{org_id}/tokens", json={}).json["token"]  # type: ignore[index]
+    live_again = {"Authorization": f"Bearer {token}"}
+    assert withdraw(svc_http, live_again, 10000, key="env-key", status=200) == first
 
 
 def test_a_refused_request_does_not_use_up_its_key(
@@ -518,6 +575,21 @@ def test_export_and_restore_keep_withdrawals_keys_and_their_schedule(
     svc_sandbox.advance(timedelta(minutes=6))
     assert status_of(svc_http, live_auth, first["_id"]) == "completed"
     assert balance(svc_http, live_auth) == 40000
+
+
+def test_an_imported_key_whose_withdrawal_is_missing_is_a_new_key(
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    """state_references = skip takes a key record naming no withdrawal: no match, no 500."""
+    svc_sandbox.settings.state_references = "skip"
+    earn(svc_http, live_auth, 50000)
+    withdraw(svc_http, live_auth, 10000, key="orphan")
+    state: Any = svc_http.get("/_sandbox/state").json
+    state["services"]["payouts"]["withdrawals"] = []
+    assert svc_http.put("/_sandbox/state", json=state).status_code == 200
+    again = withdraw(svc_http, live_auth, 10000, key="orphan")
+    assert withdraw(svc_http, live_auth, 10000, key="orphan", status=200) == again
+    assert listed(svc_http, live_auth)["total"] == 1
 
 
 # --- concurrency against a real multi-threaded server ----------------------------------------

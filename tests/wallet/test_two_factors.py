@@ -191,6 +191,22 @@ def test_a_revoked_key_is_refused(http: FlaskClient, connect: Connect, key: str)
     assert_key_required(http.get(WALLET, headers=headers(token, key)))
 
 
+def test_a_key_of_an_environment_left_stays_refused_after_switching_back(
+    http: FlaskClient, svc_sandbox: Sandbox, connect: Connect, key: str
+) -> None:
+    """Spec §5.2: the switch stops the key for good, also as X-Svc-Key."""
+    token = connect("abebe")
+    org = svc_sandbox.orgs.authenticate(key).org
+    back = org.environment.value
+    away = "production" if back == "sandbox" else "sandbox"
+    for environment in (away, back):
+        response = http.patch(f"/_sandbox/orgs/{org.id}", json={"environment": environment})
+        assert response.status_code == 200
+        assert_key_required(http.get(WALLET, headers=headers(token, key)))
+    new = http.post(f"/_sandbox/orgs/{org.id}/tokens", json={}).json["token"]  # type: ignore[index]
+    assert http.get(WALLET, headers=headers(token, new)).status_code == 200
+
+
 def test_another_organizations_key_is_refused_unless_any_is_set(
     http: FlaskClient, svc_sandbox: Sandbox, connect: Connect
 ) -> None:

@@ -255,19 +255,34 @@ class PayoutService(Service):
         return Created(withdrawal, replayed=False)
 
     def _replay(self, org_id: str, key: str, request: dict[str, Any]) -> Withdrawal | None:
-        now = self.clock.now()
-        retention = timedelta(hours=self.settings.idempotency_retention_hours)
-        for stale in [k for k, r in self.keys.items() if r.created_at + retention <= now]:
-            del self.keys[stale]
+        """The withdrawal an organization's known key made (spec §4: 200, nothing created).
+
+        None when the key is new: never used, its withdrawal is gone (an import left it
+        dangling), or it is out of the organization's current environment (a sandbox token
+        sees no production withdrawal, so it is answered like any sandbox request: 400).
+        """
+        self._forget_expired_keys()
         record = self.keys.get((org_id, key))
-        if record is None:
+        original = None if record is None else self.withdrawals.get(record.withdrawal_id)
+        if record is None or original is None:
             return None
-        if record.request != request:
+        if original.environment != self.orgs.get(org_id).environment.value:
+            return None
+        if record.request != request and self.settings.withdrawal_key_reuse == "reject":
             raise Unprocessable(
                 "Idempotency-Key was already used with a different request body: "
                 "send a new key for a new withdrawal"
             )
-        return self.withdrawals[record.withdrawal_id]
+        return original
+
+    def _forget_expired_keys(self) -> None:
+        """With ``idempotency_retention_hours`` above 0, keys older than that are free again."""
+        hours = self.settings.idempotency_retention_hours
+        if not hours:
+            return  # 0: a key is kept as long as its withdrawal
+        cutoff = self.clock.now() - timedelta(hours=hours)
+        for stale in [k for k, r in self.keys.items() if r.created_at <= cutoff]:
+            del self.keys[stale]
 
     @staticmethod
     def _check_organization(org: Organization) -> None:

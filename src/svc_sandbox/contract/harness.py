@@ -57,8 +57,8 @@ POSITIVE_ALLOWANCES = (
         "createWithdrawal",
         ("400", "422"),
         "§4 refuses with 400 a sandbox organization, Developer Mode off, KYC not approved or an "
-        "amount above the earnings (organization state), and a reused Idempotency-Key with "
-        "another body answers 422",
+        "amount above the earnings (organization state), and with withdrawal_key_reuse = reject "
+        "a reused Idempotency-Key with another body answers 422",
     ),
     Allowance(
         "sendFromWallet",

@@ -29,6 +29,10 @@ class KycStatus(StrEnum):
 
 
 TOKEN_SHAPE = re.compile(r"^svc_(test|live)_[A-Za-z0-9]{8,128}$")
+#: 401 for a token retired by an earlier switch whose environment is the current one again.
+RETIRED_MESSAGE = (
+    "This token was created before the organization switched environment. Create a new token."
+)
 
 
 @dataclass
@@ -64,6 +68,13 @@ class ApiToken:
     name: str
     created_at: datetime
     revoked: bool = False
+    #: Its organization switched away from its environment: it stops working for good
+    #: (spec §5.2), also after a switch back.
+    retired: bool = False
+
+    @property
+    def usable(self) -> bool:
+        return not (self.revoked or self.retired)
 
     def to_public(self) -> dict[str, Any]:
         return {
@@ -72,6 +83,8 @@ class ApiToken:
             "environment": self.environment.value,
             "name": self.name,
             "revoked": self.revoked,
+            "retired": self.retired,
+            "usable": self.usable,
             "createdAt": isoformat(self.created_at),
         }
 
@@ -139,10 +152,9 @@ class OrganizationService(Service):
         org = self.get(org_id)
         if name is not None:
             org.name = name
-        if environment is not None:
-            # Tokens of the other environment stop working: the check in authenticate()
-            # compares a token's environment with its organization's current one.
-            org.environment = environment
+        if environment is not None and Environment(environment) is not org.environment:
+            self._retire_tokens(org)
+            org.environment = Environment(environment)
         if developer_mode is not None:
             org.developer_mode = developer_mode
         if kyc is not None:
@@ -152,6 +164,12 @@ class OrganizationService(Service):
         if redirect_urls is not None:
             org.redirect_urls = list(redirect_urls)
         return org
+
+    def _retire_tokens(self, org: Organization) -> None:
+        """Spec §5.2: a switch stops the tokens of the environment left, for good."""
+        for token in self.tokens.values():
+            if token.org_id == org.id and token.environment is org.environment:
+                token.retired = True
 
     @locked
     def create_token(self, org_id: str, name: str = "default") -> ApiToken:
@@ -194,6 +212,8 @@ class OrganizationService(Service):
                 f"This token was created for the {found.environment.value} environment, but the "
                 f"organization is now in {org.environment.value}. Create a new token."
             )
+        if found.retired:
+            raise Unauthorized(RETIRED_MESSAGE)
         return Principal(org=org, token=found)
 
     def export(self) -> dict[str, Any]:
@@ -205,3 +225,9 @@ class OrganizationService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         self.orgs = {o["id"]: from_json(Organization, o) for o in data["orgs"]}
         self.tokens = {t["token"]: from_json(ApiToken, t) for t in data["tokens"]}
+        for token in self.tokens.values():
+            # An export without ``retired`` (older versions): a token of another environment
+            # than its organization's can only be there because the organization switched.
+            org = self.orgs.get(token.org_id)
+            if org is not None and token.environment is not org.environment:
+                token.retired = True

@@ -102,7 +102,7 @@ def _credentials(info: dict[str, Any]) -> dict[str, str]:
         variable = "token" if org["environment"] == "sandbox" else "production_token"
         if variable in found.values():
             continue
-        live = [t["token"] for t in org["tokens"] if not t["revoked"]]
+        live = [t["token"] for t in org["tokens"] if t["usable"]]
         if live:
             found[live[0]] = variable
     return found

@@ -94,7 +94,7 @@ def provided_by_emulator(info: dict[str, Any]) -> dict[str, Any]:
         if prefix + "org_id" in values:
             continue
         values[prefix + "org_id"] = org["id"]
-        live = [t["token"] for t in org["tokens"] if not t["revoked"]]
+        live = [t["token"] for t in org["tokens"] if t["usable"]]
         if live:
             values[prefix + "token"] = live[0]
     identity = info.get("identity")
