@@ -101,6 +101,8 @@ class Attempt:
     status_code: int | None
     error: str | None
     message: str
+    #: Wall time the receiver took: an observation, not state, so exported as 0 (an export is
+    #: the same bytes for the same seed and requests).
     duration_ms: float
     response_snippet: str
     next_attempt_at: datetime | None = None
@@ -124,6 +126,13 @@ class Attempt:
             "responseSnippet": self.response_snippet,
             "nextAttemptAt": _iso(self.next_attempt_at),
         }
+
+
+def _exported(attempt: Attempt) -> Attempt:
+    """A copy of ``attempt`` for an export, its wall-time duration 0 (see ``Attempt``)."""
+    copied = snapshot(attempt)
+    copied.duration_ms = 0.0
+    return copied
 
 
 @dataclass(order=True, slots=True)
@@ -390,7 +399,7 @@ class DeliveryService(Service):
     def export(self) -> dict[str, Any]:
         return {
             "deliveries": [snapshot(d) for d in self.deliveries.values()],
-            "attempts": [snapshot(a) for a in self.attempts],
+            "attempts": [_exported(a) for a in self.attempts],
             "due": [snapshot(d) for _, _, d in sorted(self.due)],
             "dueSeq": self._due_seq,
             "fault": snapshot(self.fault),
