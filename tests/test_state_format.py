@@ -38,6 +38,16 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "scheduler.entries[0].kind must be one of",
     ),
     (
+        "scheduler kind an array (unhashable)",
+        lambda d: d["scheduler"]["entries"][0].update(kind=["checkout.expire"]),
+        "scheduler.entries[0].kind must be one of",
+    ),
+    (
+        "scheduler kind an object (unhashable)",
+        lambda d: d["scheduler"]["entries"][0].update(kind={"a": 1}),
+        "scheduler.entries[0].kind must be one of",
+    ),
+    (
         "scheduler payload of the wrong shape",
         lambda d: d["scheduler"]["entries"][0].update(payload={}),
         "scheduler.entries[0]",

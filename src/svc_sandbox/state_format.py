@@ -329,7 +329,9 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
         else None
     )
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        if isinstance(entry, dict) and entry.get("kind") not in payloads:
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        # Checked as a string first: an array or object cannot be looked up (unhashable).
+        if isinstance(entry, dict) and (not isinstance(kind, str) or kind not in payloads):
             raise ValidationFailed(
                 f"state document: scheduler.entries[{index}].kind must be one of "
                 + ", ".join(sorted(payloads))

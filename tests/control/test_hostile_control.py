@@ -83,6 +83,8 @@ def test_a_fast_clock_stops_at_the_end_of_time_and_every_route_still_answers() -
         '{"productionPushDelaySeconds": -1}',
         '{"productionPushDelaySeconds": 86401}',
         '{"productionPushDelaySeconds": 1e300, "productionPushOutcome": "none"}',
+        '{"productionPushDelaySeconds": true}',
+        '{"productionPushDelaySeconds": "3"}',
     ],
 )
 def test_provider_numbers_are_finite_and_bounded_and_a_refusal_changes_nothing(

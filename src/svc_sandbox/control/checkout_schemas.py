@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+)
 
 from svc_sandbox.commerce.schemas import SuccessUri
 
@@ -23,7 +32,7 @@ class FailBody(Strict):
 class ProviderBody(Strict):
     productionPushOutcome: StrictStr | None = None
     #: Bounds are the provider's rule (payments.configure), so the in-process API has them too.
-    productionPushDelaySeconds: float | None = None
+    productionPushDelaySeconds: StrictFloat | None = None
 
 
 class FaultsBody(Strict):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictStr
 
 from svc_sandbox.commerce.schemas import Uri
 from svc_sandbox.orgs.organizations import Environment, KycStatus
@@ -17,9 +17,11 @@ class Strict(BaseModel):
 
 
 class AdvanceBody(Strict):
-    #: A number of seconds, or a string such as "90s", "30m", "1h30m", "2d".
-    duration: float | StrictStr | None = None
-    seconds: float | None = Field(default=None, ge=0)
+    #: A number of seconds, or a string such as "90s", "30m", "1h30m", "2d": checked by
+    #: ``core.durations.parse_duration``, whose message names both forms (``true`` included).
+    duration: Any = None
+    #: Strict: ``true`` and ``"30"`` are not numbers of seconds (an int is).
+    seconds: StrictFloat | None = Field(default=None, ge=0)
 
 
 class SetClockBody(Strict):
