@@ -128,6 +128,13 @@ class Sandbox:
             settings = settings.model_copy(update=overrides)
         self.settings = settings
         self.lock = threading.RLock()
+        #: Bumped each time a reset or an import replaces the state: work begun on the old
+        #: state (an advance paused outside the lock) stops rather than carry on in the new one.
+        self.generation = 0
+        #: One move of the clock at a time (advance, set, run-due). Each works out its target
+        #: from the clock as it finds it and lets the state lock go between batches, so two
+        #: that overlapped would both aim near the same instant and time would be lost.
+        self._moving = threading.RLock()
         self.clock = Clock(settings.clock_mode, self._start_instant(), settings.clock_factor)
         self.ids = IdFactory(settings.seed)
         # Request ids have their own stream so that reads never shift resource ids; they are
@@ -273,9 +280,10 @@ class Sandbox:
             raise ValidationFailed("duration must not be negative")
         if delta > MAX_ADVANCE:
             raise ValidationFailed(f"duration must be at most {MAX_ADVANCE.days} days")
-        with self.lock:
-            target = self._bounded(self.clock.now() + delta, "the clock after this advance")
-        return self._move_to(target)
+        with self._moving:
+            with self.lock:
+                target = self._bounded(self.clock.now() + delta, "the clock after this advance")
+            return self._move_to(target)
 
     def delay(self, delta: timedelta) -> None:
         """A request's injected latency: a frozen clock advances by it (running what falls
@@ -295,17 +303,19 @@ class Sandbox:
     def set_time(self, instant: datetime) -> list[RanEntry]:
         """Sets the clock; moving forward runs the work due on the way."""
         self._bounded(instant, "now")
-        with self.lock:
-            if instant <= self.clock.now():
-                self.clock.set(instant)
-                instant = self.clock.now()
-        return self._move_to(instant)
+        with self._moving:
+            with self.lock:
+                if instant <= self.clock.now():
+                    self.clock.set(instant)
+                    instant = self.clock.now()
+            return self._move_to(instant)
 
     def run_due(self, background: bool = False) -> list[RanEntry]:
         """Runs what is due now (a real or scaled clock's ticker calls this, ``background``)."""
-        with self.lock:
-            now = self.clock.now()
-        return self._move_to(now, background)
+        with self._moving:
+            with self.lock:
+                now = self.clock.now()
+            return self._move_to(now, background)
 
     def _move_to(self, target: datetime, background: bool = False) -> list[RanEntry]:
         """Runs due work up to ``target``; when an entry leaves after-work ready (a webhook
@@ -315,8 +325,13 @@ class Sandbox:
         after every ``ADVANCE_BATCH`` entries (the clock then reads the last one's due time),
         so a long advance never stalls other requests; the order stays the due order."""
         ran: list[RanEntry] = []
+        generation = self.generation
         while True:
             with self.lock:
+                if self.generation != generation:
+                    # A reset or import replaced the state while the lock was let go: this
+                    # advance ends where it was, as if it had finished before the reset.
+                    return ran
                 step, more = self._run_until(target, stop_for_work=not background)
                 ran += step
                 paused = not background and self._work_pending()
@@ -464,6 +479,7 @@ class Sandbox:
             except BaseException:
                 self._put_back(held)
                 raise
+            self.generation += 1
         # Freeing the old state is the one cost that grows with it (10 ms per 2,000 paid
         # sessions): a worker thread lets go of it, so reset and import return at once.
         _release_later(held)

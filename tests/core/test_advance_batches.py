@@ -77,3 +77,25 @@ def test_the_clock_shows_the_next_entries_and_counts_the_rest(
     bad = svc_http.get("/_sandbox/clock?limit=0")
     assert bad.status_code == 400
     assert bad.json["error"] == "limit must be an integer between 1 and 1000"
+
+
+def test_parallel_advances_add_up_even_when_each_lets_others_in(svc_server: RunningServer) -> None:
+    """Each advance works out its target from the clock it finds and lets the lock go between
+    batches; advances therefore run one after another, and four 1 h advances make 4 h."""
+    sandbox = svc_server.sandbox
+    open_sessions(sandbox, ADVANCE_BATCH * 4)
+    start = sandbox.clock.now()
+    barrier = threading.Barrier(4)
+
+    def advance() -> None:
+        barrier.wait(timeout=60)
+        call(svc_server, "POST", "/_sandbox/clock/advance", {"duration": "1h"})
+
+    threads = [threading.Thread(target=advance) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sandbox.clock.now() - start == timedelta(hours=4)
+    assert sandbox.scheduler.next_due() is None  # every session expired once
+    assert len(sandbox.events.events) == ADVANCE_BATCH * 4

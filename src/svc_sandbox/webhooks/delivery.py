@@ -160,6 +160,9 @@ class Outgoing:
     """One attempt taken off the due queue, ready to POST (or to settle without sending)."""
 
     due: DueAttempt
+    #: The record the attempt was taken for: after a reset or an import, a delivery with the
+    #: same id (ids repeat from the seed) is another record, which this outcome must not touch.
+    delivery: Delivery
     url: str
     body: bytes
     headers: dict[str, str]
@@ -292,7 +295,7 @@ class DeliveryService(Service):
         endpoint = self.endpoints.endpoints.get(delivery.endpoint_id)
         if endpoint is None:
             gone = Outcome(None, "endpoint_deleted", "the endpoint was deleted; not sent")
-            return Outgoing(due, "", body, {}, self.timeout, gone, send=False, final=True)
+            return Outgoing(due, delivery, "", body, {}, self.timeout, gone, send=False, final=True)
         headers = {
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
@@ -300,14 +303,23 @@ class DeliveryService(Service):
         }
         if not endpoint.enabled:
             off = Outcome(None, "endpoint_disabled", "the endpoint is disabled; not sent")
-            return Outgoing(due, endpoint.url, body, headers, self.timeout, off, send=False)
+            return Outgoing(
+                due, delivery, endpoint.url, body, headers, self.timeout, off, send=False
+            )
         if self.fault.count > 0:
             self.fault.count -= 1
             forced = Outcome(None, "fault_injected", "receiver-outcome fault: counted as failed")
             return Outgoing(
-                due, endpoint.url, body, headers, self.timeout, forced, send=self.fault.send
+                due,
+                delivery,
+                endpoint.url,
+                body,
+                headers,
+                self.timeout,
+                forced,
+                send=self.fault.send,
             )
-        return Outgoing(due, endpoint.url, body, headers, self.timeout)
+        return Outgoing(due, delivery, endpoint.url, body, headers, self.timeout)
 
     @locked
     def record_and_take_next(
@@ -321,7 +333,7 @@ class DeliveryService(Service):
         """Journals the attempt and schedules the next one or settles the delivery."""
         due = outgoing.due
         delivery = self.deliveries.get(due.delivery_id)
-        if delivery is None or delivery.status is not DeliveryStatus.PENDING:
+        if delivery is not outgoing.delivery or delivery.status is not DeliveryStatus.PENDING:
             return None  # the state was reset or restored while the POST was out
         succeeded = outcome.succeeded
         delivery.attempts = due.number
