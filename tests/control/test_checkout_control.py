@@ -84,10 +84,14 @@ FAULT_FIELDS = ("refuseCheckouts", "refuseMessage", "initiateFailures")
     [
         pytest.param([{"refuseCheckouts": 2}], (2, DEFAULT_REFUSAL, []), id="set"),
         pytest.param(
-            [{"refuseCheckouts": 2}, {"refuseCheckouts": 3}], (3, DEFAULT_REFUSAL, []), id="set again"
+            [{"refuseCheckouts": 2}, {"refuseCheckouts": 3}],
+            (3, DEFAULT_REFUSAL, []),
+            id="set again",
         ),
         pytest.param(
-            [{"refuseCheckouts": 2}, {"refuseCheckouts": 0}], (0, DEFAULT_REFUSAL, []), id="0 clears"
+            [{"refuseCheckouts": 2}, {"refuseCheckouts": 0}],
+            (0, DEFAULT_REFUSAL, []),
+            id="0 clears",
         ),
         pytest.param(
             [{"initiateFailures": ["a"]}, {"initiateFailures": ["b", "c"]}],
