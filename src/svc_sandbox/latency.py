@@ -28,6 +28,7 @@ from svc_sandbox.orgs.organizations import OrganizationService
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 #: The longest delay of one request (an hour: on a real clock a worker thread waits it out).
 MAX_LATENCY_SECONDS = 3600.0
+MAX_PATH_LENGTH = 500
 FIELDS = ("method", "path", "orgId", "delaySeconds", "count")
 
 
@@ -85,8 +86,12 @@ class LatencyFaults(FaultRules[LatencyRule]):
                 raise ValidationFailed(f"method must be one of {', '.join(METHODS)}")
             method = one_of(method.upper(), METHODS, "method")
         path = raw.get("path")
-        if not isinstance(path, str) or not path.startswith("/") or len(path) > 500:
+        if not isinstance(path, str):
             raise ValidationFailed("path is required: a pattern such as /api/checkout/*")
+        if not path.startswith("/"):
+            raise ValidationFailed("path must start with /: a pattern such as /api/checkout/*")
+        if len(path) > MAX_PATH_LENGTH:
+            raise ValidationFailed(f"path must be at most {MAX_PATH_LENGTH} characters")
         if path.startswith("/_sandbox"):
             raise ValidationFailed("path must not match the control plane (/_sandbox)")
         if "delaySeconds" not in raw:

@@ -75,10 +75,99 @@ def test_provider_settings_reject_unknown_outcomes(svc_http: FlaskClient) -> Non
     assert svc_http.get("/_sandbox/payments/provider").json["productionPushOutcome"] == "approve"  # type: ignore[index]
 
 
-def test_faults_can_be_cleared(svc_http: FlaskClient, auth: dict[str, str]) -> None:
-    svc_http.post("/_sandbox/faults", json={"refuseCheckouts": 3, "initiateFailures": ["down"]})
+DEFAULT_REFUSAL = "The payment provider refused to start the payment"
+FAULT_FIELDS = ("refuseCheckouts", "refuseMessage", "initiateFailures")
+
+
+@pytest.mark.parametrize(
+    ("posts", "expected"),
+    [
+        pytest.param([{"refuseCheckouts": 2}], (2, DEFAULT_REFUSAL, []), id="set"),
+        pytest.param(
+            [{"refuseCheckouts": 2}, {"refuseCheckouts": 3}],
+            (3, DEFAULT_REFUSAL, []),
+            id="set again",
+        ),
+        pytest.param(
+            [{"refuseCheckouts": 2}, {"refuseCheckouts": 0}],
+            (0, DEFAULT_REFUSAL, []),
+            id="0 clears",
+        ),
+        pytest.param(
+            [{"initiateFailures": ["a"]}, {"initiateFailures": ["b", "c"]}],
+            (0, DEFAULT_REFUSAL, ["b", "c"]),
+            id="a list replaces the queue",
+        ),
+        pytest.param(
+            [{"initiateFailures": ["a"]}, {"initiateFailures": []}],
+            (0, DEFAULT_REFUSAL, []),
+            id="[] clears",
+        ),
+        pytest.param(
+            [{"initiateFailed": ["a"]}, {"initiateFailed": ["b"]}],
+            (0, DEFAULT_REFUSAL, ["b"]),
+            id="the first name replaces too",
+        ),
+        pytest.param(
+            [{"refuseCheckouts": 2, "refuseMessage": "down", "initiateFailures": ["a"]}, {}],
+            (2, "down", ["a"]),
+            id="an empty body changes nothing",
+        ),
+        pytest.param(
+            [
+                {"refuseCheckouts": 2, "refuseMessage": "down", "initiateFailures": ["a"]},
+                {"refuseCheckouts": 1},
+            ],
+            (1, "down", ["a"]),
+            id="unsent fields are kept",
+        ),
+        pytest.param(
+            [{"refuseMessage": "down"}, {"refuseMessage": "still down", "refuseCheckouts": 1}],
+            (1, "still down", []),
+            id="the message is set",
+        ),
+    ],
+)
+def test_posting_faults_sets_the_fields_it_names(
+    svc_http: FlaskClient, posts: list[dict[str, object]], expected: tuple[object, ...]
+) -> None:
+    for body in posts:
+        answer = svc_http.post("/_sandbox/faults", json=body)
+        assert answer.status_code == 200, answer.json
+    faults = svc_http.get("/_sandbox/faults").json
+    assert tuple(faults[name] for name in FAULT_FIELDS) == expected  # type: ignore[index]
+    assert answer.json == faults
+
+
+def test_a_refused_fault_post_changes_nothing(svc_http: FlaskClient) -> None:
+    svc_http.post("/_sandbox/faults", json={"refuseCheckouts": 2, "initiateFailures": ["a"]})
+    before = svc_http.get("/_sandbox/state").data
+    refused = svc_http.post(
+        "/_sandbox/faults", json={"refuseCheckouts": 0, "initiateFailures": [""]}
+    )
+    assert refused.status_code == 400 and "initiateFailures" in refused.json["error"]  # type: ignore[index]
+    assert svc_http.get("/_sandbox/state").data == before
+
+
+def test_the_refusal_count_set_is_the_number_refused(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    svc_http.post("/_sandbox/faults", json={"refuseCheckouts": 5})
+    svc_http.post("/_sandbox/faults", json={"refuseCheckouts": 1})
+    checkout(svc_http, auth, 502, amount=100, description="x")
+    checkout(svc_http, auth, amount=100, description="x")
+
+
+def test_delete_clears_the_faults_and_resets_the_message(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    svc_http.post(
+        "/_sandbox/faults",
+        json={"refuseCheckouts": 3, "refuseMessage": "custom", "initiateFailures": ["down"]},
+    )
     cleared = svc_http.delete("/_sandbox/faults", json={}).json
-    assert (cleared["refuseCheckouts"], cleared["initiateFailures"]) == (0, [])  # type: ignore[index]
+    assert tuple(cleared[name] for name in FAULT_FIELDS) == (0, DEFAULT_REFUSAL, [])  # type: ignore[index]
+    assert svc_http.get("/_sandbox/faults").json == cleared
     checkout(svc_http, auth, amount=100, description="x")
 
 

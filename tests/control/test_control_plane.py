@@ -119,6 +119,43 @@ def test_patch_org_bad_fee_rate_and_unknown_org(svc_http: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sent", "answered"),
+    [
+        (0.05, "0.05"),
+        ("0.05", "0.05"),
+        (0.1 + 0.2, "0.30000000000000004"),  # the float the client sent, exactly
+        (1e-30, "0.000000000000000000000000000001"),  # no exponent
+        ("1.5E-7", "0.00000015"),
+        (0, "0"),
+        (1, "1"),
+    ],
+)
+def test_the_custom_fee_rate_is_answered_as_its_exact_decimal_string(
+    svc_http: FlaskClient, sent: object, answered: str
+) -> None:
+    org_id = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    response = svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": sent})
+    assert response.json["customFeeRate"] == answered  # type: ignore[index]
+    assert svc_http.get(f"/_sandbox/orgs/{org_id}").json["customFeeRate"] == answered  # type: ignore[index]
+    again = svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": answered})
+    assert again.json["customFeeRate"] == answered  # type: ignore[index]
+
+
+@pytest.mark.parametrize("sent", [5e-324, 1.5e-30, "1E-999999999"])
+def test_a_fee_rate_finer_than_30_places_is_refused(svc_http: FlaskClient, sent: object) -> None:
+    org_id = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.patch(
+        f"/_sandbox/orgs/{org_id}", json={"customFeeRate": sent, "kyc": "rejected"}
+    )
+    assert (response.status_code, response.json["error"]) == (  # type: ignore[index]
+        400,
+        "customFeeRate must have at most 30 decimal places",
+    )
+    assert svc_http.get("/_sandbox/state").data == before
+
+
+@pytest.mark.parametrize(
     ("duration", "expected"),
     [(90, "00:01:30"), ("90s", "00:01:30"), ("30m", "00:30:00"), ("1h30m", "01:30:00")],
 )

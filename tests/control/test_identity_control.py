@@ -189,3 +189,33 @@ def test_unknown_user_is_404(svc_http: FlaskClient) -> None:
     assert svc_http.get("/_sandbox/users/" + "0" * 24).status_code == 404
     response = svc_http.post("/_sandbox/users/" + "0" * 24 + "/session", json={})
     assert response.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("method", "route", "body"),
+    [
+        ("PUT", "/_sandbox/users/{user}/consents/{client}", {"scopes": ["profile"]}),
+        ("POST", "/_sandbox/users/{user}/apps/{client}/disconnect", {}),
+    ],
+    ids=["preset consent", "disconnect"],
+)
+@pytest.mark.parametrize("deleted", [False, True], ids=["never registered", "deleted"])
+def test_an_unknown_app_is_404_for_a_users_consent_and_disconnect(
+    svc_http: FlaskClient,
+    svc_sandbox: Sandbox,
+    method: str,
+    route: str,
+    body: dict[str, object],
+    deleted: bool,
+) -> None:
+    user = user_id(svc_sandbox)
+    authorize_as(svc_http, wallet_app(svc_sandbox), user, scopes=["email"])  # a consent to keep
+    client = "not-a-client"
+    if deleted:
+        app = {"name": "Gone", "redirectUris": ["https://gone.example/cb"], "scopes": ["openid"]}
+        client = svc_http.post("/_sandbox/apps", json=app).json["clientId"]  # type: ignore[index]
+        svc_http.delete(f"/_sandbox/apps/{client}", json={})
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.open(route.format(user=user, client=client), method=method, json=body)
+    assert (response.status_code, response.json["error"]) == (404, f"app {client} not found")  # type: ignore[index]
+    assert svc_http.get("/_sandbox/state").data == before

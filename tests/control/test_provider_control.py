@@ -250,6 +250,27 @@ def test_bad_input_is_a_400_naming_the_field_and_stores_nothing(
     assert svc_http.get("/_sandbox/state").json == before
 
 
+@pytest.mark.parametrize(
+    ("path", "error"),
+    [
+        (None, "path is required: a pattern such as /api/checkout/*"),
+        (5, "path is required: a pattern such as /api/checkout/*"),
+        ("*", "path must start with /: a pattern such as /api/checkout/*"),
+        ("api/checkout/*", "path must start with /: a pattern such as /api/checkout/*"),
+        ("/" + "a" * 500, "path must be at most 500 characters"),
+        ("/_sandbox/*", "path must not match the control plane (/_sandbox)"),
+    ],
+)
+def test_a_latency_rule_path_is_refused_with_what_is_wrong(
+    svc_http: FlaskClient, path: object, error: str
+) -> None:
+    before = svc_http.get("/_sandbox/state").data
+    body = {"delaySeconds": 1} if path is None else {"path": path, "delaySeconds": 1}
+    response = svc_http.post("/_sandbox/faults/latency", json=body)
+    assert (response.status_code, response.json["error"]) == (400, error)  # type: ignore[index]
+    assert svc_http.get("/_sandbox/state").data == before
+
+
 def test_a_non_finite_delay_written_as_a_json_literal_is_refused(svc_http: FlaskClient) -> None:
     before = svc_http.get("/_sandbox/state").json
     for raw in (

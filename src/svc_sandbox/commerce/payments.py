@@ -543,22 +543,29 @@ class PaymentService(Service):
         return self.config
 
     @locked
-    def add_faults(
+    def set_faults(
         self,
-        refuse_checkouts: int = 0,
+        refuse_checkouts: int | None = None,
         refuse_message: str | None = None,
         initiate_failures: list[str] | None = None,
     ) -> ProviderConfig:
-        self.config.refuse_checkouts += refuse_checkouts
+        """Set each fault that is named (None: leave it as it is), as a test tool's stubs are
+        set: ``refuse_checkouts=0`` and ``initiate_failures=[]`` clear theirs."""
+        if refuse_checkouts is not None:
+            self.config.refuse_checkouts = refuse_checkouts
         if refuse_message is not None:
             self.config.refuse_message = refuse_message
-        self.config.initiate_failures.extend(initiate_failures or [])
+        if initiate_failures is not None:
+            self.config.initiate_failures = list(initiate_failures)
         return self.config
 
     @locked
     def clear_faults(self) -> ProviderConfig:
-        self.config.refuse_checkouts = 0
-        self.config.initiate_failures = []
+        """No fault pending and the default refusal message."""
+        default = ProviderConfig()
+        self.config.refuse_checkouts = default.refuse_checkouts
+        self.config.refuse_message = default.refuse_message
+        self.config.initiate_failures = default.initiate_failures
         return self.config
 
     def export(self) -> dict[str, Any]:

@@ -95,10 +95,13 @@ def read_faults() -> Response:
 
 
 @blueprint.post("/faults")
-def add_faults() -> Response:
+def set_faults() -> Response:
     body = parse_body(FaultsBody)
-    config = sandbox().payments.add_faults(
-        body.refuseCheckouts, body.refuseMessage, list(body.initiateFailures)
+    sent = body.model_fields_set  # a field not sent is left as it is
+    config = sandbox().payments.set_faults(
+        body.refuseCheckouts if "refuseCheckouts" in sent else None,
+        body.refuseMessage,
+        list(body.initiateFailures) if "initiateFailures" in sent else None,
     )
     return json_response(config.to_public())
 

@@ -232,8 +232,10 @@ class AuthorizationService(Service):
     @locked
     def disconnect(self, user_id: str, client_id: str) -> int:
         """Spec §5.6: forgets the consent; refresh tokens stop at once, access tokens live
-        until they expire. Returns the number of refresh tokens stopped."""
+        until they expire. Returns the number of refresh tokens stopped. An unknown (or
+        deleted) app is a 404, as for a preset consent: a typo must not pass as a disconnect."""
         self.users.get(user_id)
+        self.apps.get(client_id)
         self.consents.pop(self._consent_key(user_id, client_id), None)
         return self.tokens.revoke_refresh_of(user_id, client_id)
 

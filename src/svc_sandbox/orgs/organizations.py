@@ -35,6 +35,30 @@ RETIRED_MESSAGE = (
 )
 
 
+#: Decimal places a custom fee rate may have. A finer rate changes no fee (fees are rounded
+#: to whole santim), and the answer writes the rate out in full.
+MAX_RATE_PLACES = 30
+
+
+def rate_text(rate: Decimal | None) -> str | None:
+    """A rate (None: the platform's) as its exact decimal string without an exponent: 1E-30
+    is written 0.000000000000000000000000000001. A string, not a JSON number: most clients
+    read a number as a float, which cannot hold every decimal rate exactly. A rate no PATCH
+    can store (only a hand-written state document) keeps its short form, not a huge one."""
+    if rate is None:
+        return None
+    exponent = rate.as_tuple().exponent
+    if isinstance(exponent, int) and abs(exponent) <= MAX_RATE_PLACES:
+        return format(rate, "f")
+    return str(rate)
+
+
+def check_rate_places(rate: Decimal) -> None:
+    exponent = rate.as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -MAX_RATE_PLACES:
+        raise ValidationFailed(f"customFeeRate must have at most {MAX_RATE_PLACES} decimal places")
+
+
 @dataclass
 class Organization:
     id: str
@@ -54,7 +78,7 @@ class Organization:
             "environment": self.environment.value,
             "developerMode": self.developer_mode,
             "kyc": self.kyc.value,
-            "customFeeRate": None if self.custom_fee_rate is None else str(self.custom_fee_rate),
+            "customFeeRate": rate_text(self.custom_fee_rate),
             "redirectUrls": list(self.redirect_urls),
             "createdAt": isoformat(self.created_at),
         }
@@ -150,6 +174,8 @@ class OrganizationService(Service):
     ) -> Organization:
         """Changes what the dashboard would change. ``custom_fee_rate=False`` leaves it as is."""
         org = self.get(org_id)
+        if isinstance(custom_fee_rate, Decimal):
+            check_rate_places(custom_fee_rate)  # before any change: a refused PATCH changes nothing
         if name is not None:
             org.name = name
         if environment is not None and Environment(environment) is not org.environment:

@@ -61,7 +61,7 @@ ACTIONS: dict[str, Action] = {
     "approve_attempt": Action("POST", "/payments/attempts/{attempt}/approve", "approve one"),
     "fail_attempt": Action("POST", "/payments/attempts/{attempt}/fail", "fail one (code)"),
     "provider": Action("PATCH", "/payments/provider", "production push outcome and delay"),
-    "faults": Action("POST", "/faults", "refuseCheckouts: N, initiateFailures: [reason]"),
+    "faults": Action("POST", "/faults", "set refuseCheckouts: N, initiateFailures: [reason]"),
     "clear_faults": Action("DELETE", "/faults", "clear the provider faults"),
     "timeline": Action(
         "GET", "/checkout/sessions/{session}/timeline", "a session's provider timeline"
