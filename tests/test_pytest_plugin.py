@@ -150,6 +150,69 @@ def test_svc_webhooks_captures_and_waits_on_the_sandbox_clock(pytester: pytest.P
     pytester.runpytest(*QUIET).assert_outcomes(passed=4)
 
 
+LATE_READS = """
+from datetime import timedelta
+
+import httpx
+import pytest
+from svc_sandbox.client import build_test_webhook
+
+def pay(svc_client):
+    customer = {"email": "buyer@example.com", "phone": "251900000001"}  # pays at once
+    return svc_client.create_custom_checkout(
+        1000, "Ticket", gateway="telebirr", customer=customer
+    ).session_id
+
+def test_events_and_received_after_the_clock_moved_on(svc_client, svc_clock, svc_webhooks):
+    paid_at = svc_clock.now()
+    paid = pay(svc_client)
+    svc_clock.advance("1s")  # order.created and order.completed arrive, sent at paid_at
+    svc_clock.advance("10m")  # the test goes on to check something later
+    assert [e.data["sessionId"] for e in svc_webhooks.events("order.completed")] == [paid]
+    received = [(item.arrived_at, item.error) for item in svc_webhooks.received]
+    assert received == [(paid_at, None)] * 2
+
+def test_wait_for_after_the_clock_moved_on(svc_client, svc_clock, svc_webhooks):
+    paid = pay(svc_client)
+    svc_clock.advance("10m")
+    assert svc_webhooks.wait_for("order.completed", sessionId=paid).data["sessionId"] == paid
+
+def post(svc_webhooks, secret, timestamp):
+    hook = build_test_webhook("order.completed", secret, timestamp=timestamp)
+    assert httpx.post(svc_webhooks.url, content=hook.body, headers=hook.headers).status_code == 200
+
+@pytest.mark.parametrize(
+    ("secret", "skew", "reason"),
+    [
+        ("whsec_not_the_endpoints", timedelta(0), "signature_mismatch"),
+        (None, timedelta(seconds=-301), "timestamp_outside_tolerance"),
+        # Signed 10 minutes ahead: still refused once the clock has reached its t.
+        (None, timedelta(minutes=10), "timestamp_outside_tolerance"),
+    ],
+)
+def test_a_bad_webhook_stays_rejected(svc_clock, svc_webhooks, secret, skew, reason):
+    post(svc_webhooks, secret or svc_webhooks.secret, svc_clock.now() + skew)
+    svc_clock.advance("10m")
+    assert svc_webhooks.events() == []
+    [item] = svc_webhooks.received
+    assert item.event is None and f"rejected ({reason})" in item.error
+    with pytest.raises(AssertionError, match=f"failed verification: .*{reason}"):
+        svc_webhooks.wait_for("order.completed")
+
+def test_a_good_webhook_read_late_is_accepted(svc_clock, svc_webhooks):
+    post(svc_webhooks, svc_webhooks.secret, svc_clock.now())
+    svc_clock.advance("1h")
+    assert [e.type for e in svc_webhooks.events()] == ["order.completed"]
+"""
+
+
+def test_svc_webhooks_verifies_each_webhook_at_its_arrival(
+    pytester: pytest.Pytester, emulator_options: tuple[str, ...]
+) -> None:
+    pytester.makepyfile(test_late_reads=LATE_READS)
+    pytester.runpytest(*QUIET, *emulator_options).assert_outcomes(passed=6)
+
+
 FAILING = """
 def test_fails_after_some_requests(svc_client):
     svc_client.create_product("Book", "fixed", amount=5000)
@@ -180,6 +243,12 @@ def running_emulator() -> Iterator[str]:
         yield server.origin
     finally:
         server.close()
+
+
+@pytest.fixture(params=["in-process", "remote"])
+def emulator_options(request: pytest.FixtureRequest, running_emulator: str) -> tuple[str, ...]:
+    """The pytest options of a run with the plugin's own emulator, then with ``--svc-url``."""
+    return (f"--svc-url={running_emulator}",) if request.param == "remote" else ()
 
 
 REMOTE = """
@@ -268,10 +337,8 @@ SEEN = []
 """
 
 
-@pytest.mark.parametrize("remote", [False, True])
 def test_svc_user_svc_app_and_svc_authorize(
-    pytester: pytest.Pytester, running_emulator: str, remote: bool
+    pytester: pytest.Pytester, emulator_options: tuple[str, ...]
 ) -> None:
     pytester.makepyfile(test_identity=IDENTITY)
-    options = (f"--svc-url={running_emulator}",) if remote else ()
-    pytester.runpytest(*QUIET, *options).assert_outcomes(passed=3)
+    pytester.runpytest(*QUIET, *emulator_options).assert_outcomes(passed=3)

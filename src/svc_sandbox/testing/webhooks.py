@@ -1,16 +1,19 @@
 """``svc_webhooks``: a capturing webhook receiver on 127.0.0.1, one inbox per test.
 
 One HTTP server per test process (per xdist worker) answers 200 to every POST and files it
-under its path, ``/<inbox>``; each test's inbox is registered as the webhook endpoint of its
-``svc_org``. ``wait_for`` advances the sandbox clock to the next due work instead of sleeping.
+under its path, ``/<inbox>``, with the sandbox time it arrived at; each test's inbox is
+registered as the webhook endpoint of its ``svc_org``. A webhook is verified against the instant
+it arrived, so a test may move the clock on before it reads it. ``wait_for`` advances the
+sandbox clock to the next due work instead of sleeping.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from svc_sandbox.client.models import WebhookEvent
@@ -27,6 +30,9 @@ MAX_STEPS = 100_000
 class ReceivedWebhook:
     headers: dict[str, str]
     body: bytes
+    #: The sandbox time it arrived at (None: the clock could not be read, see ``error``); its
+    #: signature's replay window counts from this instant, not from when the test reads it.
+    arrived_at: datetime | None
     #: The verified event; None when the signature or the body did not check out.
     event: WebhookEvent | None = None
     #: Why verification failed (SignatureError's message), else None.
@@ -35,6 +41,8 @@ class ReceivedWebhook:
 
 @dataclass
 class Inbox:
+    #: The sandbox clock of the test's emulator, read when a webhook arrives.
+    clock: Callable[[], datetime]
     received: list[ReceivedWebhook] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -51,13 +59,20 @@ class WebhookReceiver:
         inbox = self._inboxes.get(path.strip("/"))
         if inbox is None:
             return 404, b""
+        try:
+            item = ReceivedWebhook(headers, body, inbox.clock())
+        except Exception as error:  # an unreadable clock must not lose the webhook
+            reason = f"{type(error).__name__}: {error}"
+            item = ReceivedWebhook(
+                headers, body, None, error=f"no sandbox time at arrival: {reason}"
+            )
         with inbox.lock:
-            inbox.received.append(ReceivedWebhook(headers, body))
+            inbox.received.append(item)
         return 200, b""
 
-    def open_inbox(self) -> tuple[str, Inbox]:
+    def open_inbox(self, clock: Callable[[], datetime]) -> tuple[str, Inbox]:
         key = f"hooks-{next(self._numbers)}"
-        inbox = self._inboxes[key] = Inbox()
+        inbox = self._inboxes[key] = Inbox(clock)
         return f"{self._server.origin}/{key}", inbox
 
     def close_inbox(self, url: str) -> None:
@@ -68,13 +83,13 @@ class WebhookReceiver:
 
 
 class SvcWebhooks:
-    """The webhooks a test's organization received, verified against its secret at sandbox
-    time (the 300 s replay tolerance counts on the sandbox clock)."""
+    """The webhooks a test's organization received, each verified against its secret at the
+    sandbox time it arrived (the 300 s replay tolerance counts on the sandbox clock)."""
 
     def __init__(self, emulator: Emulator, receiver: WebhookReceiver, tenant: Tenant) -> None:
         self._emulator = emulator
         self._receiver = receiver
-        self.url, self._inbox = receiver.open_inbox()
+        self.url, self._inbox = receiver.open_inbox(emulator.now)
         self.secret = emulator.add_webhook_endpoint(tenant.sandbox.id, self.url, None)
         emulator.add_webhook_endpoint(tenant.production.id, self.url, self.secret)
 
@@ -83,18 +98,19 @@ class SvcWebhooks:
 
     @property
     def received(self) -> list[ReceivedWebhook]:
-        """Every POST so far, in arrival order (verified on first look)."""
+        """Every POST so far, in arrival order (verified, against its arrival time, on first
+        look)."""
         with self._inbox.lock:
             items = list(self._inbox.received)
         for item in items:
-            if item.event is None and item.error is None:
-                self._verify(item)
+            if item.arrived_at is not None and item.event is None and item.error is None:
+                self._verify(item, item.arrived_at)
         return items
 
-    def _verify(self, item: ReceivedWebhook) -> None:
+    def _verify(self, item: ReceivedWebhook, arrived_at: datetime) -> None:
         header = next((v for k, v in item.headers.items() if k.lower() == "x-svc-signature"), None)
         try:
-            item.event = verify_webhook(item.body, header, self.secret, now=self._emulator.now())
+            item.event = verify_webhook(item.body, header, self.secret, now=arrived_at)
         except SignatureError as error:
             item.error = f"{SIGNATURE_HEADER} rejected ({error.reason}): {error}"
 
