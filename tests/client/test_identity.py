@@ -12,19 +12,24 @@ import base64
 import hashlib
 import inspect
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import flask
 import httpx
 import pytest
+from flask import Flask, redirect, session
 from joserfc import jwt
 from joserfc.errors import BadSignatureError
 from joserfc.jwk import KeySet
+from werkzeug.wrappers import Response
 
 from svc_sandbox.client import (
     AsyncIdentityClient,
+    AuthorizationRequest,
+    IdentityClient,
     SvcAuthenticationError,
     SvcClientError,
     SvcError,
@@ -178,6 +183,120 @@ def test_the_code_flow_tokens_userinfo_refresh_introspect_revoke(
         assert (await settle(idp.introspect("never-issued"))).active is False
 
     run_with(apps.client(form, kind), scenario)
+
+
+def test_the_documented_sign_in_runs_as_flask_views_with_the_cookie_session(apps: Apps) -> None:
+    """docs/testing.md's IdentityClient example as a Flask app: the request is kept in Flask's
+    cookie session, which gives it back as a dict; the callback takes it as it comes."""
+    sandbox = apps.server.sandbox
+    wallet_resource = sandbox.settings.root("resource_url")
+    idp = apps.client("sync")
+    assert isinstance(idp, IdentityClient)
+    web = Flask(__name__)
+    web.secret_key = "a cookie-session key"
+
+    @web.get("/login")
+    def login_view() -> Response:
+        request = idp.authorization_url(["openid", "profile", "offline_access", "wallet:read"])
+        session["svc_login"] = request  # keep it until the callback: state, verifier, nonce
+        return redirect(request.url)
+
+    @web.get("/callback")
+    def callback_view() -> dict[str, Any]:
+        request_url = flask.request.url
+        kept = session.pop("svc_login")
+        login = AuthorizationRequest.from_session(kept)
+        tokens = idp.exchange_callback(request_url, login, resource=wallet_resource)
+        claims = idp.validate_id_token(tokens.id_token or "", nonce=login.nonce, now=sandbox.now())
+        kept_as = type(kept).__name__
+        return {"claims": claims, "id_token": tokens.id_token, "nonce": login.nonce, "as": kept_as}
+
+    browser = web.test_client()
+    sent = browser.get(apps.redirect_uri.replace("/callback", "/login"))
+    assert sent.status_code == 302
+    callback = scripted_callback(apps.server.url, apps.abebe, sent.headers["Location"])
+    answer = browser.get(callback)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    signed_in = answer.get_json()
+    assert signed_in["as"] == "dict" and signed_in["claims"]["sub"] == apps.abebe
+
+    # The ID token, checked independently of pyjwt.
+    decoded = jwt.decode(
+        signed_in["id_token"], KeySet.import_key_set(sandbox_jwks(apps)), algorithms=["RS256"]
+    )
+    jwt.JWTClaimsRegistry(
+        now=int(sandbox.now().timestamp()),
+        iss={"essential": True, "value": sandbox.settings.issuer},
+        aud={"essential": True, "value": apps.confidential[0]},
+        sub={"essential": True, "value": apps.abebe},
+        nonce={"essential": True, "value": signed_in["nonce"]},
+    ).validate(decoded.claims)
+    assert decoded.claims == signed_in["claims"]
+    idp.close()
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_exchange_callback_takes_the_request_as_a_json_session_gives_it_back(
+    apps: Apps, form: str
+) -> None:
+    async def scenario(idp: Identity) -> None:
+        request = await settle(idp.authorization_url(["openid", "wallet:read"]))
+        kept = json.loads(json.dumps(asdict(request)))  # what a JSON session stores
+        assert kept["scopes"] == ["openid", "wallet:read"]
+        callback = scripted_callback(apps.server.url, apps.abebe, request.url)
+        tokens = await settle(idp.exchange_callback(callback, kept))
+        assert tokens.id_token is not None
+        now = apps.server.sandbox.now()
+        claims = await settle(idp.validate_id_token(tokens.id_token, nonce=kept["nonce"], now=now))
+        assert claims["sub"] == apps.abebe
+        assert AuthorizationRequest.from_session(kept) == request
+
+    run_with(apps.client(form), scenario)
+
+
+GOOD_KEPT = {
+    "url": "http://127.0.0.1:9/auth/oauth2/authorize?state=s",
+    "state": "s",
+    "code_verifier": "v" * 43,
+    "nonce": None,
+    "redirect_uri": "http://127.0.0.1:9/cb",
+    "scopes": ["openid"],
+}
+
+
+@pytest.mark.parametrize(
+    ("kept", "message"),
+    [
+        (
+            {k: v for k, v in GOOD_KEPT.items() if k not in ("state", "nonce")},
+            "missing state, nonce",
+        ),
+        ({**GOOD_KEPT, "extra": 1, "another": 2}, "unknown another, extra$"),
+        (
+            {"state": "s", "client": "x"},
+            "missing url, code_verifier, nonce, redirect_uri, scopes; unknown client",
+        ),
+        ({**GOOD_KEPT, "scopes": "openid"}, "request.scopes must be a list of strings, not str"),
+        ({**GOOD_KEPT, "state": ""}, "request.state must not be blank"),
+        ({**GOOD_KEPT, "nonce": 7}, "request.nonce must be a string"),
+        ({**GOOD_KEPT, "url": "/relative"}, "request.url must be an absolute http"),
+        (["not", "a", "mapping"], "an AuthorizationRequest or a mapping of its fields, not list"),
+    ],
+)
+@pytest.mark.parametrize("form", FORMS)
+def test_a_kept_request_missing_extra_or_bad_fields_is_refused_before_any_request(
+    form: str, kept: Any, message: str
+) -> None:
+    async def scenario(idp: Identity) -> None:
+        with pytest.raises(ValueError, match=message):
+            await settle(idp.exchange_callback("http://127.0.0.1:9/cb?state=s&code=c", kept))
+
+    # Port 9 (discard) has no listener: a request would fail with a transport error.
+    nowhere = "http://127.0.0.1:9"
+    run_with(
+        identity_client(form, "app", redirect_uri=nowhere + "/cb", auth_url=nowhere + "/auth"),
+        scenario,
+    )
 
 
 @pytest.mark.parametrize("form", FORMS)

@@ -24,7 +24,7 @@ import hashlib
 import os
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -79,6 +79,42 @@ class AuthorizationRequest:
     nonce: str | None
     redirect_uri: str
     scopes: tuple[str, ...]
+
+    @classmethod
+    def from_session(cls, kept: AuthorizationRequest | Mapping[str, Any]) -> AuthorizationRequest:
+        """The request as it comes back from where the app kept it until the callback: itself
+        (a session that pickles), or the mapping of its fields a session that stores JSON gives
+        back (Flask's cookie session: a dict, ``scopes`` a list). A ``ValueError`` names the
+        missing, unknown or malformed fields."""
+        if isinstance(kept, AuthorizationRequest):
+            return kept
+        if not isinstance(kept, Mapping):
+            raise ValueError(
+                "request must be an AuthorizationRequest or a mapping of its fields, "
+                f"not {type(kept).__name__}"
+            )
+        names = [f.name for f in fields(cls)]
+        missing = [name for name in names if name not in kept]
+        unknown = sorted(str(key) for key in kept if key not in names)
+        if missing or unknown:
+            problems = [f"missing {', '.join(missing)}"] if missing else []
+            problems += [f"unknown {', '.join(unknown)}"] if unknown else []
+            raise ValueError(
+                f"request must have the fields of an AuthorizationRequest: {'; '.join(problems)}"
+            )
+        scopes, nonce = kept["scopes"], kept["nonce"]
+        if isinstance(scopes, str) or not isinstance(scopes, Sequence):
+            raise ValueError(
+                f"request.scopes must be a list of strings, not {type(scopes).__name__}"
+            )
+        return cls(
+            url=check.url("request.url", kept["url"]),
+            state=check.text("request.state", kept["state"], 1),
+            code_verifier=check.text("request.code_verifier", kept["code_verifier"], 1),
+            nonce=None if nonce is None else check.text("request.nonce", nonce, 1),
+            redirect_uri=check.url("request.redirect_uri", kept["redirect_uri"]),
+            scopes=tuple(check.text("request.scopes", scope, 1) for scope in scopes),
+        )
 
 
 class _IdentityRules(HttpPool[H]):
@@ -173,10 +209,17 @@ class _IdentityRules(HttpPool[H]):
         return AuthorizationRequest(url, state, verifier, nonce, self.redirect_uri, wanted)
 
     def _exchange_callback(
-        self, callback_url: str, request: AuthorizationRequest, *, resource: str | None = None
+        self,
+        callback_url: str,
+        request: AuthorizationRequest | Mapping[str, Any],
+        *,
+        resource: str | None = None,
     ) -> Flow[TokenSet]:
         """Checks the redirect back (``state`` is this attempt's, ``iss`` is the issuer, no
-        ``error``) and exchanges its code. A declined consent raises code ``access_denied``."""
+        ``error``) and exchanges its code. A declined consent raises code ``access_denied``.
+        ``request`` is the ``AuthorizationRequest``, or the mapping of its fields a web session
+        gives back."""
+        request = AuthorizationRequest.from_session(request)
         answer = dict(parse_qsl(urlsplit(callback_url).query))
         if answer.get("state") != request.state:
             raise SvcError("the callback's state is not this attempt's", code="state_mismatch")
