@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
+import httpx
 import pytest
 
 from svc_sandbox.client import (
@@ -15,24 +18,34 @@ from svc_sandbox.client import (
     Order,
     SvcClient,
     SvcClientError,
+    SvcError,
     SvcResponseError,
     SvcServerError,
     SvcTransportError,
 )
-from tests.client.twins import run_with, settle
+from tests.client.twins import FORMS, close, identity_client, run, run_with, settle, wallet_client
 
 SESSION = "0123456789abcdef01234567"
 
 
-@pytest.fixture
-def canned() -> Iterator[list[bytes]]:
-    """A raw HTTP server on 127.0.0.1 that answers each connection with the next canned bytes
-    and closes; the test appends answers to the list it gets."""
-    answers: list[bytes] = []
+@contextmanager
+def raw_server(respond: Callable[[socket.socket], None]) -> Iterator[int]:
+    """A raw HTTP server on 127.0.0.1 (its port is yielded): each connection is read up to the
+    end of its head, then ``respond`` answers it, in a thread of its own."""
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.05)
-    port = listener.getsockname()[1]
     done = threading.Event()
+
+    def handle(connection: socket.socket) -> None:
+        with connection:
+            request = b""
+            while b"\r\n\r\n" not in request:  # read the whole head: no reset on close
+                request += connection.recv(65536)
+            try:
+                respond(connection)
+                connection.shutdown(socket.SHUT_WR)
+            except OSError:  # the client gave up and closed first
+                pass
 
     def serve() -> None:
         while not done.is_set():
@@ -40,22 +53,26 @@ def canned() -> Iterator[list[bytes]]:
                 connection, _ = listener.accept()
             except TimeoutError:
                 continue
-            with connection:
-                request = b""
-                while b"\r\n\r\n" not in request:  # read the whole head: no reset on close
-                    request += connection.recv(65536)
-                connection.sendall(answers.pop(0))
-                connection.shutdown(socket.SHUT_WR)
+            threading.Thread(target=handle, args=(connection,), daemon=True).start()
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    answers.append(str(port).encode())  # the test reads the port from the first item
     try:
-        yield answers
+        yield listener.getsockname()[1]
     finally:
         done.set()
         thread.join(timeout=5)
         listener.close()
+
+
+@pytest.fixture
+def canned() -> Iterator[list[bytes]]:
+    """A raw HTTP server on 127.0.0.1 that answers each connection with the next canned bytes
+    and closes; the test appends answers to the list it gets."""
+    answers: list[bytes] = []
+    with raw_server(lambda connection: connection.sendall(answers.pop(0))) as port:
+        answers.append(str(port).encode())  # the test reads the port from the first item
+        yield answers
 
 
 def client_of(answers: list[bytes]) -> SvcClient:
@@ -130,6 +147,91 @@ def test_nobody_listening_is_a_transport_error_naming_the_operation(
     error = run_with(client_type(base_url="http://127.0.0.1:9/api"), scenario)
     assert error.code == "connection_error" and error.status is None
     assert error.message.startswith(f"GET /checkout/{SESSION}: ConnectError")
+
+
+# --- the client's timeout -----------------------------------------------------------------
+
+#: How long the slow server takes to answer, in seconds.
+SLOW = 0.5
+NOT_FOUND = answer("404 Not Found", b'{"error":"not_found"}', "application/json")
+
+
+@pytest.fixture
+def slow_origin() -> Iterator[str]:
+    """A server on 127.0.0.1 that answers every request 404, after ``SLOW`` seconds."""
+    stop = threading.Event()
+
+    def late(connection: socket.socket) -> None:
+        if not stop.wait(SLOW):
+            connection.sendall(NOT_FOUND)
+
+    with raw_server(late) as port:
+        yield f"http://127.0.0.1:{port}"
+        stop.set()
+
+
+def commerce_client(form: str, origin: str, **options: Any) -> SvcClient | AsyncSvcClient:
+    client_type = SvcClient if form == "sync" else AsyncSvcClient
+    return client_type("svc_test_abcdefgh", base_url=origin + "/api", **options)
+
+
+#: Each client, made over ``origin`` (form, origin, options), and one call it makes.
+CLIENTS: dict[str, tuple[Callable[..., Any], Callable[[Any], Any]]] = {
+    "SvcClient": (commerce_client, lambda client: client.get_balance()),
+    "IdentityClient": (
+        lambda form, origin, **options: identity_client(
+            form, "app", redirect_uri=origin + "/cb", auth_url=origin + "/auth", **options
+        ),
+        lambda client: client.discovery(),
+    ),
+    "WalletClient": (
+        lambda form, origin, **options: wallet_client(
+            form, "at", "svc_test_abcdefgh", base_url=origin + "/wallet", **options
+        ),
+        lambda client: client.balance(),
+    ),
+}
+
+
+def failure(form: str, client: str, origin: str, timeout: float, pool: float | None) -> SvcError:
+    """What the client's call raises, the client made with ``timeout`` over its own pool
+    (``pool`` None) or over a given ``http=`` pool whose own timeout is ``pool``."""
+    make, call = CLIENTS[client]
+
+    async def scenario() -> SvcError:
+        pool_type = httpx.Client if form == "sync" else httpx.AsyncClient
+        given = None if pool is None else pool_type(timeout=pool)
+        made = make(form, origin, timeout=timeout, http=given)
+        try:
+            with pytest.raises(SvcError) as caught:
+                await settle(call(made))
+            return caught.value
+        finally:
+            await close(made)
+            if given is not None:
+                await close(given)
+
+    return run(scenario)
+
+
+@pytest.mark.parametrize("pool", [None, 30.0], ids=["own-pool", "given-pool"])
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("form", FORMS)
+def test_a_slow_answer_times_out_after_the_clients_timeout(
+    slow_origin: str, form: str, client: str, pool: float | None
+) -> None:
+    error = failure(form, client, slow_origin, 0.1, pool)
+    assert isinstance(error, SvcTransportError) and error.status is None
+    assert error.code == "timeout" and "no answer within 0.1 s" in error.message
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize("form", FORMS)
+def test_a_given_pools_shorter_timeout_does_not_cut_the_clients_wait(
+    slow_origin: str, form: str, client: str
+) -> None:
+    error = failure(form, client, slow_origin, 10.0, 0.05)
+    assert error.status == 404  # the answer came, late
 
 
 # --- the models keep what they do not know ----------------------------------------------------

@@ -76,6 +76,8 @@ class _ClientBase:
             "content": content,
             "params": call.params,
             "headers": headers,
+            # On every request: a pool given as ``http=`` keeps its own default otherwise.
+            "timeout": self.timeout,
         }
 
     def _reading(self, call: Call[M]) -> Reading[M]:
@@ -306,7 +308,8 @@ class Reading(Generic[M]):
     """How ``exchange`` reads an answer: the model of a 2xx answer; ``errors`` reads an error
     answer (the commerce API's by default); ``empty_ok``: a 2xx answer may have no body (RFC
     7009 revocation), read as ``{}``; ``where`` names the request in a transport error
-    (default: method and URL path); ``timeout`` is the one the pool was given, for the message."""
+    (default: method and URL path); ``timeout`` is the one the request was sent with, for the
+    message."""
 
     model: type[M]
     timeout: float

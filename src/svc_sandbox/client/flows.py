@@ -57,10 +57,12 @@ class Ask(Generic[M]):
     #: A 2xx answer may have no body (RFC 7009 revocation), read as ``{}``.
     empty_ok: bool = False
 
-    def request(self, http: httpx.Client | httpx.AsyncClient) -> httpx.Request:
+    def request(self, http: httpx.Client | httpx.AsyncClient, timeout: float) -> httpx.Request:
+        """The request, with the client's ``timeout`` (a pool given as ``http=`` keeps its
+        own default otherwise)."""
         headers = {"Accept": "application/json", **self.headers}
         request = http.build_request(
-            self.method, self.url, headers=headers, data=self.form, json=self.json
+            self.method, self.url, headers=headers, data=self.form, json=self.json, timeout=timeout
         )
         if self.basic is not None:
             request = next(httpx.BasicAuth(*self.basic).auth_flow(request))
@@ -69,7 +71,7 @@ class Ask(Generic[M]):
     def sent_by(self, http: H, timeout: float) -> tuple[H, httpx.Request, Reading[M]]:
         """The arguments of ``exchange`` (or ``aexchange``) that send this request."""
         reading = Reading(self.model, timeout, self.errors, self.empty_ok)
-        return http, self.request(http), reading
+        return http, self.request(http, timeout), reading
 
     def __iter__(self) -> Generator[Ask[M], Any, M]:
         """``answer = yield from Ask(...)``: the typed answer (a bare ``yield`` gives Any)."""
