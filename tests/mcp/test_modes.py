@@ -167,15 +167,46 @@ def test_bad_settings_name_the_variable(argv: list[str], env: dict[str, str], sa
         _config(argv, env)
 
 
-def test_a_bad_setting_stops_the_command_with_status_2() -> None:
+BOOLEAN_VARIABLES = ("SVC_READ_ONLY", "SVC_ENABLE_WITHDRAWALS")
+SAID_ON = ("true", "TRUE", "True", "1", "yes", "Yes", "on", "ON", " true ")
+SAID_OFF = ("false", "FALSE", "0", "no", "NO", "off", "Off", "", "  ")
+
+
+@pytest.mark.parametrize("variable", BOOLEAN_VARIABLES)
+@pytest.mark.parametrize(
+    ("value", "on"), [(v, True) for v in SAID_ON] + [(v, False) for v in SAID_OFF]
+)
+def test_a_boolean_variable_reads_the_usual_words(variable: str, value: str, on: bool) -> None:
+    config = _config([], {variable: value})
+    assert (config.read_only, config.enable_withdrawals) == (
+        on and variable == "SVC_READ_ONLY",
+        on and variable == "SVC_ENABLE_WITHDRAWALS",
+    )
+
+
+@pytest.mark.parametrize("variable", BOOLEAN_VARIABLES)
+@pytest.mark.parametrize("value", ["ture", "flase", "2", "y", "enabled", "true!", "-1"])
+def test_a_boolean_variable_with_another_value_is_refused(variable: str, value: str) -> None:
+    with pytest.raises(ValueError, match=f"^{variable} must be one of .*, got '{value}'$"):
+        _config([], {variable: value})
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"SVC_TOKEN": "nope"}, "SVC_TOKEN must be an API token"),
+        ({"SVC_READ_ONLY": "ture"}, "SVC_READ_ONLY must be one of"),
+    ],
+)
+def test_a_bad_setting_stops_the_command_with_status_2(env: dict[str, str], says: str) -> None:
     done = subprocess.run(
-        [str(Path(sys.executable).with_name("svc-sandbox")), "mcp"],
-        env=server_env(SVC_TOKEN="nope"),
+        [str(Path(sys.executable).with_name("svc-sandbox")), "mcp", "--http", "--port", "0"],
+        env=server_env(**env),
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2 and "SVC_TOKEN must be an API token" in done.stderr
+    assert done.returncode == 2 and says in done.stderr
 
 
 def test_the_tool_server_never_loads_flask() -> None:

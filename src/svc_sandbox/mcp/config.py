@@ -17,7 +17,9 @@ DEFAULT_PORT = 3333
 DEFAULT_HOST = "127.0.0.1"
 #: Seconds one REST call may take before the tool answers a ``timeout`` error (not in the spec).
 DEFAULT_TIMEOUT = 15.0
+#: The words a boolean env variable may say, in any case (empty or unset: the default, off).
 TRUE = ("1", "true", "yes", "on")
+FALSE = ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,16 @@ class McpConfig:
 
 
 def _flag(env: Mapping[str, str], name: str) -> bool:
-    return env.get(name, "").strip().lower() in TRUE
+    """A boolean env variable. Anything but the known words is refused, not read as off: a
+    typo in ``SVC_READ_ONLY`` must not start a server with the write tools."""
+    raw = env.get(name, "")
+    word = raw.strip().lower()
+    if word in TRUE:
+        return True
+    if word in FALSE or not word:
+        return False
+    words = "/".join(f"{yes}/{no}" for yes, no in zip(TRUE, FALSE, strict=True))
+    raise ValueError(f"{name} must be one of {words} (any case) or empty, got {raw!r}")
 
 
 def parser() -> argparse.ArgumentParser:
