@@ -141,3 +141,30 @@ def test_exec_with_a_state_file_that_does_not_hold_up_runs_nothing(tmp_path: Pat
     assert result.returncode == 2
     assert f"cannot import {broken}" in result.stderr
     assert not marker.exists()
+
+
+def test_export_on_exit_makes_missing_folders_and_keeps_the_command_status(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out" / "ci" / "state.json"  # neither folder exists yet
+    result = svc_sandbox_exec(
+        "--export-on-exit", str(out), "--", sys.executable, "-c", "raise SystemExit(3)"
+    )
+    assert result.returncode == 3, result.stderr
+    assert json.loads(out.read_text())["format"]
+    assert not list(out.parent.glob("*.partial"))
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_an_export_that_cannot_be_written_is_reported_and_the_command_status_kept(
+    tmp_path: Path, status: int
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder would have to be")
+    out = blocker / "deeper" / "state.json"
+    result = svc_sandbox_exec(
+        "--export-on-exit", str(out), "--", sys.executable, "-c", f"raise SystemExit({status})"
+    )
+    assert result.returncode == status
+    assert f"svc-sandbox: cannot write {out}: " in result.stderr
+    assert "Traceback" not in result.stderr

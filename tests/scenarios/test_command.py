@@ -71,6 +71,25 @@ def test_json_and_junit_reports(folder: Path) -> None:
     assert failure.text is not None and "failing.yaml:4" in failure.text
 
 
+def test_reports_go_into_missing_folders(folder: Path) -> None:
+    report, junit = folder / "out" / "ci" / "run.json", folder / "out" / "ci" / "run.xml"
+    main(["run", str(folder), "--json", str(report), "--junit", str(junit)])
+    assert json.loads(report.read_text())["summary"]["passed"] == 1
+    assert ElementTree.parse(junit).getroot().get("tests") == "2"
+
+
+def test_a_report_that_cannot_be_written_is_said_and_fails_the_run(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = folder / "blocker"
+    blocker.write_text("a file where a folder would have to be")
+    report = blocker / "ci" / "run.json"
+    assert main(["run", str(folder / "passing.yaml"), "--json", str(report)]) == 2
+    captured = capsys.readouterr()
+    assert "1 passed" in captured.out
+    assert f"svc-sandbox: cannot write {report}: " in captured.err
+
+
 def test_fail_fast_stops_after_the_first_failure(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -126,7 +145,7 @@ def test_record_writes_a_scenario_that_replays_green(
     call("POST", "/_sandbox/reset", auth=False)
     call("POST", "/api/checkout", {"amount": 900, "description": "Soup"})
     call("POST", "/_sandbox/clock/advance", {"duration": "31m"}, auth=False)
-    out = tmp_path / "recorded.yaml"
+    out = tmp_path / "recorded" / "checkout" / "soup.yaml"  # folders made as needed
     assert main(["record", "--url", base, "--out", str(out), "--name", "soup"]) == 0
     assert json.loads(capsys.readouterr().out) == {"out": str(out), "steps": 2}
     text = out.read_text()
@@ -148,3 +167,13 @@ def test_a_bad_file_never_touches_a_running_emulator(
     assert main(["run", str(folder), "--base-url", svc_server.url]) == 2
     assert "zz_bad.yaml:3: unknown variable ${ghost}" in capsys.readouterr().err
     assert svc_server.sandbox.journal.recent(10) == []
+
+
+def test_record_says_when_it_cannot_write_the_file(
+    svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder would have to be")
+    out = blocker / "flows" / "x.yaml"
+    assert main(["record", "--url", svc_server.url, "--out", str(out)]) == 2
+    assert f"svc-sandbox: cannot write {out}: " in capsys.readouterr().err

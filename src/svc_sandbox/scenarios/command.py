@@ -87,6 +87,7 @@ def make_target(args: argparse.Namespace) -> Target:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from svc_sandbox.outputs import cannot_write
     from svc_sandbox.scenarios.console import ConsoleReport
     from svc_sandbox.scenarios.loader import load_paths
     from svc_sandbox.scenarios.model import ScenarioError
@@ -112,11 +113,17 @@ def run_command(args: argparse.Namespace) -> int:
     finally:
         report.progress.stop()
     report.finish(results)
-    if args.json:
-        write_json(args.json, results, target.description)
-    if args.junit:
-        write_junit(args.junit, results, target.description)
-    return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
+    written = True
+    for path, write in ((args.json, write_json), (args.junit, write_junit)):
+        try:
+            if path:
+                write(path, results, target.description)
+        except OSError as exc:
+            print(cannot_write(path, exc), file=sys.stderr)
+            written = False
+    if any(r.status in (FAILED, ERROR) for r in results):
+        return 1
+    return 0 if written else 2
 
 
 def record_command(args: argparse.Namespace) -> int:
@@ -125,6 +132,8 @@ def record_command(args: argparse.Namespace) -> int:
     import urllib.request
 
     import yaml
+
+    from svc_sandbox.outputs import cannot_write, write_file
 
     query = urllib.parse.urlencode({"name": args.name, "limit": args.limit})
     url = f"{args.url.rstrip('/')}/_sandbox/scenario?{query}"
@@ -138,8 +147,11 @@ def record_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"svc-sandbox: cannot read {url}: {exc}", file=sys.stderr)
         return 2
-    with open(args.out, "w", encoding="utf-8") as out:
-        out.write(text)
+    try:
+        write_file(args.out, text)
+    except OSError as exc:
+        print(cannot_write(args.out, exc), file=sys.stderr)
+        return 2
     steps = len(yaml.safe_load(text)["steps"])
     print(json.dumps({"out": args.out, "steps": steps}))
     return 0
