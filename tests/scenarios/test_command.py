@@ -108,6 +108,19 @@ def test_a_bad_file_runs_nothing_and_exits_2(
     assert f"{folder / 'zz_bad.yaml'}:3: unknown control action 'nap'" in captured.err
 
 
+def test_a_file_with_bad_settings_runs_nothing_and_exits_2(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "name: x\nsettings: {rate_limitz: false}\nsteps:\n  - request: {path: /a}\n"
+    bad = write(folder, "zz_settings.yaml", text)
+    assert main(["run", str(folder)]) == 2
+    captured = capsys.readouterr()
+    assert "Running" not in captured.out
+    assert captured.err.strip() == (
+        f"svc-sandbox: {bad}:2: settings: Extra inputs are not permitted at settings.rate_limitz"
+    )
+
+
 def test_target_real_needs_a_base_url(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(folder), "--target", "real"]) == 2
     assert "--target real needs --base-url" in capsys.readouterr().err
