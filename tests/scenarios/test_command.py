@@ -48,6 +48,33 @@ def test_run_reports_every_scenario_and_exits_1_on_a_failure(
     assert "1 passed, 1 failed" in out
 
 
+MATRIX = """
+    name: rows
+    matrix: {total: [0, 1]}
+    steps:
+      - request: {path: /products}
+        expect: {json: {total: "${total}"}}
+"""
+
+
+def test_the_console_keeps_matrix_labels_and_brackets_in_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")  # a terminal as wide as a CI log
+    monkeypatch.chdir(tmp_path)  # the file column shows paths from here
+    (tmp_path / "checkout" / "expiry").mkdir(parents=True)
+    write(tmp_path / "checkout" / "expiry", "a_rather_long_scenario_file_name.yaml", PASSING)
+    write(tmp_path, "matrix.yaml", MATRIX)
+    write(tmp_path, "brackets.yaml", PASSING.replace("lists products", '"[red]kept[/red] [x]"'))
+    assert main(["run", "."]) == 1
+    out = capsys.readouterr().out
+    assert "[red]kept[/red] [x]" in out  # the summary table, markup shown as written
+    assert "rows [total=0]" in out and "rows [total=1]" in out
+    assert "rows [total=1]: failed" in out  # the failure panel's title
+    # The file column is not cut to a stub.
+    assert "checkout/expiry/a_rather_long_scenario_file_name.yaml" in out
+
+
 def test_tag_and_name_filters(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(folder), "--tag", "smoke"]) == 0
     assert "Running 1 scenario(s)" in capsys.readouterr().out
