@@ -82,6 +82,34 @@ def test_tag_and_name_filters(folder: Path, capsys: pytest.CaptureFixture[str]) 
     assert "expects the wrong status" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("filters", "said"),
+    [
+        (["--tag", "nosuchtag"], "--tag nosuchtag matches none of the 2 scenario(s)"),
+        (["-k", "nothing like it"], "-k nothing like it matches none of the 2 scenario(s)"),
+        (
+            ["--tag", "smoke", "-k", "wrong"],
+            "--tag smoke with -k wrong match none of the 2 scenario(s)",
+        ),
+    ],
+    ids=["tag", "keyword", "tag-and-keyword"],
+)
+def test_a_filter_that_matches_nothing_exits_5_naming_it(
+    folder: Path, capsys: pytest.CaptureFixture[str], filters: list[str], said: str
+) -> None:
+    assert main(["run", str(folder), *filters]) == 5
+    captured = capsys.readouterr()
+    assert captured.err.strip() == f"svc-sandbox: nothing to run: {said} under {folder}"
+    assert "Running" not in captured.out
+
+
+def test_a_folder_without_scenarios_exits_5(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", str(tmp_path)]) == 5
+    assert f"nothing to run: no scenario files under {tmp_path}" in capsys.readouterr().err
+
+
 def test_json_and_junit_reports(folder: Path) -> None:
     report, junit = folder / "out.json", folder / "out.xml"
     main(["run", str(folder), "--json", str(report), "--junit", str(junit)])
