@@ -39,13 +39,16 @@ def _exec_parser(sub: Any) -> None:
         "status.",
         usage="svc-sandbox exec [serve options] -- CMD [ARG ...]",
     )
-    _serve_options(run)
+    _serve_options(run, port_help="listen port (default: a free one, as 0 picks)")
     run.add_argument("command_line", nargs=argparse.REMAINDER, metavar="-- CMD [ARG ...]")
 
 
-def _serve_options(serve: argparse.ArgumentParser) -> None:
+def _serve_options(
+    serve: argparse.ArgumentParser,
+    port_help: str = "listen port (default 8700; 0 picks a free one)",
+) -> None:
     serve.add_argument("--host", help="listen address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="listen port (default 8700; 0 picks a free one)")
+    serve.add_argument("--port", type=int, help=port_help)
     serve.add_argument("--public-url", help="origin the URLs are built on")
     for root in ROOT_DEFAULTS:
         serve.add_argument("--" + root.replace("_", "-"), dest=root, help=f"override {{{root}}}")

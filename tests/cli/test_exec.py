@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from svc_sandbox.cli import main
 from svc_sandbox.exec import environment
 from svc_sandbox.sandbox import Sandbox
 
@@ -168,3 +169,17 @@ def test_an_export_that_cannot_be_written_is_reported_and_the_command_status_kep
     assert result.returncode == status
     assert f"svc-sandbox: cannot write {out}: " in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_help_says_exec_picks_a_free_port_by_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["exec", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--port PORT listen port (default: a free one, as 0 picks)" in text
+    assert "8700" not in text
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])  # serve keeps its fixed default
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--port PORT listen port (default 8700; 0 picks a free one)" in text
