@@ -559,6 +559,9 @@ class Sandbox:
                 "roots": self.settings.roots(),
                 "dashboard": self.settings.origin + "/_sandbox/ui",
                 "rateLimits": self.settings.rate_limits,
+                # Every setting by its `serve` name: what a client (svc-sandbox run
+                # --base-url) compares with the settings it needs.
+                "settings": self.settings.shown(),
                 "organizations": orgs,
                 "scheduled": self.scheduler.count(),
                 "webhooks": {

@@ -245,3 +245,84 @@ def test_record_says_when_it_cannot_write_the_file(
     out = blocker / "flows" / "x.yaml"
     assert main(["record", "--url", svc_server.url, "--out", str(out)]) == 2
     assert f"svc-sandbox: cannot write {out}: " in capsys.readouterr().err
+
+
+NEEDS_RATE_LIMITS_OFF = """
+    name: needs rate limits off
+    settings: {rate_limits: false}
+    steps:
+      - request: {path: /products}
+"""
+NEEDS_SHORT_RETRIES = """
+    name: needs short retries
+    settings: {webhook_retries: "1m,5m", withdrawal_fee_rate: 0.07}
+    steps:
+      - request: {path: /products}
+"""
+NEEDS_WHAT_IT_GETS = """
+    name: needs what the emulator runs with
+    settings: {rate_limits: true, withdrawal_fee_rate: 0.07}
+    steps:
+      - request: {path: /products}
+        expect: {status: 200}
+"""
+NEEDS_A_FROZEN_CLOCK = """
+    name: needs a frozen clock
+    clock: "2026-03-01T00:00:00Z"
+    steps:
+      - control: {action: clock}
+        expect: {json: {clock: {now: "2026-03-01T00:00:00.000Z"}}}
+"""
+
+
+def test_a_running_emulator_skips_scenarios_whose_settings_it_does_not_run_with(
+    tmp_path: Path, svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "a.yaml", NEEDS_RATE_LIMITS_OFF)
+    write(tmp_path, "b.yaml", NEEDS_SHORT_RETRIES)
+    write(tmp_path, "c.yaml", NEEDS_WHAT_IT_GETS)
+    write(tmp_path, "d.yaml", NEEDS_A_FROZEN_CLOCK)  # svc_server's clock is frozen: it runs
+    junit = tmp_path / "out.xml"
+    url = svc_server.url
+    assert main(["run", str(tmp_path), "--base-url", url, "--junit", str(junit)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"needs rate limits off: skipped: needs settings rate_limits=false; the emulator at "
+        f"{url} runs with true" in out
+    )
+    assert (
+        f'skipped: needs settings webhook_retries="1m,5m"; the emulator at {url} runs with '
+        f'"1m,5m,30m,2h,12h"' in out
+    )
+    assert "withdrawal_fee_rate" not in out  # 0.07 is what it runs with ("0.07")
+    assert "2 passed, 2 skipped" in out
+    skipped = ElementTree.parse(junit).getroot().findall("testcase/skipped")
+    assert [s.get("message", "").split(";")[0] for s in skipped] == [
+        "needs settings rate_limits=false",
+        'needs settings webhook_retries="1m,5m"',
+    ]
+
+
+def test_an_emulator_with_a_flowing_clock_skips_scenarios_that_set_the_clock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from svc_sandbox.app import create_app
+    from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.server import ServerThread
+
+    sandbox = Sandbox(port=0, clock_mode="real")
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        write(tmp_path, "clock.yaml", NEEDS_A_FROZEN_CLOCK)
+        write(tmp_path, "plain.yaml", PASSING.replace("total: 0", "total: {$gte: 0}"))
+        assert main(["run", str(tmp_path), "--base-url", server.origin]) == 0
+    finally:
+        server.close()
+        sandbox.stop()
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"needs a frozen clock: skipped: needs a frozen clock (clock: 2026-03-01T00:00:00Z); "
+        f"the emulator at {server.origin} runs a real clock (start it with serve --clock frozen)"
+        in out
+    )
+    assert "1 passed, 1 skipped" in out

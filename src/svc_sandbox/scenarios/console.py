@@ -55,6 +55,9 @@ class ConsoleReport:
             self.progress.advance(self._task)
             if result.status in (FAILED, ERROR):
                 self.progress.console.print(failure_panel(result))
+            elif result.status == SKIPPED and result.message:
+                line = f"{result.name}: skipped: {result.message}"
+                self.progress.console.print(Text(line, style=STYLES[SKIPPED]))
 
         return started, finished
 

@@ -69,7 +69,8 @@ def junit(results: list[ScenarioResult], target: str) -> str:
                 case, "error", message=result.message or "error"
             ).text = failure_text(result)
         elif result.status == SKIPPED:
-            ElementTree.SubElement(case, "skipped", message="every step was skipped")
+            reason = result.message or "every step was skipped"
+            ElementTree.SubElement(case, "skipped", message=reason)
         skipped = [f"{s.index} {s.name}: {s.message}" for s in result.skipped_steps]
         if skipped:
             ElementTree.SubElement(case, "system-out").text = "skipped steps:\n" + "\n".join(
