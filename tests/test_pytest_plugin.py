@@ -106,6 +106,20 @@ def test_python_time_is_real_again_after_the_test(svc_clock):
 """
 
 
+def test_a_bad_svc_scope_in_the_ini_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nsvc_scope = sesion\n")
+    pytester.makepyfile(test_scope=SCOPE_SHARING.format(shared=False, seed=1))
+    result = pytester.runpytest(*QUIET)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: svc_scope (ini) / --svc-scope must be one of function, module, session, "
+            "not 'sesion'"
+        ]
+    )
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
 def test_svc_clock_moves_the_sandbox_and_optionally_freezegun(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_clock=CLOCK)
     pytester.runpytest(*QUIET).assert_outcomes(passed=3)

@@ -39,13 +39,16 @@ def _exec_parser(sub: Any) -> None:
         "status.",
         usage="svc-sandbox exec [serve options] -- CMD [ARG ...]",
     )
-    _serve_options(run)
+    _serve_options(run, port_help="listen port (default: a free one, as 0 picks)")
     run.add_argument("command_line", nargs=argparse.REMAINDER, metavar="-- CMD [ARG ...]")
 
 
-def _serve_options(serve: argparse.ArgumentParser) -> None:
+def _serve_options(
+    serve: argparse.ArgumentParser,
+    port_help: str = "listen port (default 8700; 0 picks a free one)",
+) -> None:
     serve.add_argument("--host", help="listen address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="listen port (default 8700; 0 picks a free one)")
+    serve.add_argument("--port", type=int, help=port_help)
     serve.add_argument("--public-url", help="origin the URLs are built on")
     for root in ROOT_DEFAULTS:
         serve.add_argument("--" + root.replace("_", "-"), dest=root, help=f"override {{{root}}}")
@@ -422,9 +425,9 @@ def serve(settings: Settings) -> int:
     finally:
         sandbox.stop()
         server.close()
-        export_state(sandbox, settings)
+        exported = export_state(sandbox, settings)
         print("svc-sandbox stopped", flush=True)
-    return 0
+    return 0 if exported else 1
 
 
 def warm_up_and_freeze(sandbox: Sandbox) -> None:
@@ -452,11 +455,20 @@ def import_state(sandbox: Sandbox, settings: Settings) -> bool:
     return True
 
 
-def export_state(sandbox: Sandbox, settings: Settings) -> None:
-    """``--export-on-exit FILE``: writes the export once the server has stopped."""
-    if settings.export_on_exit:
+def export_state(sandbox: Sandbox, settings: Settings) -> bool:
+    """``--export-on-exit FILE``: writes the export once the server has stopped (its missing
+    folders made); False (said on stderr) when it cannot be written."""
+    from svc_sandbox.outputs import cannot_write
+
+    if not settings.export_on_exit:
+        return True
+    try:
         sandbox.export_file(settings.export_on_exit)
-        print(f"state exported to {settings.export_on_exit}", flush=True)
+    except OSError as exc:
+        print(cannot_write(settings.export_on_exit, exc), file=sys.stderr, flush=True)
+        return False
+    print(f"state exported to {settings.export_on_exit}", flush=True)
+    return True
 
 
 def banner(info: dict[str, Any], origins: Sequence[str] = ()) -> str:

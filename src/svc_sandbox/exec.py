@@ -4,7 +4,9 @@ Starts the emulator on a thread (a free port unless ``--port`` says otherwise), 
 ``GET /_sandbox`` answers, runs CMD with the emulator's coordinates in its environment, stops
 the emulator and exits with CMD's status (128 + N when a signal N ended it, 127 when CMD
 cannot be started), as Firebase's ``emulators:exec`` does. ``--state FILE`` is imported before
-CMD starts; ``--export-on-exit FILE`` is written after CMD ends, whatever its status.
+CMD starts; ``--export-on-exit FILE`` is written after CMD ends, whatever its status (its
+missing folders made); when it cannot be written, exec says so on stderr and still exits with
+CMD's status.
 """
 
 from __future__ import annotations
@@ -98,7 +100,9 @@ def exec_command(args: argparse.Namespace) -> int:
     finally:
         sandbox.stop()
         server.close()
-        export_state(sandbox, settings)  # whatever CMD's status was
+        # Whatever CMD's status was; a failed export is said on stderr and CMD's status
+        # stays the exit status (the command's verdict is what CI asked for).
+        export_state(sandbox, settings)
 
 
 def run(command: list[str], env: dict[str, str]) -> int:

@@ -78,6 +78,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "svc_freezegun: svc_clock moves freezegun's clock along with the sandbox"
     )
     scenario_items.pytest_configure(config)
+    _scope(config)  # a bad ini value is a usage error now, not an INTERNALERROR at setup
 
 
 def _option(config: pytest.Config, name: str) -> str:
@@ -85,11 +86,18 @@ def _option(config: pytest.Config, name: str) -> str:
     return str(given if given is not None else config.getini(name))
 
 
-def _sandbox_scope(fixture_name: str, config: pytest.Config) -> Any:
+def _scope(config: pytest.Config) -> str:
+    """``--svc-scope`` or the ``svc_scope`` ini value, checked."""
     scope = _option(config, "svc_scope")
     if scope not in SCOPES:
-        raise pytest.UsageError(f"svc_scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        raise pytest.UsageError(
+            f"svc_scope (ini) / --svc-scope must be one of {', '.join(SCOPES)}, not {scope!r}"
+        )
     return scope
+
+
+def _sandbox_scope(fixture_name: str, config: pytest.Config) -> Any:
+    return _scope(config)
 
 
 # --- the process-wide parts: one app, one server, one receiver ------------------------------

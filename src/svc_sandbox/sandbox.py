@@ -7,7 +7,6 @@ are thin fronts over these methods.
 from __future__ import annotations
 
 import json
-import os
 import queue
 import threading
 from datetime import datetime, timedelta
@@ -59,6 +58,7 @@ from svc_sandbox.identity.tokens import TokenService
 from svc_sandbox.identity.users import UserService
 from svc_sandbox.latency import LatencyFaults
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
+from svc_sandbox.outputs import write_file
 from svc_sandbox.settings import Settings
 from svc_sandbox.wallet.ledger import WalletService
 from svc_sandbox.webhooks.delivery import DeliveryService
@@ -460,11 +460,7 @@ class Sandbox:
 
     def export_file(self, path: str) -> None:
         """``serve --export-on-exit FILE``: writes the export whole or not at all."""
-        encoded = json.dumps(self.export(), separators=(",", ":")).encode()
-        partial = path + ".partial"
-        with open(partial, "wb") as target:
-            target.write(encoded)
-        os.replace(partial, path)
+        write_file(path, json.dumps(self.export(), separators=(",", ":")).encode())
 
     def _swap_in(self, data: dict[str, Any]) -> None:
         """Applies a valid document; if anything raises, the old state is put back.
@@ -563,6 +559,9 @@ class Sandbox:
                 "roots": self.settings.roots(),
                 "dashboard": self.settings.origin + "/_sandbox/ui",
                 "rateLimits": self.settings.rate_limits,
+                # Every setting by its `serve` name: what a client (svc-sandbox run
+                # --base-url) compares with the settings it needs.
+                "settings": self.settings.shown(),
                 "organizations": orgs,
                 "scheduled": self.scheduler.count(),
                 "webhooks": {

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from svc_sandbox.core.clock import ClockMode, out_of_range, parse_instant
+from svc_sandbox.core.clock import ClockMode, isoformat, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS, parse_duration
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.validation import http_url_problem
@@ -229,6 +229,13 @@ class Settings(BaseModel):
     @property
     def claims_prefix(self) -> str:
         return self.claims_namespace or self.issuer + "/claims"
+
+    def shown(self) -> dict[str, Any]:
+        """Every setting by its ``serve`` name as ``GET /_sandbox`` shows it: JSON values
+        (decimals as strings), instants in the wire format of every other instant."""
+        values = self.model_dump(mode="json")
+        values["clock_start"] = isoformat(parse_instant(self.clock_start))
+        return values
 
     def roots(self) -> dict[str, str]:
         roots = {name: self.root(name) for name in ROOT_DEFAULTS}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from svc_sandbox.cli import main
 from svc_sandbox.exec import environment
 from svc_sandbox.sandbox import Sandbox
 
@@ -141,3 +142,44 @@ def test_exec_with_a_state_file_that_does_not_hold_up_runs_nothing(tmp_path: Pat
     assert result.returncode == 2
     assert f"cannot import {broken}" in result.stderr
     assert not marker.exists()
+
+
+def test_export_on_exit_makes_missing_folders_and_keeps_the_command_status(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out" / "ci" / "state.json"  # neither folder exists yet
+    result = svc_sandbox_exec(
+        "--export-on-exit", str(out), "--", sys.executable, "-c", "raise SystemExit(3)"
+    )
+    assert result.returncode == 3, result.stderr
+    assert json.loads(out.read_text())["format"]
+    assert not list(out.parent.glob("*.partial"))
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_an_export_that_cannot_be_written_is_reported_and_the_command_status_kept(
+    tmp_path: Path, status: int
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder would have to be")
+    out = blocker / "deeper" / "state.json"
+    result = svc_sandbox_exec(
+        "--export-on-exit", str(out), "--", sys.executable, "-c", f"raise SystemExit({status})"
+    )
+    assert result.returncode == status
+    assert f"svc-sandbox: cannot write {out}: " in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_help_says_exec_picks_a_free_port_by_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["exec", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--port PORT listen port (default: a free one, as 0 picks)" in text
+    assert "8700" not in text
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])  # serve keeps its fixed default
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--port PORT listen port (default 8700; 0 picks a free one)" in text

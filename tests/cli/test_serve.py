@@ -223,3 +223,29 @@ def test_serve_freezes_what_start_up_built_once_warmed_up() -> None:
         assert gc.collect() >= 1  # garbage made after the freeze is still collected
     finally:
         gc.unfreeze()
+
+
+def _serve_then_stop(*flags: str) -> tuple[int, str]:
+    """Starts ``serve``, waits until it answers, stops it with Ctrl-C: (status, output)."""
+    process, origin = _serve(*flags)
+    with urllib.request.urlopen(f"{origin}/_sandbox", timeout=10) as response:
+        assert response.status == 200
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    return process.returncode, output
+
+
+def test_export_on_exit_makes_missing_folders_or_says_it_cannot_write(tmp_path: Path) -> None:
+    out = tmp_path / "exports" / "nightly" / "state.json"
+    status, output = _serve_then_stop("--clock", "frozen", "--export-on-exit", str(out))
+    assert status == 0, output
+    assert json.loads(out.read_text())["format"]
+
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder would have to be")
+    status, output = _serve_then_stop(
+        "--clock", "frozen", "--export-on-exit", str(blocker / "x" / "s.json")
+    )
+    assert status == 1
+    assert f"svc-sandbox: cannot write {blocker / 'x' / 's.json'}: " in output
+    assert "Traceback" not in output

@@ -48,11 +48,66 @@ def test_run_reports_every_scenario_and_exits_1_on_a_failure(
     assert "1 passed, 1 failed" in out
 
 
+MATRIX = """
+    name: rows
+    matrix: {total: [0, 1]}
+    steps:
+      - request: {path: /products}
+        expect: {json: {total: "${total}"}}
+"""
+
+
+def test_the_console_keeps_matrix_labels_and_brackets_in_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "160")  # a terminal as wide as a CI log
+    monkeypatch.chdir(tmp_path)  # the file column shows paths from here
+    (tmp_path / "checkout" / "expiry").mkdir(parents=True)
+    write(tmp_path / "checkout" / "expiry", "a_rather_long_scenario_file_name.yaml", PASSING)
+    write(tmp_path, "matrix.yaml", MATRIX)
+    write(tmp_path, "brackets.yaml", PASSING.replace("lists products", '"[red]kept[/red] [x]"'))
+    assert main(["run", "."]) == 1
+    out = capsys.readouterr().out
+    assert "[red]kept[/red] [x]" in out  # the summary table, markup shown as written
+    assert "rows [total=0]" in out and "rows [total=1]" in out
+    assert "rows [total=1]: failed" in out  # the failure panel's title
+    # The file column is not cut to a stub.
+    assert "checkout/expiry/a_rather_long_scenario_file_name.yaml" in out
+
+
 def test_tag_and_name_filters(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(folder), "--tag", "smoke"]) == 0
     assert "Running 1 scenario(s)" in capsys.readouterr().out
     assert main(["run", str(folder), "-k", "WRONG"]) == 1
     assert "expects the wrong status" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("filters", "said"),
+    [
+        (["--tag", "nosuchtag"], "--tag nosuchtag matches none of the 2 scenario(s)"),
+        (["-k", "nothing like it"], "-k nothing like it matches none of the 2 scenario(s)"),
+        (
+            ["--tag", "smoke", "-k", "wrong"],
+            "--tag smoke with -k wrong match none of the 2 scenario(s)",
+        ),
+    ],
+    ids=["tag", "keyword", "tag-and-keyword"],
+)
+def test_a_filter_that_matches_nothing_exits_5_naming_it(
+    folder: Path, capsys: pytest.CaptureFixture[str], filters: list[str], said: str
+) -> None:
+    assert main(["run", str(folder), *filters]) == 5
+    captured = capsys.readouterr()
+    assert captured.err.strip() == f"svc-sandbox: nothing to run: {said} under {folder}"
+    assert "Running" not in captured.out
+
+
+def test_a_folder_without_scenarios_exits_5(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", str(tmp_path)]) == 5
+    assert f"nothing to run: no scenario files under {tmp_path}" in capsys.readouterr().err
 
 
 def test_json_and_junit_reports(folder: Path) -> None:
@@ -71,6 +126,25 @@ def test_json_and_junit_reports(folder: Path) -> None:
     assert failure.text is not None and "failing.yaml:4" in failure.text
 
 
+def test_reports_go_into_missing_folders(folder: Path) -> None:
+    report, junit = folder / "out" / "ci" / "run.json", folder / "out" / "ci" / "run.xml"
+    main(["run", str(folder), "--json", str(report), "--junit", str(junit)])
+    assert json.loads(report.read_text())["summary"]["passed"] == 1
+    assert ElementTree.parse(junit).getroot().get("tests") == "2"
+
+
+def test_a_report_that_cannot_be_written_is_said_and_fails_the_run(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = folder / "blocker"
+    blocker.write_text("a file where a folder would have to be")
+    report = blocker / "ci" / "run.json"
+    assert main(["run", str(folder / "passing.yaml"), "--json", str(report)]) == 2
+    captured = capsys.readouterr()
+    assert "1 passed" in captured.out
+    assert f"svc-sandbox: cannot write {report}: " in captured.err
+
+
 def test_fail_fast_stops_after_the_first_failure(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -87,6 +161,19 @@ def test_a_bad_file_runs_nothing_and_exits_2(
     captured = capsys.readouterr()
     assert "Running" not in captured.out
     assert f"{folder / 'zz_bad.yaml'}:3: unknown control action 'nap'" in captured.err
+
+
+def test_a_file_with_bad_settings_runs_nothing_and_exits_2(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "name: x\nsettings: {rate_limitz: false}\nsteps:\n  - request: {path: /a}\n"
+    bad = write(folder, "zz_settings.yaml", text)
+    assert main(["run", str(folder)]) == 2
+    captured = capsys.readouterr()
+    assert "Running" not in captured.out
+    assert captured.err.strip() == (
+        f"svc-sandbox: {bad}:2: settings: Extra inputs are not permitted at settings.rate_limitz"
+    )
 
 
 def test_target_real_needs_a_base_url(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,7 +213,7 @@ def test_record_writes_a_scenario_that_replays_green(
     call("POST", "/_sandbox/reset", auth=False)
     call("POST", "/api/checkout", {"amount": 900, "description": "Soup"})
     call("POST", "/_sandbox/clock/advance", {"duration": "31m"}, auth=False)
-    out = tmp_path / "recorded.yaml"
+    out = tmp_path / "recorded" / "checkout" / "soup.yaml"  # folders made as needed
     assert main(["record", "--url", base, "--out", str(out), "--name", "soup"]) == 0
     assert json.loads(capsys.readouterr().out) == {"out": str(out), "steps": 2}
     text = out.read_text()
@@ -148,3 +235,94 @@ def test_a_bad_file_never_touches_a_running_emulator(
     assert main(["run", str(folder), "--base-url", svc_server.url]) == 2
     assert "zz_bad.yaml:3: unknown variable ${ghost}" in capsys.readouterr().err
     assert svc_server.sandbox.journal.recent(10) == []
+
+
+def test_record_says_when_it_cannot_write_the_file(
+    svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder would have to be")
+    out = blocker / "flows" / "x.yaml"
+    assert main(["record", "--url", svc_server.url, "--out", str(out)]) == 2
+    assert f"svc-sandbox: cannot write {out}: " in capsys.readouterr().err
+
+
+NEEDS_RATE_LIMITS_OFF = """
+    name: needs rate limits off
+    settings: {rate_limits: false}
+    steps:
+      - request: {path: /products}
+"""
+NEEDS_SHORT_RETRIES = """
+    name: needs short retries
+    settings: {webhook_retries: "1m,5m", withdrawal_fee_rate: 0.07}
+    steps:
+      - request: {path: /products}
+"""
+NEEDS_WHAT_IT_GETS = """
+    name: needs what the emulator runs with
+    settings: {rate_limits: true, withdrawal_fee_rate: 0.07}
+    steps:
+      - request: {path: /products}
+        expect: {status: 200}
+"""
+NEEDS_A_FROZEN_CLOCK = """
+    name: needs a frozen clock
+    clock: "2026-03-01T00:00:00Z"
+    steps:
+      - control: {action: clock}
+        expect: {json: {clock: {now: "2026-03-01T00:00:00.000Z"}}}
+"""
+
+
+def test_a_running_emulator_skips_scenarios_whose_settings_it_does_not_run_with(
+    tmp_path: Path, svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "a.yaml", NEEDS_RATE_LIMITS_OFF)
+    write(tmp_path, "b.yaml", NEEDS_SHORT_RETRIES)
+    write(tmp_path, "c.yaml", NEEDS_WHAT_IT_GETS)
+    write(tmp_path, "d.yaml", NEEDS_A_FROZEN_CLOCK)  # svc_server's clock is frozen: it runs
+    junit = tmp_path / "out.xml"
+    url = svc_server.url
+    assert main(["run", str(tmp_path), "--base-url", url, "--junit", str(junit)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"needs rate limits off: skipped: needs settings rate_limits=false; the emulator at "
+        f"{url} runs with true" in out
+    )
+    assert (
+        f'skipped: needs settings webhook_retries="1m,5m"; the emulator at {url} runs with '
+        f'"1m,5m,30m,2h,12h"' in out
+    )
+    assert "withdrawal_fee_rate" not in out  # 0.07 is what it runs with ("0.07")
+    assert "2 passed, 2 skipped" in out
+    skipped = ElementTree.parse(junit).getroot().findall("testcase/skipped")
+    assert [s.get("message", "").split(";")[0] for s in skipped] == [
+        "needs settings rate_limits=false",
+        'needs settings webhook_retries="1m,5m"',
+    ]
+
+
+def test_an_emulator_with_a_flowing_clock_skips_scenarios_that_set_the_clock(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from svc_sandbox.app import create_app
+    from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.server import ServerThread
+
+    sandbox = Sandbox(port=0, clock_mode="real")
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        write(tmp_path, "clock.yaml", NEEDS_A_FROZEN_CLOCK)
+        write(tmp_path, "plain.yaml", PASSING.replace("total: 0", "total: {$gte: 0}"))
+        assert main(["run", str(tmp_path), "--base-url", server.origin]) == 0
+    finally:
+        server.close()
+        sandbox.stop()
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"needs a frozen clock: skipped: needs a frozen clock (clock: 2026-03-01T00:00:00Z); "
+        f"the emulator at {server.origin} runs a real clock (start it with serve --clock frozen)"
+        in out
+    )
+    assert "1 passed, 1 skipped" in out

@@ -68,8 +68,22 @@ GOOD = """
             "steps[1].request.path",
             "unknown variable ${too_early}",
         ),
+        (
+            "name: x\nsettings:\n  rate_limitz: false\nsteps:\n  - request: {path: /a}\n",
+            3,
+            "settings.rate_limitz",
+            "settings: Extra inputs are not permitted",
+        ),
+        (
+            "name: x\nsettings: {withdrawal_tax_base: salary}\nsteps:\n  - request: {path: /a}\n",
+            2,
+            "settings.withdrawal_tax_base",
+            "settings: Input should be 'fee' or 'amount'",
+        ),
     ],
     ids=[
+        "unknown-setting",
+        "bad-setting-value",
         "unclosed-flow-mapping",
         "unclosed-list",
         "not-a-mapping",

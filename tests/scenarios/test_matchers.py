@@ -52,6 +52,26 @@ def test_match(expected: Any, actual: Any, matches: bool) -> None:
     assert (problems == []) is matches, problems
 
 
+#: JSON values that Python's == mixes up: 1 == True == 1.0 and 0 == False.
+SCALARS: list[Any] = [1, True, 1.0, 0, False]
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """The documented rule, written out: numbers by value, booleans only with booleans."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    return bool(a == b)
+
+
+@pytest.mark.parametrize("actual", SCALARS, ids=repr)
+@pytest.mark.parametrize("argument", SCALARS, ids=repr)
+def test_ne_and_in_use_the_same_equality_as_plain_values(argument: Any, actual: Any) -> None:
+    equal = _json_equal(argument, actual)
+    assert (match(argument, actual) == []) is equal
+    assert (match({"$in": [argument]}, actual) == []) is equal
+    assert (match({"$ne": argument}, actual) == []) is not equal
+
+
 def test_a_mismatch_names_where_and_what() -> None:
     assert match({"a": {"b": [1, {"c": 2}]}}, {"a": {"b": [1, {"c": 3}]}}) == [
         "a.b[1].c: expected 2, got 3"

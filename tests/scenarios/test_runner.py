@@ -88,12 +88,15 @@ def test_a_webhook_that_does_not_arrive_in_time_fails(tmp_path: Path) -> None:
     assert "not delivered within 0:29:00" in result.failure.message
 
 
-def test_a_scenario_with_a_bad_setting_runs_nothing(tmp_path: Path) -> None:
+def test_a_setting_only_the_start_can_check_stops_the_scenario_before_its_steps(
+    tmp_path: Path,
+) -> None:
+    # The loader checks the settings' names and values; a triggers file is read at the start.
     scenario = one(
         tmp_path,
         """
-        name: bad setting
-        settings: {webhook_retries: often}
+        name: missing triggers file
+        settings: {triggers_file: /nonexistent/triggers.yaml}
         steps:
           - request: {path: /products}
         """,
@@ -101,7 +104,10 @@ def test_a_scenario_with_a_bad_setting_runs_nothing(tmp_path: Path) -> None:
     result = Runner(InProcessTarget()).run(scenario)
     assert result.status == ERROR
     assert result.steps == []
-    assert result.message.startswith(f"{scenario.file}:2: settings:")
+    assert result.message == (
+        f"{scenario.file}:2: settings: triggers file /nonexistent/triggers.yaml cannot be read: "
+        "No such file or directory at settings"
+    )
 
 
 def test_another_server_skips_emulator_only_steps_with_the_reason(

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 # it, not by every `svc-sandbox` start: `serve` builds this parser too (start-up, issue 10).
 
 DEFAULT_PATHS = ["scenarios"]
+#: Exit status when no scenario was selected (pytest's "no tests collected").
+NOTHING_RAN = 5
 
 
 def add_parsers(sub: Any) -> None:
@@ -67,6 +69,25 @@ def select(scenarios: list[Scenario], tags: list[str], keyword: str | None) -> l
     return chosen
 
 
+def nothing_selected(
+    scenarios: list[Scenario], tags: list[str], keyword: str | None, paths: list[str]
+) -> str:
+    """Why a run has nothing to run: no files, or which filter matched none."""
+    where = ", ".join(paths)
+    if not scenarios:
+        return f"nothing to run: no scenario files under {where}"
+    filters = []
+    if tags and not select(scenarios, tags, None):
+        filters.append(" ".join(f"--tag {t}" for t in tags))
+    if keyword and not select(scenarios, [], keyword):
+        filters.append(f"-k {keyword}")
+    if filters:
+        which = " and ".join(filters) + (" match" if len(filters) > 1 else " matches")
+    else:
+        which = " ".join(f"--tag {t}" for t in tags) + f" with -k {keyword} match"
+    return f"nothing to run: {which} none of the {len(scenarios)} scenario(s) under {where}"
+
+
 def make_target(args: argparse.Namespace) -> Target:
     from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget
 
@@ -87,6 +108,7 @@ def make_target(args: argparse.Namespace) -> Target:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from svc_sandbox.outputs import cannot_write
     from svc_sandbox.scenarios.console import ConsoleReport
     from svc_sandbox.scenarios.loader import load_paths
     from svc_sandbox.scenarios.model import ScenarioError
@@ -94,8 +116,10 @@ def run_command(args: argparse.Namespace) -> int:
     from svc_sandbox.scenarios.results import ERROR, FAILED
     from svc_sandbox.scenarios.runner import Runner
 
+    paths = args.paths or DEFAULT_PATHS
     try:
-        scenarios = select(load_paths(args.paths or DEFAULT_PATHS), args.tag, args.keyword)
+        loaded = load_paths(paths)
+        scenarios = select(loaded, args.tag, args.keyword)
         target = make_target(args)
     except ScenarioError as exc:
         print(f"svc-sandbox: {exc.describe()}", file=sys.stderr)
@@ -103,6 +127,12 @@ def run_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"svc-sandbox: {exc}", file=sys.stderr)
         return 2
+    if not scenarios:  # as pytest: a filter with a typo must not pass a CI job
+        print(
+            f"svc-sandbox: {nothing_selected(loaded, args.tag, args.keyword, paths)}",
+            file=sys.stderr,
+        )
+        return NOTHING_RAN
     report = ConsoleReport()
     report.start(len(scenarios), target.description)
     started, finished = report.hooks()
@@ -112,11 +142,17 @@ def run_command(args: argparse.Namespace) -> int:
     finally:
         report.progress.stop()
     report.finish(results)
-    if args.json:
-        write_json(args.json, results, target.description)
-    if args.junit:
-        write_junit(args.junit, results, target.description)
-    return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
+    written = True
+    for path, write in ((args.json, write_json), (args.junit, write_junit)):
+        try:
+            if path:
+                write(path, results, target.description)
+        except OSError as exc:
+            print(cannot_write(path, exc), file=sys.stderr)
+            written = False
+    if any(r.status in (FAILED, ERROR) for r in results):
+        return 1
+    return 0 if written else 2
 
 
 def record_command(args: argparse.Namespace) -> int:
@@ -125,6 +161,8 @@ def record_command(args: argparse.Namespace) -> int:
     import urllib.request
 
     import yaml
+
+    from svc_sandbox.outputs import cannot_write, write_file
 
     query = urllib.parse.urlencode({"name": args.name, "limit": args.limit})
     url = f"{args.url.rstrip('/')}/_sandbox/scenario?{query}"
@@ -138,8 +176,11 @@ def record_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"svc-sandbox: cannot read {url}: {exc}", file=sys.stderr)
         return 2
-    with open(args.out, "w", encoding="utf-8") as out:
-        out.write(text)
+    try:
+        write_file(args.out, text)
+    except OSError as exc:
+        print(cannot_write(args.out, exc), file=sys.stderr)
+        return 2
     steps = len(yaml.safe_load(text)["steps"])
     print(json.dumps({"out": args.out, "steps": steps}))
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -41,18 +42,22 @@ class ConsoleReport:
         self._task: Any = None
 
     def start(self, total: int, target: str) -> None:
-        self.console.print(f"Running {total} scenario(s) against {target}")
+        self.console.print(Text(f"Running {total} scenario(s) against {target}"))
         self.progress.start()
         self._task = self.progress.add_task("starting", total=total)
 
     def hooks(self) -> tuple[Callable[[Scenario], None], Callable[[ScenarioResult], None]]:
         def started(scenario: Scenario) -> None:
-            self.progress.update(self._task, description=scenario.name)
+            # The description is read as markup: a name's "[key=value]" must stay text.
+            self.progress.update(self._task, description=escape(scenario.name))
 
         def finished(result: ScenarioResult) -> None:
             self.progress.advance(self._task)
             if result.status in (FAILED, ERROR):
                 self.progress.console.print(failure_panel(result))
+            elif result.status == SKIPPED and result.message:
+                line = f"{result.name}: skipped: {result.message}"
+                self.progress.console.print(Text(line, style=STYLES[SKIPPED]))
 
         return started, finished
 
@@ -67,7 +72,7 @@ class ConsoleReport:
 def summary_table(results: list[ScenarioResult]) -> Table:
     table = Table(title="Scenarios", show_lines=False)
     table.add_column("scenario", min_width=24)
-    table.add_column("file", style="dim", max_width=28, overflow="ellipsis", no_wrap=True)
+    table.add_column("file", style="dim", overflow="fold")
     table.add_column("status")
     table.add_column("steps", justify="right")
     table.add_column("skipped", justify="right")
@@ -75,8 +80,8 @@ def summary_table(results: list[ScenarioResult]) -> Table:
     table.add_column("sandbox time", justify="right")
     for result in results:
         table.add_row(
-            result.name,
-            _short(result.file),
+            Text(result.name),
+            Text(_short(result.file)),
             Text(result.status, style=STYLES[result.status]),
             str(len(result.steps)),
             str(len(result.skipped_steps)) if result.skipped_steps else "",
@@ -89,7 +94,7 @@ def summary_table(results: list[ScenarioResult]) -> Table:
 def failure_panel(result: ScenarioResult) -> Panel:
     step = result.failure
     if step is None:
-        return Panel(Text(result.message), title=f"{result.name}: {result.status}", style="red")
+        return Panel(Text(result.message), title=_title(result), style="red")
     where = f"{result.file}:{step.line}" if step.line else result.file
     side = Table.grid(expand=True, padding=(0, 2))
     for column in ("request", "response", "expected"):
@@ -102,7 +107,12 @@ def failure_panel(result: ScenarioResult) -> Panel:
     side.add_row(_block(step.request), _block(step.response), _block(step.expectation))
     heading = Text(f"{where}  step {step.index}: {step.name}\n", style="bold")
     heading.append(step.message, style="red")
-    return Panel(Group(heading, side), title=f"{result.name}: {result.status}", style="red")
+    return Panel(Group(heading, side), title=_title(result), style="red")
+
+
+def _title(result: ScenarioResult) -> Text:
+    """A panel title as text: matrix labels and any other "[...]" in names are kept."""
+    return Text(f"{result.name}: {result.status}")
 
 
 def _block(value: Any) -> Text:

@@ -1,5 +1,5 @@
-"""Reads scenario files: YAML with line numbers, the JSON Schema, variables and actions checked
-before anything runs, so a bad file never leaves a half-run sandbox behind."""
+"""Reads scenario files: YAML with line numbers, the JSON Schema, settings, variables and
+actions checked before anything runs, so a bad file never leaves a half-run sandbox behind."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
+from pydantic import ValidationError as PydanticError
 
 from svc_sandbox.scenarios.actions import ACTIONS
 from svc_sandbox.scenarios.model import DocPath, Lines, Scenario, ScenarioError
 from svc_sandbox.scenarios.templating import DYNAMIC, PROVIDED, references
+from svc_sandbox.settings import Settings
 
 SCHEMA_NAME = "scenario.schema.json"
 SUFFIXES = (".yaml", ".yml")
@@ -125,8 +127,20 @@ def _deepest(error: ValidationError) -> ValidationError:
     return error
 
 
+def check_settings(document: dict[str, Any], lines: Lines) -> None:
+    """``settings`` hold up as emulator settings (the names and values of ``serve``'s)."""
+    if "settings" not in document:
+        return
+    try:
+        Settings.model_validate(document["settings"])
+    except PydanticError as exc:
+        error = exc.errors()[0]
+        raise lines.error(("settings", *error["loc"]), f"settings: {error['msg']}") from None
+
+
 def check_document(document: dict[str, Any], lines: Lines) -> None:
     """Unknown variables and control actions, found before the first step runs."""
+    check_settings(document, lines)
     known = set(DYNAMIC) | set(PROVIDED) | set(document.get("vars", {}))
     known |= set(document.get("matrix", {}))
     for name, path in references(document.get("vars", {}), ("vars",)):

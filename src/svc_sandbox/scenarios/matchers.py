@@ -57,6 +57,11 @@ def _len(actual: Any, expected: Any) -> list[str]:
     return match(expected, len(actual), "length")
 
 
+def same(expected: Any, actual: Any) -> bool:
+    """Equality of JSON values: ``1`` is not ``true`` (Python says it is), ``1`` is ``1.0``."""
+    return expected == actual and isinstance(expected, bool) == isinstance(actual, bool)
+
+
 def _contains(actual: Any, expected: Any) -> bool:
     if isinstance(actual, str):
         return str(expected) in actual
@@ -73,8 +78,8 @@ CHECKS: dict[str, Callable[[Any, Any], bool]] = {
     "$lte": lambda actual, arg: _number(actual) and actual <= arg,
     "$gt": lambda actual, arg: _number(actual) and actual > arg,
     "$lt": lambda actual, arg: _number(actual) and actual < arg,
-    "$ne": lambda actual, arg: actual != arg,
-    "$in": lambda actual, arg: actual in arg,
+    "$ne": lambda actual, arg: not same(arg, actual),
+    "$in": lambda actual, arg: any(same(item, actual) for item in arg),
     "$type": _type,
     "$contains": _contains,
     "$iso8601": lambda actual, arg: _iso8601(actual) == bool(arg),
@@ -119,8 +124,7 @@ def match(expected: Any, actual: Any, where: str = "") -> list[str]:
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
             found += match(want, got, f"{where}[{index}]")
         return found
-    same = expected == actual and isinstance(expected, bool) == isinstance(actual, bool)
-    return [] if same else [f"{label}: expected {expected!r}, got {actual!r}"]
+    return [] if same(expected, actual) else [f"{label}: expected {expected!r}, got {actual!r}"]
 
 
 def _match_matcher(expected: dict[str, Any], actual: Any, label: str) -> list[str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from svc_sandbox.outputs import write_file
 from svc_sandbox.scenarios.results import ERROR, FAILED, SKIPPED, ScenarioResult, summary
 
 
@@ -19,8 +20,7 @@ def to_json(results: list[ScenarioResult], target: str) -> dict[str, Any]:
 
 
 def write_json(path: str | Path, results: list[ScenarioResult], target: str) -> None:
-    text = json.dumps(to_json(results, target), indent=2)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    write_file(path, json.dumps(to_json(results, target), indent=2) + "\n")
 
 
 def failure_text(result: ScenarioResult) -> str:
@@ -69,7 +69,8 @@ def junit(results: list[ScenarioResult], target: str) -> str:
                 case, "error", message=result.message or "error"
             ).text = failure_text(result)
         elif result.status == SKIPPED:
-            ElementTree.SubElement(case, "skipped", message="every step was skipped")
+            reason = result.message or "every step was skipped"
+            ElementTree.SubElement(case, "skipped", message=reason)
         skipped = [f"{s.index} {s.name}: {s.message}" for s in result.skipped_steps]
         if skipped:
             ElementTree.SubElement(case, "system-out").text = "skipped steps:\n" + "\n".join(
@@ -80,4 +81,4 @@ def junit(results: list[ScenarioResult], target: str) -> str:
 
 
 def write_junit(path: str | Path, results: list[ScenarioResult], target: str) -> None:
-    Path(path).write_text(junit(results, target) + "\n", encoding="utf-8")
+    write_file(path, junit(results, target) + "\n")

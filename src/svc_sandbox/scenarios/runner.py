@@ -34,7 +34,7 @@ from svc_sandbox.scenarios.results import (
     ScenarioResult,
     StepResult,
 )
-from svc_sandbox.scenarios.targets import Session, Target
+from svc_sandbox.scenarios.targets import Session, Target, Unsupported
 from svc_sandbox.scenarios.templating import PROVIDED, UnboundVariable, render
 from svc_sandbox.scenarios.transport import HttpRequest, HttpResponse, TransportError
 from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
@@ -102,6 +102,10 @@ class Runner:
         began = monotonic()
         try:
             session = self.target.open(scenario, self.seed)
+        except Unsupported as exc:
+            result.status, result.message = SKIPPED, str(exc)
+            result.wall_seconds = monotonic() - began
+            return result
         except (ScenarioError, TransportError) as exc:
             result.status, result.message = ERROR, str(exc)
             result.wall_seconds = monotonic() - began

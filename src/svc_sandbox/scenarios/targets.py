@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from svc_sandbox.core.clock import parse_instant, wall_now
+from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.scenarios.actions import CONTROL_PREFIX
 from svc_sandbox.scenarios.model import Scenario
 from svc_sandbox.scenarios.transport import (
@@ -27,6 +28,11 @@ from svc_sandbox.scenarios.transport import (
 )
 
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+
+
+class Unsupported(Exception):
+    """The target cannot give a scenario what it needs (its settings, a frozen clock): the
+    scenario is skipped with this reason rather than failed for the wrong one."""
 
 
 class Target(Protocol):
@@ -146,6 +152,8 @@ class InProcessTarget:
             sandbox = Sandbox(**overrides)
         except (ValidationError, ValueError) as exc:
             raise scenario.lines.error(("settings",), f"settings: {exc}") from None
+        except SandboxError as exc:  # what only the start finds, such as a triggers file
+            raise scenario.lines.error(("settings",), f"settings: {exc.message}") from None
         transport = WsgiTransport(create_app(sandbox))
         session = Session(transport, True, sandbox.settings.origin, closer=sandbox.stop)
         session.provided = provided_by_emulator(sandbox.info())
@@ -166,6 +174,9 @@ class EmulatorTarget:
     def open(self, scenario: Scenario, seed: int | None) -> Session:
         # A transport per scenario: its cookies are that scenario's browser.
         session = Session(HttpTransport(self.timeout), True, self.origin)
+        unmet = self.unmet(scenario, session.control_json("GET", CONTROL_PREFIX))
+        if unmet:
+            raise Unsupported("; ".join(unmet))
         info = session.control_json("POST", CONTROL_PREFIX + "/reset")
         if "clock" in scenario.document and info["clock"]["mode"] == "frozen":
             session.control_json(
@@ -174,6 +185,39 @@ class EmulatorTarget:
         session.provided = provided_by_emulator(info)
         session.frozen = info["clock"]["mode"] == "frozen"
         return session
+
+    def unmet(self, scenario: Scenario, info: dict[str, Any]) -> list[str]:
+        """What the scenario needs that the emulator (its ``GET /_sandbox``) does not give:
+        settings it runs with otherwise, a frozen clock for a scenario that sets ``clock``."""
+        from svc_sandbox.settings import Settings
+
+        here = f"the emulator at {self.origin}"
+        wanted: dict[str, Any] = scenario.document.get("settings", {})
+        # Both sides as the Settings model shows them (0.05 and "0.05" are one fee rate).
+        shown = Settings.model_validate(wanted).shown()
+        normal = {name: shown[name] for name in wanted}
+        running: dict[str, Any] = info.get("settings", {})
+        unmet = []
+        for name, value in normal.items():
+            if name not in running:
+                unmet.append(f"needs settings {name}={_shown(value)}; {here} does not report it")
+            elif running[name] != value:
+                unmet.append(
+                    f"needs settings {name}={_shown(value)}; {here} runs with "
+                    f"{_shown(running[name])}"
+                )
+        mode = info["clock"]["mode"]
+        if "clock" in scenario.document and mode != "frozen":
+            unmet.append(
+                f"needs a frozen clock (clock: {scenario.document['clock']}); {here} runs a "
+                f"{mode} clock (start it with serve --clock frozen)"
+            )
+        return unmet
+
+
+def _shown(value: Any) -> str:
+    """A setting's value as a scenario file writes it (false, "1m,5m")."""
+    return json.dumps(value)
 
 
 class RealTarget:
