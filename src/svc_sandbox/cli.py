@@ -373,8 +373,13 @@ def conformance_command(args: argparse.Namespace) -> int:
         return 2
     text = render(report, args.format)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
+        from svc_sandbox.outputs import cannot_write, write_file
+
+        try:
+            write_file(args.output, text + "\n")
+        except OSError as exc:
+            print(cannot_write(args.output, exc), file=sys.stderr)
+            return 2
     else:
         print(text)
     violations = report["summary"]["requestViolations"] + report["summary"]["responseViolations"]

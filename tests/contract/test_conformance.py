@@ -164,7 +164,7 @@ def test_the_cli_shows_the_report_as_text_json_and_junit(
     assert main(["conformance", "--url", svc_server.url, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["violations"][0]["requestId"] == request_id
 
-    out = tmp_path / "conformance.xml"
+    out = tmp_path / "reports" / "ci" / "conformance.xml"  # folders made on the way
     code = main(
         [
             "conformance",
@@ -183,6 +183,16 @@ def test_the_cli_shows_the_report_as_text_json_and_junit(
     failed = [c for c in suite.iter("testcase") if c.find("failure") is not None]
     assert [c.get("name") for c in failed] == ["GET /products"]
     assert request_id in (failed[0].find("failure").text or "")  # type: ignore[union-attr]
+
+
+def test_the_cli_says_when_it_cannot_write_the_report(
+    svc_server: RunningServer, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    (tmp_path / "taken").write_text("a file where a folder should be")
+    target = tmp_path / "taken" / "conformance.xml"
+    code = main(["conformance", "--url", svc_server.url, "--output", str(target)])
+    assert code == 2
+    assert capsys.readouterr().err.startswith(f"svc-sandbox: cannot write {target}: ")
 
 
 def test_the_payment_link_attempt_is_neither_listed_nor_counted(
