@@ -106,6 +106,39 @@ def test_python_time_is_real_again_after_the_test(svc_clock):
 """
 
 
+FREEZE = """
+import gc
+
+def test_first(svc_http):
+    assert gc.get_freeze_count() {first}
+
+def test_later_objects_are_still_collected(svc_http):
+    import weakref
+
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a  # a cycle: only the collector frees it
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert gone() is None
+"""
+
+
+@pytest.mark.parametrize(
+    ("ini", "first"), [("", "> 0"), ("svc_gc_freeze = false", "== 0")], ids=["default", "off"]
+)
+def test_the_objects_built_with_the_app_are_frozen_unless_switched_off(
+    pytester: pytest.Pytester, ini: str, first: str
+) -> None:
+    """A subprocess each: gc.freeze acts on the whole interpreter."""
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(test_freeze=FREEZE.format(first=first))
+    pytester.runpytest_subprocess(*QUIET).assert_outcomes(passed=2)
+
+
 def test_a_bad_svc_scope_in_the_ini_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nsvc_scope = sesion\n")
     pytester.makepyfile(test_scope=SCOPE_SHARING.format(shared=False, seed=1))
