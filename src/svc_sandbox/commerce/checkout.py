@@ -345,9 +345,19 @@ class CheckoutService(Service):
             return f"{self.settings.root('pay_url')}/{session.pay_token}"
         if session.environment == "production":
             return f"{self.settings.root('provider_url')}/{session.id}"
-        return self._simulator_page(session)
+        return self.simulator_page(session)
 
-    def _simulator_page(self, session: CheckoutSession) -> str:
+    @staticmethod
+    def _simulated(session: CheckoutSession) -> bool:
+        """The sandbox simulator decides sandbox sessions only: a production session's prompts
+        are the provider settings' and the control plane's, never a page anyone on the network
+        can reach."""
+        return session.environment == "sandbox"
+
+    def simulator_page(self, session: CheckoutSession) -> str | None:
+        """The simulator's page of ``session``; None for a session the simulator does not serve."""
+        if not self._simulated(session):
+            return None
         return f"{self.settings.root('simulate_url')}/{session.id}"
 
     # --- payment attempts ------------------------------------------------------------------
@@ -436,12 +446,11 @@ class CheckoutService(Service):
 
     @locked
     def simulated_session(self, session_id: str) -> CheckoutSession:
-        """A session the sandbox simulator page shows and decides: a sandbox one. A production
-        session answers 404, as an unknown one does: its prompts are decided by the provider
-        settings and the control plane, never by a page anyone on the network can reach."""
+        """A session the sandbox simulator page shows and decides (``_simulated``); another
+        answers 404, as an unknown one does."""
         session = self.sessions.get(session_id)
-        sandboxed = session if session is not None and session.environment == "sandbox" else None
-        return found(sandboxed, "Checkout session not found")
+        served = session if session is not None and self._simulated(session) else None
+        return found(served, "Checkout session not found")
 
     @locked
     def simulator_waiting(self, session: CheckoutSession) -> str | None:
@@ -451,7 +460,7 @@ class CheckoutService(Service):
         attempt = self.payments.in_flight_of(session.id)
         if attempt is None or not self.payments.waits_for_simulator(attempt):
             return None
-        return self._simulator_page(session)
+        return self.simulator_page(session)
 
     @locked
     def confirm_hosted(self, session_id: str, phone: str) -> CheckoutSession:

@@ -95,10 +95,7 @@ def session_row(sb: Sandbox, session_id: str) -> dict[str, Any]:
     return {
         **described,
         "amountText": money(session.amount),
-        # The simulator decides sandbox sessions only (a production one is 404 there).
-        "simulateUrl": f"{sb.settings.root('simulate_url')}/{session.id}"
-        if session.environment == "sandbox"
-        else None,
+        "simulateUrl": sb.checkout.simulator_page(session),  # None: not the simulator's
         "isLink": session.mode in LINK_MODES,
     }
 
