@@ -84,6 +84,21 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "services.orgs.orgs[0].custom_fee_rate must be a finite decimal",
     ),
     (
+        "a fee rate over 1",
+        lambda d: services(d)["orgs"]["orgs"][0].update(custom_fee_rate="1.5"),
+        "services.orgs.orgs[0].custom_fee_rate must be less than or equal to 1",
+    ),
+    (
+        "a negative fee rate",
+        lambda d: services(d)["orgs"]["orgs"][0].update(custom_fee_rate="-0.01"),
+        "services.orgs.orgs[0].custom_fee_rate must be greater than or equal to 0",
+    ),
+    (
+        "a fee rate finer than a PATCH takes",
+        lambda d: services(d)["orgs"]["orgs"][0].update(custom_fee_rate="1E-31"),
+        "services.orgs.orgs[0].custom_fee_rate must have at most 30 decimal places",
+    ),
+    (
         "two sessions with one id",
         lambda d: services(d)["checkout"]["sessions"].append(
             copy.deepcopy(services(d)["checkout"]["sessions"][0])

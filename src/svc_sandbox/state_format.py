@@ -60,7 +60,7 @@ from svc_sandbox.identity.sessions import BrowserSession
 from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
 from svc_sandbox.identity.users import User
 from svc_sandbox.latency import LatencyRule
-from svc_sandbox.orgs.organizations import ApiToken, Organization
+from svc_sandbox.orgs.organizations import ApiToken, Organization, rate_problem
 from svc_sandbox.wallet.ledger import LedgerEntry, Transfer
 from svc_sandbox.webhooks.delivery import Attempt, Delivery, DueAttempt, ReceiverFault
 from svc_sandbox.webhooks.endpoints import WebhookEndpoint
@@ -92,8 +92,16 @@ def _decimal(value: str) -> str:
     return value
 
 
+def _fee_rate(value: str) -> str:
+    problem = rate_problem(Decimal(value))  # a finite decimal by now (``_decimal``)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
 Instant = Annotated[StrictStr, AfterValidator(_instant)]
 DecimalText = Annotated[StrictStr, AfterValidator(_decimal)]
+FeeRateText = Annotated[DecimalText, AfterValidator(_fee_rate)]
 Int64 = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
 
 
@@ -125,6 +133,7 @@ _NARROWER: dict[tuple[type, str], Any] = {
     (ProviderConfig, "push_delay_seconds"): Annotated[
         Finite, Field(ge=0, le=MAX_PUSH_DELAY_SECONDS)
     ],
+    (Organization, "custom_fee_rate"): FeeRateText,
 }
 _NARROWER_BY_NAME: dict[str, Any] = {"environment": Literal["sandbox", "production"]}
 

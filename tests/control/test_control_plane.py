@@ -141,17 +141,26 @@ def test_the_custom_fee_rate_is_answered_as_its_exact_decimal_string(
     assert again.json["customFeeRate"] == answered  # type: ignore[index]
 
 
-@pytest.mark.parametrize("sent", [5e-324, 1.5e-30, "1E-999999999"])
-def test_a_fee_rate_finer_than_30_places_is_refused(svc_http: FlaskClient, sent: object) -> None:
+@pytest.mark.parametrize(
+    ("sent", "message"),
+    [
+        (5e-324, "customFeeRate must have at most 30 decimal places"),
+        (1.5e-30, "customFeeRate must have at most 30 decimal places"),
+        ("1E-999999999", "customFeeRate must have at most 30 decimal places"),
+        (1.01, "customFeeRate must be less than or equal to 1"),
+        ("2", "customFeeRate must be less than or equal to 1"),
+        (-0.01, "customFeeRate must be greater than or equal to 0"),
+    ],
+)
+def test_a_fee_rate_outside_0_to_1_or_finer_than_30_places_is_refused(
+    svc_http: FlaskClient, sent: object, message: str
+) -> None:
     org_id = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
     before = svc_http.get("/_sandbox/state").data
     response = svc_http.patch(
         f"/_sandbox/orgs/{org_id}", json={"customFeeRate": sent, "kyc": "rejected"}
     )
-    assert (response.status_code, response.json["error"]) == (  # type: ignore[index]
-        400,
-        "customFeeRate must have at most 30 decimal places",
-    )
+    assert (response.status_code, response.json["error"]) == (400, message)  # type: ignore[index]
     assert svc_http.get("/_sandbox/state").data == before
 
 

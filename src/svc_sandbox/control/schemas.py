@@ -42,8 +42,9 @@ class OrganizationUpdateBody(Strict):
     environment: Environment | None = None
     developerMode: StrictBool | None = None
     kyc: KycStatus | None = None
-    #: A fraction, 0.05 = 5%; null goes back to the platform default.
-    customFeeRate: Annotated[Decimal, Field(ge=0, le=1)] | None = None
+    #: A fraction, 0.05 = 5%; null goes back to the platform default. Its range and places
+    #: are the organization's rule (orgs/organizations.py: ``rate_problem``).
+    customFeeRate: Decimal | None = None
     redirectUrls: list[Uri] | None = None
 
 

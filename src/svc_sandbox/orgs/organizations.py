@@ -43,8 +43,8 @@ MAX_RATE_PLACES = 30
 def rate_text(rate: Decimal | None) -> str | None:
     """A rate (None: the platform's) as its exact decimal string without an exponent: 1E-30
     is written 0.000000000000000000000000000001. A string, not a JSON number: most clients
-    read a number as a float, which cannot hold every decimal rate exactly. A rate no PATCH
-    can store (only a hand-written state document) keeps its short form, not a huge one."""
+    read a number as a float, which cannot hold every decimal rate exactly. A zero with a huge
+    exponent (``0E+999999``, a rate of 0) keeps its short form, not a huge one."""
     if rate is None:
         return None
     exponent = rate.as_tuple().exponent
@@ -53,10 +53,24 @@ def rate_text(rate: Decimal | None) -> str | None:
     return str(rate)
 
 
-def check_rate_places(rate: Decimal) -> None:
+def rate_problem(rate: Decimal) -> str | None:
+    """What keeps ``rate`` from being a fee rate (None: nothing): a fraction from 0 to 1 with at
+    most ``MAX_RATE_PLACES`` decimal places. The control plane's PATCH and a state import both
+    ask here, so an imported organization holds only rates a PATCH could have set."""
+    if rate < 0:
+        return "must be greater than or equal to 0"
+    if rate > 1:
+        return "must be less than or equal to 1"
     exponent = rate.as_tuple().exponent
     if isinstance(exponent, int) and exponent < -MAX_RATE_PLACES:
-        raise ValidationFailed(f"customFeeRate must have at most {MAX_RATE_PLACES} decimal places")
+        return f"must have at most {MAX_RATE_PLACES} decimal places"
+    return None
+
+
+def check_rate(rate: Decimal) -> None:
+    problem = rate_problem(rate)
+    if problem:
+        raise ValidationFailed(f"customFeeRate {problem}")
 
 
 @dataclass
@@ -175,7 +189,7 @@ class OrganizationService(Service):
         """Changes what the dashboard would change. ``custom_fee_rate=False`` leaves it as is."""
         org = self.get(org_id)
         if isinstance(custom_fee_rate, Decimal):
-            check_rate_places(custom_fee_rate)  # before any change: a refused PATCH changes nothing
+            check_rate(custom_fee_rate)  # before any change: a refused PATCH changes nothing
         if name is not None:
             org.name = name
         if environment is not None and Environment(environment) is not org.environment:
