@@ -6,7 +6,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import checkout, org_id, published, push_checkout
+from tests.commerce.checkout_helpers import BUYER, checkout, org_id, published, push_checkout
 
 
 def test_checkout_links_create_list_and_deactivate(
@@ -224,3 +224,97 @@ def test_links_and_fields_refuse_another_organizations_product(
     assert field.status_code == 400
     assert field.json["error"].startswith("productIds[0]")  # type: ignore[index]
     assert svc_http.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"] == []  # type: ignore[index]
+
+
+# --- editing and removing checkout fields ----------------------------------------------------
+
+
+def test_a_field_change_applies_to_later_checkouts_and_earlier_orders_keep_their_answers(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    product = published(svc_http, auth)
+    size = svc_http.post(
+        f"/_sandbox/orgs/{org_id(svc_sandbox)}/checkout-fields",
+        json={"label": "Size", "type": "select", "options": ["S", "M"], "required": True},
+    ).json["id"]  # type: ignore[index]
+    earlier = checkout(
+        svc_http, auth, productId=product["_id"], customer=BUYER, collectedFields={size: "S"}
+    )
+    changed = svc_http.patch(
+        f"/_sandbox/checkout-fields/{size}",
+        json={"label": "Shirt size", "options": ["M", "L"], "required": False},
+    )
+    assert changed.status_code == 200
+    assert (changed.json["label"], changed.json["options"], changed.json["required"]) == (  # type: ignore[index]
+        "Shirt size",
+        ["M", "L"],
+        False,
+    )
+    refused = checkout(
+        svc_http, auth, 400, productId=product["_id"], customer=BUYER, collectedFields={size: "S"}
+    )
+    assert refused["error"].startswith(f"collectedFields.{size}")
+    checkout(svc_http, auth, productId=product["_id"], customer=BUYER)  # no longer required
+    svc_sandbox.payments.approve(earlier["sessionId"])
+    orders = svc_http.get("/api/orders", headers=auth).json["items"]  # type: ignore[index]
+    assert [o["collectedFields"] for o in orders if o["status"] == "paid"] == [{size: "S"}]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"type": "colour"}, "type must be one of"),
+        ({"options": []}, "options is required for a select field"),
+        ({"type": "select", "options": []}, "options is required for a select field"),
+        ({"productIds": ["f" * 24]}, "productIds[0] is not a product of this organization"),
+        ({"label": ""}, "label"),
+        ({"required": "yes"}, "required"),
+    ],
+)
+def test_a_refused_field_change_is_a_400_naming_the_field_and_changes_nothing(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, body: dict[str, object], message: str
+) -> None:
+    org = org_id(svc_sandbox)
+    size = svc_http.post(
+        f"/_sandbox/orgs/{org}/checkout-fields",
+        json={"label": "Size", "type": "select", "options": ["S"]},
+    ).json
+    response = svc_http.patch(
+        f"/_sandbox/checkout-fields/{size['id']}",  # type: ignore[index]
+        json={**body, "required": True} if "required" not in body else body,
+    )
+    assert response.status_code == 400
+    assert response.json["error"].startswith(message)  # type: ignore[index]
+    assert svc_http.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"] == [size]  # type: ignore[index]
+
+
+def test_a_removed_field_is_neither_asked_nor_taken(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    org = org_id(svc_sandbox)
+    product = published(svc_http, auth)
+    size = svc_http.post(
+        f"/_sandbox/orgs/{org}/checkout-fields", json={"label": "Size", "required": True}
+    ).json
+    removed = svc_http.delete(f"/_sandbox/checkout-fields/{size['id']}", json={})  # type: ignore[index]
+    assert (removed.status_code, removed.json) == (200, size)
+    assert svc_http.get(f"/_sandbox/orgs/{org}/checkout-fields").json["items"] == []  # type: ignore[index]
+    checkout(svc_http, auth, productId=product["_id"], customer=BUYER)
+    taken = checkout(
+        svc_http,
+        auth,
+        400,
+        productId=product["_id"],
+        customer=BUYER,
+        collectedFields={size["id"]: "M"},  # type: ignore[index]
+    )
+    assert taken["error"].startswith(f"collectedFields.{size['id']} is not a checkout field")  # type: ignore[index]
+
+
+@pytest.mark.parametrize("method", ["PATCH", "DELETE"])
+def test_an_unknown_field_is_a_404(svc_http: FlaskClient, method: str) -> None:
+    response = svc_http.open("/_sandbox/checkout-fields/cf_nope", method=method, json={})
+    assert (response.status_code, response.json["error"]) == (  # type: ignore[index]
+        404,
+        "checkout field cf_nope not found",
+    )

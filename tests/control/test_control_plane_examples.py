@@ -242,6 +242,8 @@ def checkout_sessions(run: Runner) -> None:
     org = run.values["<org id>"]
     link = run.call("POST", f"/_sandbox/orgs/{org}/checkout-links", {"productIds": [book["_id"]]})
     run.values["<link id>"] = link["id"]
+    size = {"label": "Size", "type": "select", "options": ["S", "M"]}
+    run.values["<field id>"] = run.call("POST", f"/_sandbox/orgs/{org}/checkout-fields", size)["id"]
 
 
 def webhooks(run: Runner) -> None:

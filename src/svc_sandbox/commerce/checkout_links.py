@@ -77,6 +77,13 @@ class CheckoutField:
         }
 
 
+def check_field_shape(type_: str, options: list[str]) -> None:
+    """A known type; a select field offers at least one option."""
+    one_of(type_, FIELD_TYPES, "type")
+    if type_ == "select" and not options:
+        raise ValidationFailed("options is required for a select field")
+
+
 class CheckoutConfigService(Service):
     """Owns checkout links and checkout fields of every organization."""
 
@@ -179,9 +186,7 @@ class CheckoutConfigService(Service):
         options: list[str] | None = None,
     ) -> CheckoutField:
         self.orgs.get(org_id)
-        one_of(type_, FIELD_TYPES, "type")
-        if type_ == "select" and not options:
-            raise ValidationFailed("options is required for a select field")
+        check_field_shape(type_, options or [])
         product_ids = self._product_ids(org_id, product_refs or [])
         checkout_field = CheckoutField(
             id="cf_" + self.ids.text(16),
@@ -195,6 +200,49 @@ class CheckoutConfigService(Service):
         )
         self.fields[checkout_field.id] = checkout_field
         return checkout_field
+
+    @locked
+    def update_field(
+        self,
+        field_id: str,
+        *,
+        label: str | None = None,
+        type_: str | None = None,
+        required: bool | None = None,
+        product_refs: list[str] | None = None,
+        options: list[str] | None = None,
+    ) -> CheckoutField:
+        """Changes what is given, all or nothing. Sessions keep the answers they collected: a
+        change applies to the checkouts created after it."""
+        definition = self.field(field_id)
+        check_field_shape(
+            definition.type if type_ is None else type_,
+            definition.options if options is None else options,
+        )
+        product_ids = (
+            None if product_refs is None else self._product_ids(definition.org_id, product_refs)
+        )
+        if label is not None:
+            definition.label = label
+        if type_ is not None:
+            definition.type = type_
+        if required is not None:
+            definition.required = required
+        if product_ids is not None:
+            definition.product_ids = product_ids
+        if options is not None:
+            definition.options = list(options)
+        return definition
+
+    @locked
+    def delete_field(self, field_id: str) -> CheckoutField:
+        """Removes a definition: later checkouts neither ask nor take it; sessions keep the
+        answers they collected."""
+        return self.fields.pop(self.field(field_id).id)
+
+    @locked
+    def field(self, field_id: str) -> CheckoutField:
+        return found(self.fields.get(field_id), f"checkout field {field_id} not found")
 
     @locked
     def fields_of(self, org_id: str) -> list[CheckoutField]:

@@ -14,6 +14,7 @@ from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.control.api import render_error
 from svc_sandbox.control.checkout_schemas import (
     CheckoutFieldBody,
+    CheckoutFieldUpdateBody,
     CheckoutLinkBody,
     CheckoutLinkUpdateBody,
     FailBody,
@@ -171,6 +172,25 @@ def list_checkout_fields(org_id: str) -> Response:
     sb = sandbox()
     sb.orgs.get(org_id)
     return json_response({"items": [f.to_public() for f in sb.checkout_config.fields_of(org_id)]})
+
+
+@blueprint.patch("/checkout-fields/<field_id>")
+def update_checkout_field(field_id: str) -> Response:
+    body = parse_body(CheckoutFieldUpdateBody)
+    changed = sandbox().checkout_config.update_field(
+        field_id,
+        label=body.label,
+        type_=body.type,
+        required=body.required,
+        product_refs=body.productIds,
+        options=body.options,
+    )
+    return json_response(changed.to_public())
+
+
+@blueprint.delete("/checkout-fields/<field_id>")
+def delete_checkout_field(field_id: str) -> Response:
+    return json_response(sandbox().checkout_config.delete_field(field_id).to_public())
 
 
 # --- event log ------------------------------------------------------------------------------

@@ -62,9 +62,21 @@ class CheckoutLinkUpdateBody(Strict):
     active: StrictBool | None = None
 
 
+FieldLabel = Annotated[StrictStr, Field(min_length=1, max_length=120)]
+FieldOption = Annotated[StrictStr, Field(min_length=1, max_length=120)]
+
+
 class CheckoutFieldBody(Strict):
-    label: Annotated[StrictStr, Field(min_length=1, max_length=120)]
+    label: FieldLabel
     type: StrictStr = "text"
     required: StrictBool = False
     productIds: list[StrictStr] = []
-    options: list[Annotated[StrictStr, Field(min_length=1, max_length=120)]] = []
+    options: list[FieldOption] = []
+
+
+class CheckoutFieldUpdateBody(Strict):
+    label: FieldLabel | None = None
+    type: StrictStr | None = None
+    required: StrictBool | None = None
+    productIds: list[StrictStr] | None = None
+    options: list[FieldOption] | None = None

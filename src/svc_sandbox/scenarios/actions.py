@@ -81,6 +81,10 @@ ACTIONS: dict[str, Action] = {
     "create_checkout_link": Action("POST", "/orgs/{org}/checkout-links", "a checkout link"),
     "update_checkout_link": Action("PATCH", "/checkout-links/{link}", "change a checkout link"),
     "create_checkout_field": Action("POST", "/orgs/{org}/checkout-fields", "a checkout field"),
+    "update_checkout_field": Action("PATCH", "/checkout-fields/{field}", "change a checkout field"),
+    "delete_checkout_field": Action(
+        "DELETE", "/checkout-fields/{field}", "remove a checkout field"
+    ),
     "events": Action("GET", "/events", "the event log (type, sessionId, orgId)"),
     # webhooks
     "create_webhook_endpoint": Action("POST", "/webhooks/endpoints", "a webhook endpoint"),
