@@ -88,6 +88,9 @@ class World:
         checkout_link = client.post(
             f"/_sandbox/orgs/{org}/checkout-links", json={"productIds": [product["_id"]]}
         )
+        checkout_field = client.post(
+            f"/_sandbox/orgs/{org}/checkout-fields", json={"label": "Size"}
+        )
         described = client.get(f"/_sandbox/checkout/sessions/{simulated['sessionId']}").json
         event = client.get("/_sandbox/events").json["items"][0]  # type: ignore[index]
         identity = client.get("/_sandbox").json["identity"]  # type: ignore[index]
@@ -100,6 +103,7 @@ class World:
             "org_id": org,
             "endpoint_id": endpoint.json["id"],  # type: ignore[index]
             "link_id": checkout_link.json["id"],  # type: ignore[index]
+            "field_id": checkout_field.json["id"],  # type: ignore[index]
             "attempt_id": described["attempts"][0]["id"],  # type: ignore[index]
             "event_id": event["id"],
             "withdrawal_id": "0" * 24,

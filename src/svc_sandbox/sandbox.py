@@ -12,7 +12,7 @@ import threading
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from svc_sandbox import __version__, state_format
+from svc_sandbox import __version__
 from svc_sandbox.commerce.checkout import CheckoutService
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import CustomerService
@@ -46,7 +46,7 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.locking import let_others_in
-from svc_sandbox.core.records import collector_paused, to_json
+from svc_sandbox.core.records import FORMAT, collector_paused, to_json
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
 from svc_sandbox.identity.apps import AppService
 from svc_sandbox.identity.grants import AuthorizationService
@@ -419,7 +419,7 @@ class Sandbox:
         not encoded, so the lock is held briefly; ``export`` encodes it outside the lock."""
         with self.lock, collector_paused():
             return {
-                "format": state_format.FORMAT,
+                "format": FORMAT,
                 "version": __version__,
                 "clock": {
                     "now": isoformat(self.clock.now()),
@@ -439,6 +439,8 @@ class Sandbox:
         """Replaces the whole state with an export. The document is validated as a whole
         first (400 naming the path): its format, then that every reference between its
         records names a record it holds; nothing changes unless all of it is valid."""
+        from svc_sandbox import state_format  # its models: not on the start-up path
+
         state_format.validate(data, self.scheduler.payload_types())
         if self.settings.state_references == "check":
             from svc_sandbox import state_references  # imports only: not on the start-up path
@@ -451,6 +453,8 @@ class Sandbox:
 
     def state_schema(self) -> dict[str, Any]:
         """The export format as JSON Schema (what ``restore`` validates against)."""
+        from svc_sandbox import state_format
+
         return state_format.schema(self.scheduler.payload_types())
 
     def import_file(self, path: str) -> None:
@@ -526,6 +530,9 @@ class Sandbox:
         for recorder in self.recorders.values():
             recorder.contract.warm()
         _ = self.signing_keys.active().private_key  # built once, then cached (keys.py)
+        # Imported on first use so that start-up does not wait for it (its regular expressions
+        # take 10 ms to build); a first checkout with a successUrl should not either.
+        import rfc3986_validator  # type: ignore[import-untyped]  # noqa: F401
 
     def next_request_id(self) -> str:
         # Request ids are not state: their own small lock, so that taking one never waits

@@ -10,7 +10,8 @@ as ISO 8601 strings with a zone inside the clock's range; enums and lifecycle st
 values. A record field with a default may be absent (the dataclass fills it in), every other
 one is required, unknown ones are refused.
 
-``FORMAT`` is the format's version: a change that an older sandbox could not read bumps it.
+``FORMAT`` (core/records.py) is the format's version: a change that an older sandbox could not
+read bumps it.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.lifecycle import Lifecycle
+from svc_sandbox.core.records import FORMAT
 from svc_sandbox.core.validation import describe
 from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.grants import AuthCode
@@ -65,8 +67,6 @@ from svc_sandbox.wallet.ledger import LedgerEntry, Transfer
 from svc_sandbox.webhooks.delivery import Attempt, Delivery, DueAttempt, ReceiverFault
 from svc_sandbox.webhooks.endpoints import WebhookEndpoint
 from svc_sandbox.webhooks.events import Event
-
-FORMAT = 1
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 

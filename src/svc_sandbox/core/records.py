@@ -17,6 +17,10 @@ from svc_sandbox.core.clock import parse_instant
 
 T = TypeVar("T")
 
+#: The version of the export format (state_format.py): a change that an older sandbox could
+#: not read bumps it. Here, not there, so that exporting does not import the validation models.
+FORMAT = 1
+
 
 #: Types ``to_json`` hands back as they are (checked by exact type first: the common case).
 _PLAIN = frozenset({str, int, float, bool, type(None)})
