@@ -1,9 +1,12 @@
 """One webhook POST over real HTTP, with its outcome; never raises.
 
-A 2xx answered within the timeout is a success. ``Sender`` keeps one keep-alive connection per
+A 2xx status line and headers within the timeout is a success; the body of the answer is read
+for the journal's snippet (and to keep the connection) but not required. The timeout is one
+deadline for the whole attempt, counted from before the POST goes out: a receiver that drips
+its answer a byte at a time cannot stretch it. ``Sender`` keeps one keep-alive connection per
 receiver origin (a connection the receiver closed while idle is replaced before use, never
-retried after a request went out) and calls in-process receivers (``inprocess:`` endpoints).
-Anything else is a failure with a reason:
+retried after a request went out; one whose answer was not read whole is closed) and calls
+in-process receivers (``inprocess:`` endpoints). Anything else is a failure with a reason:
 another status (a redirect is not followed), a refused or reset connection, an answer that is
 not HTTP, or no answer in time.
 """
@@ -11,12 +14,19 @@ not HTTP, or no answer in time.
 from __future__ import annotations
 
 import http.client
+import math
 import select
-from collections.abc import Callable, Mapping
+import socket
+import ssl
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from svc_sandbox.core.clock import monotonic
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer, SupportsRead, WriteableBuffer
 
 #: How much of the receiver's answer the journal keeps.
 SNIPPET_CHARS = 200
@@ -51,7 +61,7 @@ class Sender:
     def __init__(self, receivers: Mapping[str, Receiver] | None = None) -> None:
         #: In-process receivers by endpoint URL (``inprocess:<endpoint id>``).
         self.receivers: Mapping[str, Receiver] = receivers if receivers is not None else {}
-        self._connections: dict[tuple[str, str, int | None], http.client.HTTPConnection] = {}
+        self._connections: dict[tuple[str, str, int | None], _Connection] = {}
         #: New connections opened (a keep-alive test reads it).
         self.connections_opened = 0
 
@@ -73,38 +83,34 @@ class Sender:
         duration = round((monotonic() - started) * 1000, 3)
         return Outcome(status, None, f"answered {status}", duration)
 
-    def _exchange(
-        self, url: str, body: bytes, headers: dict[str, str], timeout: float
-    ) -> tuple[int, str, str | None]:
+    def _exchange(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answer:
+        deadline = monotonic() + timeout
         parts = urlsplit(url)
         key = (parts.scheme, parts.hostname or "", parts.port)
         connection = self._connections.pop(key, None)
         if connection is not None and _dropped(connection):
             connection.close()  # the receiver closed the idle connection: open a new one
             connection = None
-        if connection is None:
-            connection = _connect(url, timeout)
-            self.connections_opened += 1
-        elif connection.sock is not None:
-            connection.sock.settimeout(timeout)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         reusable = False
         try:
-            connection.request("POST", target, body=body, headers=headers)
+            if connection is None:
+                connection = _connect(url, timeout)
+                connection.connect()
+                self.connections_opened += 1
+            connection.start(deadline, timeout)
+            connection.post(target, body, headers)
             response = connection.getresponse()
-            length = response.length
-            if not response.will_close and length is not None and length <= KEEP_ALIVE_MAX_BODY:
-                raw = response.read()
-                reusable = True
-            else:
-                raw = response.read(SNIPPET_CHARS * 4)
+            answered = monotonic()
+            raw, reusable = _read_body(response)
             text = raw.decode("utf-8", "replace")[:SNIPPET_CHARS]
-            return response.status, text, response.getheader("Location")
+            return Answer(response.status, text, response.getheader("Location"), answered)
         finally:
-            if reusable:
-                self._connections[key] = connection
-            else:
-                connection.close()
+            if connection is not None:
+                if reusable:
+                    self._connections[key] = connection
+                else:
+                    connection.close()
 
     def close(self) -> None:
         for connection in self._connections.values():
@@ -114,7 +120,19 @@ class Sender:
 
 INPROCESS_SCHEME = "inprocess:"
 
-Exchange = Callable[[str, bytes, dict[str, str], float], tuple[int, str, "str | None"]]
+
+@dataclass(slots=True, frozen=True)
+class Answer:
+    """A receiver's answer: its status line and headers came in time; the body may not have."""
+
+    status: int
+    snippet: str
+    location: str | None
+    #: When the status line and headers had arrived (``monotonic``).
+    at: float
+
+
+Exchange = Callable[[str, bytes, dict[str, str], float], Answer]
 
 
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Outcome:
@@ -136,7 +154,7 @@ def _outcome(
         return round((monotonic() - started) * 1000, 3)
 
     try:
-        status, text, location = exchange(url, body, headers, timeout)
+        answer = exchange(url, body, headers, timeout)
     except TimeoutError:
         return Outcome(None, "timeout", f"no answer within {timeout:g} s", elapsed_ms())
     except http.client.RemoteDisconnected:
@@ -148,25 +166,147 @@ def _outcome(
         return Outcome(None, "invalid_response", message, elapsed_ms())
     except (OSError, ValueError) as exc:
         return Outcome(None, "connection_error", f"{type(exc).__name__}: {exc}", elapsed_ms())
-    duration = elapsed_ms()
+    # The answer's time is when its status line and headers arrived; the body is not required.
+    status, text = answer.status, answer.snippet
+    duration = round((answer.at - started) * 1000, 3)
     if duration > timeout * 1000:
         return Outcome(status, "timeout", f"answered after {timeout:g} s", duration, text)
     if 300 <= status < 400:
-        message = f"redirect to {location or '?'} (not followed)"
+        message = f"redirect to {answer.location or '?'} (not followed)"
     else:
         message = f"answered {status}"
     return Outcome(status, None, message, duration, text)
 
 
-def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
+def _read_body(response: http.client.HTTPResponse) -> tuple[bytes, bool]:
+    """Reads what the deadline allows of the answer's body: all of it when it is small enough
+    to keep the connection, else one read for the snippet. Returns the bytes and whether the
+    connection can be used again (the body was read whole). A body cut short by the deadline,
+    a reset or a bad chunk ends the read, not the answer."""
+    length = response.length
+    keep = not response.will_close and length is not None and length <= KEEP_ALIVE_MAX_BODY
+    want = length if keep and length is not None else SNIPPET_CHARS * 4
+    received = bytearray()
+    try:
+        while len(received) < want:
+            chunk = response.read1(want - len(received))
+            if not chunk:
+                break
+            received += chunk
+            if not keep:
+                break  # the snippet needs no more than one read
+    except (OSError, ValueError, http.client.HTTPException):
+        return bytes(received), False
+    if keep and response.length == 0:
+        response.close()  # read whole: the connection is ready for the next request
+        return bytes(received), True
+    return bytes(received), False
+
+
+def _connect(url: str, timeout: float) -> _Connection:
     parts = urlsplit(url)
-    connection_class = (
-        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    )
-    return connection_class(parts.hostname or "", parts.port, timeout=timeout)
+    if parts.scheme == "https":
+        context = ssl.create_default_context()
+        context.sslsocket_class = _DeadlineSSLSocket
+        return _SecureConnection(parts.hostname or "", parts.port, timeout=timeout, context=context)
+    return _PlainConnection(parts.hostname or "", parts.port, timeout=timeout)
 
 
-def _dropped(connection: http.client.HTTPConnection) -> bool:
+#: How far past its deadline a wait may end: a socket's timeout is only shortened (a system
+#: call) when it would overrun by more, so a prompt answer costs no extra calls.
+DEADLINE_SLACK_SECONDS = 0.05
+
+
+def _spend(sock: socket.socket, deadline: float) -> None:
+    """Gives the next wait on ``sock`` only the time left before ``deadline``."""
+    left = deadline - monotonic()
+    if left <= 0:
+        raise TimeoutError("timed out")
+    timeout = sock.gettimeout()
+    if timeout is None or timeout > left + DEADLINE_SLACK_SECONDS:
+        sock.settimeout(left)
+
+
+class _DeadlineSocket(socket.socket):
+    """A socket whose every read and send may wait only until ``deadline`` (a monotonic
+    reading): the socket timeout alone bounds each read, not the answer as a whole."""
+
+    deadline = math.inf
+
+    def recv_into(self, buffer: WriteableBuffer, nbytes: int = 0, flags: int = 0) -> int:
+        _spend(self, self.deadline)
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data: ReadableBuffer, flags: int = 0) -> None:
+        _spend(self, self.deadline)
+        super().sendall(data, flags)
+
+
+class _DeadlineSSLSocket(ssl.SSLSocket):
+    """The same deadline for an https receiver (reads and sends go through the TLS layer)."""
+
+    deadline = math.inf
+
+    def recv_into(self, buffer: WriteableBuffer, nbytes: int | None = None, flags: int = 0) -> int:
+        _spend(self, self.deadline)
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data: ReadableBuffer, flags: int = 0) -> None:
+        _spend(self, self.deadline)
+        super().sendall(data, flags)
+
+
+class _Connection(http.client.HTTPConnection):
+    """A webhook connection: its socket waits only until the attempt's deadline, and a
+    request's head and body go out in one write (two small writes cost a second system call
+    and wake the receiver twice; the bytes are the same)."""
+
+    #: The request head, held back until its body is sent with it.
+    _head: bytes | None = None
+    _joining = False
+
+    def start(self, deadline: float, timeout: float) -> None:
+        """Starts an attempt that must be over by ``deadline`` (a ``monotonic`` reading)."""
+        sock = self.sock
+        if isinstance(sock, _DeadlineSocket | _DeadlineSSLSocket):
+            sock.deadline = deadline
+        if sock is not None:
+            sock.settimeout(timeout)
+
+    def post(self, target: str, body: bytes, headers: dict[str, str]) -> None:
+        self._joining = bool(body)
+        try:
+            self.request("POST", target, body=body, headers=headers)
+        finally:
+            self._joining, self._head = False, None
+
+    def send(
+        self, data: ReadableBuffer | SupportsRead[bytes] | Iterable[ReadableBuffer] | str
+    ) -> None:
+        # http.client sends the head, then the body: the head waits for the body.
+        if self._joining and isinstance(data, bytes):
+            if self._head is None:
+                self._head = data
+                return
+            data, self._joining, self._head = self._head + data, False, None
+        super().send(data)
+
+
+class _PlainConnection(_Connection):
+    def connect(self) -> None:
+        super().connect()
+        plain = self.sock
+        assert plain is not None
+        timeout = plain.gettimeout()
+        self.sock = _DeadlineSocket(plain.family, plain.type, plain.proto, plain.detach())
+        self.sock.settimeout(timeout)
+
+
+class _SecureConnection(_Connection, http.client.HTTPSConnection):
+    """An https connection; its context makes ``_DeadlineSSLSocket``s."""
+
+
+def _dropped(connection: _Connection) -> bool:
     """Whether an idle kept-alive connection was closed by the receiver (readable at rest
     means end of stream, or unexpected bytes: either way not reusable)."""
     sock = connection.sock
