@@ -187,6 +187,28 @@ def test_event_log_filters(
     assert other["total"] == 0  # type: ignore[index]
 
 
+@pytest.mark.parametrize(
+    ("query", "error"),
+    [
+        (
+            "type=order.paid",
+            "type must be one of order.created, order.completed, checkout.session.expired",
+        ),
+        ("eventType=order.created", "eventType is not a known field"),
+        ("limit=5", "limit is not a known field"),
+    ],
+)
+def test_event_log_refuses_an_unknown_type_or_parameter(
+    svc_http: FlaskClient, query: str, error: str
+) -> None:
+    # As the webhook journal (GET /_sandbox/webhooks/attempts?eventType=...) does.
+    response = svc_http.get(f"/_sandbox/events?{query}")
+    assert (response.status_code, response.json) == (
+        400,
+        {"error": error, "code": "validation_failed"},
+    )
+
+
 def test_describe_session_shows_attempts(svc_http: FlaskClient, auth: dict[str, str]) -> None:
     result = checkout(svc_http, auth, amount=100, description="x")
     svc_http.post(

@@ -102,6 +102,27 @@ def test_an_unpaid_session_expires_and_is_delivered_after_30_minutes_with_nobody
     assert_signed(receiver)
 
 
+def test_the_envelope_environment_is_the_sessions_not_the_organizations_now(
+    svc_http: FlaskClient, auth: dict[str, str], receiver: Receiver
+) -> None:
+    # docs/webhooks.md: the environment of the checkout session the event is about.
+    endpoint = add_endpoint(svc_http, receiver.url)
+    org = endpoint["organizationId"]
+    session = checkout(svc_http, auth, amount=100, description="x")
+    switched = svc_http.patch(f"/_sandbox/orgs/{org}", json={"environment": "production"})
+    assert switched.status_code == 200
+    advance(svc_http, "30m")
+    svc_http.post("/_sandbox/events/trigger", json={"type": "order.created", "orgId": org})
+    flush(svc_http)
+    expired, triggered = arrived(receiver)
+    assert (expired["type"], expired["data"]["sessionId"]) == (
+        "checkout.session.expired",
+        session["sessionId"],
+    )
+    assert expired["environment"] == "sandbox"  # the session's
+    assert (triggered["type"], triggered["environment"]) == ("order.created", "production")
+
+
 def test_a_failed_push_expires_with_its_reason(
     svc_http: FlaskClient, auth: dict[str, str], receiver: Receiver
 ) -> None:

@@ -92,22 +92,51 @@ def test_bad_endpoints_answer_400_naming_the_field(
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "error"),
     [
-        ({"url": "mailto:a@b.c"}, "url"),
-        ({"secret": ""}, "secret"),
-        ({"eventTypes": ["order.paid"]}, "eventTypes[0]"),
+        ({"url": "mailto:a@b.c"}, "url must be an absolute http(s) URL with a host"),
+        ({"secret": ""}, "secret must not be empty"),
+        ({"eventTypes": ["order.paid"]}, "eventTypes[0] must be one of"),
+        # null is not "leave it": create refuses it, and so does an update
+        ({"url": None}, "url must not be null"),
+        ({"secret": None}, "secret must not be null"),
+        ({"eventTypes": None}, "eventTypes must not be null"),
+        ({"enabled": None}, "enabled must not be null"),
     ],
 )
 def test_bad_updates_answer_400_and_change_nothing(
-    svc_http: FlaskClient, body: dict[str, Any], field: str
+    svc_http: FlaskClient, body: dict[str, Any], error: str
 ) -> None:
     created = add_endpoint(svc_http, URL)
     path = f"/_sandbox/webhooks/endpoints/{created['id']}"
-    response = svc_http.patch(path, json={**body, "enabled": False})
+    before = svc_http.get("/_sandbox/state").json
+    response = svc_http.patch(path, json={**body, "description": "changed"})
     assert response.status_code == 400
-    assert response.json["error"].startswith(field + " ")  # type: ignore[index]
+    assert response.json["error"].startswith(error)  # type: ignore[index]
     assert svc_http.get(path).json == created
+    assert svc_http.get("/_sandbox/state").json == before
+
+
+def test_a_null_description_clears_it(svc_http: FlaskClient) -> None:
+    created = add_endpoint(svc_http, URL, description="shop")
+    path = f"/_sandbox/webhooks/endpoints/{created['id']}"
+    patched = svc_http.patch(path, json={"description": None})
+    assert patched.status_code == 200
+    assert patched.json == {**created, "description": ""}
+
+
+def test_rotate_secret_takes_no_fields(svc_http: FlaskClient) -> None:
+    created = add_endpoint(svc_http, URL)
+    path = f"/_sandbox/webhooks/endpoints/{created['id']}"
+    refused = svc_http.post(f"{path}/rotate-secret", json={"secret": "mine"})
+    assert (refused.status_code, refused.json) == (
+        400,
+        {"error": "secret is not a known field", "code": "validation_failed"},
+    )
+    assert svc_http.get(path).json == created
+    rotated = svc_http.post(f"{path}/rotate-secret", content_type="application/json")  # empty body
+    assert rotated.status_code == 200
+    assert rotated.json["secret"] not in (created["secret"], "mine")  # type: ignore[index]
 
 
 def test_unknown_organization_or_endpoint_is_404(svc_http: FlaskClient) -> None:

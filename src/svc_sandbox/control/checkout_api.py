@@ -1,5 +1,5 @@
 """Control-plane routes of the checkout family: decide payments, configure the provider,
-inject faults, create checkout links and checkout fields, read the event log.
+inject faults, create checkout links and checkout fields.
 
 Every route is documented with an example in docs/control-plane.md.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.control.api import render_error
@@ -191,16 +191,3 @@ def update_checkout_field(field_id: str) -> Response:
 @blueprint.delete("/checkout-fields/<field_id>")
 def delete_checkout_field(field_id: str) -> Response:
     return json_response(sandbox().checkout_config.delete_field(field_id).to_public())
-
-
-# --- event log ------------------------------------------------------------------------------
-
-
-@blueprint.get("/events")
-def event_log() -> Response:
-    """The events the sandbox emitted, oldest first; filters ``type``, ``sessionId``, ``orgId``."""
-    args = request.args
-    events = sandbox().events.query(
-        org_id=args.get("orgId"), type_=args.get("type"), session_id=args.get("sessionId")
-    )
-    return json_response({"items": [e.envelope() for e in events], "total": len(events)})

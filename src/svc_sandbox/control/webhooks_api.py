@@ -1,4 +1,4 @@
-"""Control-plane routes of the webhooks family: endpoints, test events, the
+"""Control-plane routes of the webhooks family: endpoints, the event log, test events, the
 delivery journal, redelivery, flush and the receiver-outcome fault.
 
 Every route is documented with an example in docs/control-plane.md (Webhooks).
@@ -23,8 +23,10 @@ from svc_sandbox.webhooks.schemas import (
     EndpointCreateBody,
     EndpointQuery,
     EndpointUpdateBody,
+    EventLogQuery,
     ReceiverFaultBody,
     RedeliverBody,
+    RotateSecretBody,
     TriggerBody,
 )
 
@@ -93,19 +95,23 @@ def get_endpoint(endpoint_id: str) -> Response:
 @blueprint.patch("/webhooks/endpoints/<endpoint_id>")
 def update_endpoint(endpoint_id: str) -> Response:
     body = parse_body(EndpointUpdateBody)
+    description = body.description
+    if description is None and "description" in body.model_fields_set:
+        description = ""  # null clears the description
     endpoint = sandbox().webhook_endpoints.update(
         endpoint_id,
         url=body.url,
         secret=body.secret,
         event_types=body.eventTypes,
         enabled=body.enabled,
-        description=body.description,
+        description=description,
     )
     return json_response(endpoint.to_public())
 
 
 @blueprint.post("/webhooks/endpoints/<endpoint_id>/rotate-secret")
 def rotate_secret(endpoint_id: str) -> Response:
+    parse(RotateSecretBody, json_body(optional=True))  # no fields: refuses any sent
     return json_response(sandbox().webhook_endpoints.rotate_secret(endpoint_id).to_public())
 
 
@@ -114,7 +120,17 @@ def delete_endpoint(endpoint_id: str) -> Response:
     return json_response(sandbox().webhook_endpoints.delete(endpoint_id).to_public())
 
 
-# --- test events (the event log itself, GET /_sandbox/events, is in checkout_api.py) ------
+# --- the event log and test events ---------------------------------------------------------
+
+
+@blueprint.get("/events")
+def event_log() -> Response:
+    """The events the sandbox emitted, oldest first; filters ``type``, ``sessionId``, ``orgId``."""
+    query = _query(EventLogQuery)
+    events = sandbox().events.query(
+        org_id=query.orgId, type_=query.type, session_id=query.sessionId
+    )
+    return json_response({"items": [e.envelope() for e in events], "total": len(events)})
 
 
 @blueprint.post("/events/trigger")

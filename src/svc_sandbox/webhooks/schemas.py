@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr
 
+from svc_sandbox.commerce.schemas import NoNulls
 from svc_sandbox.control.schemas import Strict
 
 Description = Annotated[StrictStr, Field(max_length=500)]
@@ -27,12 +28,21 @@ class EndpointCreateBody(Strict):
     description: Description = ""
 
 
-class EndpointUpdateBody(Strict):
+class EndpointUpdateBody(NoNulls):
+    """A field left out is left as it is; ``null`` is refused (400 naming the field), except
+    for ``description``, where it clears the description."""
+
+    nullable = frozenset({"description"})
+
     url: StrictStr | None = None
     secret: StrictStr | None = None
     eventTypes: list[StrictStr] | None = None
     enabled: StrictBool | None = None
     description: Description | None = None
+
+
+class RotateSecretBody(Strict):
+    """No fields: the new secret is generated (PATCH ``secret`` sets a chosen one)."""
 
 
 class RedeliverBody(Strict):
@@ -51,6 +61,12 @@ class TriggerBody(Strict):
     orgId: StrictStr | None = None
     #: Fields replacing the example data of the type.
     data: dict[str, Any] | None = None
+
+
+class EventLogQuery(Strict):
+    orgId: str | None = None
+    type: str | None = None
+    sessionId: str | None = None
 
 
 class EndpointQuery(Strict):
