@@ -121,7 +121,7 @@ class Sender:
 INPROCESS_SCHEME = "inprocess:"
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Answer:
     """A receiver's answer: its status line and headers came in time; the body may not have."""
 
