@@ -114,12 +114,12 @@ def ledger_problem(entries: list[LedgerEntry], transfers: list[Transfer]) -> str
         problem = entry_problem(entry.kind, entry.amount, entry.transfer_id)
         if problem:
             return f"entries[{index}].{problem}"
-        transfer = by_id.get(entry.transfer_id or "")
-        if transfer is not None:
-            problem = _leg_problem(entry, transfer, legs.get((transfer.id, entry.kind)))
+        paid = by_id.get(entry.transfer_id or "")
+        if paid is not None:
+            problem = _leg_problem(entry, paid, legs.get((paid.id, entry.kind)))
             if problem:
                 return f"entries[{index}].{problem}"
-            legs[(transfer.id, entry.kind)] = index
+            legs[(paid.id, entry.kind)] = index
         balance = balances.setdefault(entry.user_id, Balance())
         balance.apply(entry.amount)
         problem = balance_problem(balance)
