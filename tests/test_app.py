@@ -120,3 +120,22 @@ def test_the_wallets_framework_answers_carry_a_code_in_error_as_its_other_errors
     assert answer.json["message"] and answer.json["message"] != code  # the sentence
     # The Python client reads the code from ``error`` (spec §7).
     assert from_coded_answer(status, answer.json, None).code == code
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/api/checkout", {"POST", "OPTIONS"}),
+        ("DELETE", "/wallet", {"GET", "HEAD", "OPTIONS"}),
+        ("PUT", "/_sandbox/clock", {"GET", "HEAD", "OPTIONS"}),
+        ("DELETE", "/auth/oauth2/token", {"POST", "OPTIONS"}),
+    ],
+)
+def test_a_405_names_the_methods_the_route_takes_in_allow(
+    svc_http: FlaskClient, method: str, path: str, allowed: set[str]
+) -> None:
+    """RFC 9110 §15.5.6: a 405 carries Allow (schemathesis' unsupported_method checks it)."""
+    answer = svc_http.open(path, method=method, json={})
+    assert answer.status_code == 405
+    assert set(answer.headers["Allow"].split(", ")) == allowed
+    assert answer.content_type == "application/json"

@@ -182,7 +182,11 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
             message = f"No route for {request.method} {request.path}"
         else:
             message = error.description or error.name
-        return json_response(framework_body(error.name.lower().replace(" ", "_"), message), status)
+        # What the exception says in headers stays (a 405's Allow, RFC 9110 §15.5.6); its
+        # Content-Type is for werkzeug's HTML page, not this JSON.
+        headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+        body = framework_body(error.name.lower().replace(" ", "_"), message)
+        return json_response(body, status, headers)
 
     @app.errorhandler(SandboxError)
     def refused(error: SandboxError) -> Response:
