@@ -17,7 +17,7 @@ from svc_sandbox.client import SignatureError, build_test_webhook, verify_webhoo
 from svc_sandbox.client.signing import DEFAULT_TOLERANCE
 from svc_sandbox.mcp import docs
 from svc_sandbox.mcp.backend import Backend, backend_of
-from svc_sandbox.mcp.results import Format, answer, wire
+from svc_sandbox.mcp.results import Format, answer
 
 # --- output models ----------------------------------------------------------------------
 
@@ -92,7 +92,7 @@ async def svc_verify_webhook(
         result = VerifyOutput(valid=False, reason=error.reason, message=error.message, event=None)
         text = f"**Not valid** (`{error.reason}`): {error.message}"
     else:
-        document = wire(event)
+        document = event.to_wire()
         result = VerifyOutput(valid=True, reason=None, message="signature verified", event=document)
         text = f"**Valid**: event `{event.id}` of type `{event.type}`."
     return answer(text, result.model_dump(mode="json"), response_format)
