@@ -22,7 +22,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from svc_sandbox import __version__
-from svc_sandbox.client.commerce import TOKEN_SHAPE
+from svc_sandbox.client.commerce import is_api_token
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
 from svc_sandbox.mcp.server import NAME, build_server
@@ -68,7 +68,7 @@ def request_token(config: McpConfig, request: Request) -> tuple[str | None, Resp
         return None, None
     scheme, _, token = header.partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not TOKEN_SHAPE.match(token):
+    if scheme.lower() != "bearer" or not is_api_token(token):
         return None, _unauthorized(
             "Authorization must be `Bearer svc_test_...` or `Bearer svc_live_...`"
         )

@@ -40,7 +40,12 @@ from svc_sandbox.client.models import (
     Resource,
     WithdrawalStatus,
 )
-from svc_sandbox.commerce.fees import DEFAULT_FEE_RATE, DEFAULT_TAX_RATE, quote_withdrawal
+from svc_sandbox.commerce.fees import (
+    DEFAULT_FEE_RATE,
+    DEFAULT_TAX_RATE,
+    MAX_MINOR,
+    quote_withdrawal,
+)
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.mcp.backend import backend_of
@@ -72,8 +77,8 @@ HexId = Annotated[str, Field(pattern=r"^[0-9a-f]{24}$", description="24 lowercas
 Description = Annotated[str | None, Field(max_length=5000, description="up to 5000 characters")]
 
 
-def _minor(description: str, minimum: int = 0) -> Any:
-    return Field(strict=True, ge=minimum, description=description + " (integer santim)")
+def _minor(description: str, minimum: int = 0, maximum: int | None = None) -> Any:
+    return Field(strict=True, ge=minimum, le=maximum, description=description + " (integer santim)")
 
 
 OptionalMinor = int | None
@@ -466,7 +471,7 @@ async def svc_get_balance(
 
 
 async def svc_quote_withdrawal(
-    amount_minor: Annotated[int, _minor("gross amount to withdraw")],
+    amount_minor: Annotated[int, _minor("gross amount to withdraw", maximum=MAX_MINOR)],
     fee_rate: Annotated[
         str | None,
         Field(
