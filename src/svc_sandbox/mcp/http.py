@@ -40,11 +40,14 @@ def is_loopback(host: str) -> bool:
 
 
 def transport_security(host: str) -> TransportSecuritySettings | None:
-    """Loopback binds accept only loopback Host names (any port) and Origins; others: None."""
+    """Loopback binds accept only loopback Host names and the bound address (any port), and
+    their Origins; others: None."""
     if not is_loopback(host):
         return None
-    hosts = [*LOOPBACK_NAMES, *(f"{name}:*" for name in LOOPBACK_NAMES)]
-    origins = [f"http://{name}{port}" for name in LOOPBACK_NAMES for port in ("", ":*")]
+    bound = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names = [*LOOPBACK_NAMES, *([bound] if bound not in LOOPBACK_NAMES else [])]
+    hosts = [*names, *(f"{name}:*" for name in names)]
+    origins = [f"http://{name}{port}" for name in names for port in ("", ":*")]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
