@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import token_of
 
@@ -102,8 +103,6 @@ def test_the_seeded_credentials_skip_a_retired_token(
 def test_a_token_is_matched_whole_a_trailing_character_makes_it_malformed(
     svc_sandbox: Sandbox, token: str, suffix: str
 ) -> None:
-    from svc_sandbox.core.errors import SandboxError
-
     with pytest.raises(SandboxError) as refused:
         svc_sandbox.orgs.authenticate(token + suffix)
     assert refused.value.status == 401
