@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from typing import Any
+from urllib.parse import urlsplit
 
 from svc_sandbox.commerce.checkout import LINK_MODES, CheckoutSession
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.exposure import origin_of
 from svc_sandbox.sandbox import Sandbox
 
 GATEWAYS = ("telebirr", "mpesa", "cbe")
@@ -66,10 +68,21 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "success_url": session.success_url,
             "gateways": GATEWAYS,
             "gateway_names": GATEWAY_NAMES,
-            "poll_url": f"{sb.settings.root('base_url')}/checkout/{session.id}",
+            "poll_url": poll_url(sb, session.id),
             "failure_codes": [(code, FAILURE_MESSAGES[code]) for code in FAILURE_CODES],
             "triggers": trigger_list(sb, session.environment),
         }
+
+
+def poll_url(sb: Sandbox, session_id: str) -> str:
+    """The session the waiting pages poll (GET {base_url}/checkout/{id}). A path when the API
+    is served on the pages' own origin: a page opened through another name of this server
+    (``localhost`` for ``127.0.0.1``) then polls its own origin, which CORS would refuse it
+    for the roots' name."""
+    url = f"{sb.settings.root('base_url')}/checkout/{session_id}"
+    page_roots = (sb.settings.root("pay_url"), sb.settings.root("provider_url"))
+    origin = origin_of(url)
+    return urlsplit(url).path if all(origin_of(r) == origin for r in page_roots) else url
 
 
 def trigger_list(sb: Sandbox, environment: str) -> list[dict[str, Any]]:
