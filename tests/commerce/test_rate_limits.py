@@ -84,7 +84,7 @@ def test_the_provider_page_and_payment_links_have_a_window_each(
     assert ATTEMPTS[other](svc_http, merchant[other]).status_code == 200  # its own budget
     refused = attempt(svc_http, merchant[used_up])
     assert (refused.status_code, refused.headers["Retry-After"]) == (429, "300")
-    assert refused.json == {"error": PAY_LIMITED}
+    assert refused.json == {"error": PAY_LIMITED.format(seconds=300)}
     svc_sandbox.advance(timedelta(minutes=5))
     assert attempt(svc_http, merchant[used_up]).status_code == 200
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
 from svc_sandbox.commerce.checkout import LINK_MODES, CheckoutSession
+from svc_sandbox.commerce.checkout_input import MAX_AMOUNT, check_pwyw_bounds
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
@@ -26,14 +27,29 @@ def money(amount: int) -> str:
 
 
 def santim(etb: str, field: str = "amount") -> int:
-    """A form's ETB figure (``50`` or ``50.25``) in santim; 400 naming the field otherwise."""
+    """A form's ETB figure (``50`` or ``50.25``) in santim; 400 naming the field otherwise,
+    worded in ETB as the form asks."""
+    not_etb = f"{field} must be an amount in ETB such as 50.00"
     try:
         value = Decimal(etb.strip()) * 100
-    except InvalidOperation:
-        raise ValidationFailed(f"{field} must be an amount in ETB such as 50.00") from None
-    if value != value.to_integral_value() or not value.is_finite():
+    except ArithmeticError:  # not a number, or an exponent past Decimal's range (1e999999)
+        raise ValidationFailed(not_etb) from None
+    if not value.is_finite():  # NaN, Infinity
+        raise ValidationFailed(not_etb)
+    if value != value.to_integral_value():
         raise ValidationFailed(f"{field} must have at most two decimals")
+    # Before int(): 1e999997 would be a million-digit integer (seconds of CPU).
+    if abs(value) > MAX_AMOUNT:
+        raise ValidationFailed(f"{field} must be at most {money(MAX_AMOUNT)}")
     return int(value)
+
+
+def pwyw_santim(product: Product, etb: str) -> int:
+    """The product page's amount of a pay-what-you-want product: santim, checked against the
+    product's minimum with the figures in ETB (the service words them in santim)."""
+    amount = santim(etb)
+    check_pwyw_bounds(amount, product.minimum_amount or 0, money)
+    return amount
 
 
 def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
