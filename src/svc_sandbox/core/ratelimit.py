@@ -11,10 +11,11 @@ from svc_sandbox.core.errors import RateLimited
 
 
 def limited(message: str, retry_after: int) -> RateLimited:
-    """The refusal: ``message`` with ``{seconds}`` replaced by the wait its Retry-After
-    header gives (a person reading a page never sees the header)."""
+    """The refusal: ``message`` with ``{wait}`` replaced by the wait its Retry-After header
+    gives, ``1 second`` or ``300 seconds`` (a person reading a page never sees the header)."""
     seconds = max(1, retry_after)
-    return RateLimited(message.format(seconds=seconds), retry_after=seconds)
+    wait = "1 second" if seconds == 1 else f"{seconds} seconds"
+    return RateLimited(message.format(wait=wait), retry_after=seconds)
 
 
 @dataclass
