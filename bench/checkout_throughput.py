@@ -27,13 +27,25 @@ CLIENTS = 8
 BODY = json.dumps({"amount": 500, "description": "bench"})
 
 
-def bare_server() -> None:
+def bare_server(work_us: int = 0) -> None:
     """The baseline: the smallest Flask app doing the same JSON work on the same two routes
-    (parse the JSON body; answer a body of the same shape as svc-sandbox's), on waitress."""
+    (parse the JSON body; answer a body of the same shape as svc-sandbox's), on waitress.
+
+    ``work_us`` > 0 makes a calibration app: the same app spending that many microseconds of
+    CPU in pure Python on every request, which shows what a given amount of extra work per
+    request does to the ratios under this server and thread count."""
     from flask import Flask, jsonify, request
     from waitress.server import create_server
 
     app = Flask("bare")
+
+    if work_us > 0:
+
+        @app.before_request
+        def work() -> None:
+            started = time.thread_time_ns()
+            while time.thread_time_ns() - started < work_us * 1000:
+                pass
 
     @app.post("/api/checkout")
     def create() -> Any:
@@ -179,9 +191,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=200, help="requests per client per phase")
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--work-us", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server:
-        bare_server()
+        bare_server(args.work_us)
         return 0
     per_client = max(1, min(args.requests, 5000))
 

@@ -38,6 +38,9 @@ SERVE = [PY, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--clock", "frozen
 
 
 CONTROL = "bare Flask, again (control)"
+#: Microseconds of pure-Python CPU the calibration app adds to every request of the bare app.
+WORK_US = 30
+CALIBRATION = f"bare Flask + {WORK_US} µs of work (calibration)"
 
 
 def servers() -> dict[str, list[str]]:
@@ -46,6 +49,15 @@ def servers() -> dict[str, list[str]]:
         # The same app in a second process: its ratio to the first is the noise floor (an
         # A/A control), measured in the same rounds as everything else.
         CONTROL: [PY, str(HERE / "checkout_throughput.py"), "--bare-server"],
+        # What a fixed amount of extra work per request costs in the ratios here: the GIL and
+        # waitress's thread hand-offs make it cost more than its own CPU time.
+        CALIBRATION: [
+            PY,
+            str(HERE / "checkout_throughput.py"),
+            "--bare-server",
+            "--work-us",
+            str(WORK_US),
+        ],
         "svc-sandbox": [*SERVE, "--no-rate-limits"],
         "svc-sandbox --strict": [*SERVE, "--no-rate-limits", "--strict"],
     }
@@ -421,7 +433,11 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         "app's server CPU time per request divided by this server's (1.00 = as cheap as bare "
         "Flask): on a busy machine it is the steadier of the ratios, because req/s also "
         f"measures who else got the cores. The row `{CONTROL}` is the bare app again, in a "
-        "second process: its distance from 1.00 is what the machine alone moves a ratio.",
+        "second process: its distance from 1.00 is what the machine alone moves a ratio. "
+        f"The row `{CALIBRATION}` is the bare app spending {WORK_US} µs more of pure-Python "
+        "CPU on every request: under waitress's threads and the GIL, extra work per request "
+        "costs more than its own time, and this row shows how far that much work alone moves "
+        "the ratios.",
         "",
         "What the gap to bare Flask pays for, on every request: a request id from the seeded "
         "factory and its `X-Request-Id` header; the Host check; the contract check of the "
