@@ -317,7 +317,16 @@ def contract_command(args: argparse.Namespace) -> int:
         return 2
     if args.json:
         findings = [f.to_json() for f in result.findings]
-        print(json.dumps({"ok": result.ok, "findings": findings, "errors": result.errors}))
+        print(
+            json.dumps(
+                {
+                    "ok": result.ok,
+                    "findings": findings,
+                    "errors": result.errors,
+                    "notTested": result.not_tested,
+                }
+            )
+        )
     else:
         print(result.summary())
     return 0 if result.ok else 1

@@ -7,13 +7,15 @@ are the same test. schemathesis is imported lazily: it is needed only to run the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.contract.document import COMMERCE
 
 if TYPE_CHECKING:
     import schemathesis
+
+    from svc_sandbox.contract.validation import Contract
 
 #: The checks of issue 6, every one enabled on every operation where it applies.
 CHECKS = (
@@ -178,6 +180,8 @@ class RunResult:
     findings: list[Finding]
     errors: list[str]
     seconds: float
+    #: Operations of the contract the run left out, each with the reason (printed).
+    not_tested: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -195,6 +199,7 @@ class RunResult:
             lines.append(f"FAIL {finding.operation} [{finding.check}] {finding.title}")
             lines += ["    " + line for line in finding.message.splitlines()[:6]]
             lines.append("    " + finding.reproduce.splitlines()[0][:500])
+        lines += [f"NOT TESTED {label}: {why}" for label, why in self.not_tested.items()]
         lines += [f"ERROR {error}" for error in dict.fromkeys(self.errors)]
         verdict = "PASSED" if self.ok else "FAILED"
         lines.append(
@@ -202,6 +207,29 @@ class RunResult:
             f"in {self.seconds:.1f}s"
         )
         return "\n".join(lines)
+
+
+OWN_ROOT_REASON = (
+    "{where}; the run's --base-url would replace that root (schemathesis's base URL overrides "
+    "a path-level server) and test a URL that does not exist, so it is left out: test it at "
+    "its own root"
+)
+
+
+def own_root_operations(contract: Contract) -> dict[str, tuple[str, str]]:
+    """Operations with their own ``servers`` entry (the payment-link attempt under
+    ``{pay_url}``): operation id -> (label, why the run leaves it out)."""
+    found: dict[str, tuple[str, str]] = {}
+    for operation in contract.operations:
+        if operation.own_server:
+            item = contract.document["paths"][operation.path]
+            servers = operation.definition.get("servers") or item.get("servers") or [{}]
+            where = str(servers[0].get("description") or servers[0].get("url", "?"))
+            found[operation.operation_id] = (
+                operation.label,
+                OWN_ROOT_REASON.format(where=where.rstrip(".")),
+            )
+    return found
 
 
 def run_contract_test(
@@ -223,8 +251,11 @@ def run_contract_test(
     from schemathesis.engine import Status, events, from_schema
 
     from svc_sandbox.contract.document import load_contract
+    from svc_sandbox.contract.validation import shipped_contract
     from svc_sandbox.core.clock import monotonic
 
+    elsewhere = own_root_operations(shipped_contract(contract))
+    skip_operations = tuple(dict.fromkeys([*skip_operations, *elsewhere]))
     config = config_dict(
         token=token,
         max_examples=max_examples,
@@ -239,7 +270,7 @@ def run_contract_test(
         load_contract(contract), config=schemathesis.Config.from_dict(config)
     )
     started = monotonic()
-    result = RunResult(base_url, set(), {}, [], [], 0.0)
+    result = RunResult(base_url, set(), {}, [], [], 0.0, dict(elsewhere.values()))
     for event in from_schema(schema).execute():
         if isinstance(event, events.ScenarioFinished):
             if event.status == Status.SKIP:
