@@ -39,7 +39,7 @@ def report(client: FlaskClient) -> dict[str, Any]:
             "/api/products",
             {"json": {"title": "x" * 121, "pricingModel": "free"}},
             "body.title",
-            "#/components/schemas/ProductCreate/properties/title/maxLength",
+            "#/components/schemas/ProductCreate/properties/title/pattern",
         ),
         (
             "post",
