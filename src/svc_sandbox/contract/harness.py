@@ -42,32 +42,42 @@ class Allowance:
     reason: str
 
 
+#: Refused although JSON Schema calls it valid, on every operation with an integer in its body.
+INTEGRAL_FLOATS = (
+    "an integral float (5000.0) where an integer is due is refused (400), though JSON Schema "
+    "counts it as an integer"
+)
+
 POSITIVE_ALLOWANCES = (
     Allowance(
         "createProduct",
         ("400",),
-        "a pwyw price.defaultAmount below price.minimumAmount is refused (two fields compared)",
+        "a pwyw price.defaultAmount below price.minimumAmount is refused (two fields "
+        f"compared); {INTEGRAL_FLOATS}; a media URL that fits the pattern but that Python's "
+        "urlsplit cannot read (a bracketed host that is not an IP address) is refused",
     ),
     Allowance(
         "createCheckout",
         ("400",),
         "which customer fields are required depends on the shape and the mode (email except on "
         "a paid payment link, phone with a gateway), a pwyw amount must reach the stored "
-        "minimum, and custom amounts, metadata and payment links need a token",
+        "minimum, and custom amounts, metadata and payment links need a token; "
+        f"{INTEGRAL_FLOATS}; a successUrl that fits the pattern but that RFC 3986 or urlsplit "
+        "still refuses (a bracketed host that is not an IP address) is refused",
     ),
     Allowance(
         "createWithdrawal",
         ("400", "422"),
         "§4 refuses with 400 a sandbox organization, Developer Mode off, KYC not approved or an "
         "amount above the earnings (organization state), and with withdrawal_key_reuse = reject "
-        "a reused Idempotency-Key with another body answers 422",
+        f"a reused Idempotency-Key with another body answers 422; {INTEGRAL_FLOATS}",
     ),
     Allowance(
         "sendFromWallet",
         ("400", "402"),
         "a schema-valid recipient may be the sender (400 self_transfer) and a valid amount may "
         "be more than the sender's wallet holds (402 insufficient_funds): both depend on who "
-        "sends and on stored balances",
+        f"sends and on stored balances; {INTEGRAL_FLOATS}",
     ),
     *(
         Allowance(
@@ -83,7 +93,7 @@ POSITIVE_ALLOWANCES = (
         ("400", "422"),
         "locked pricingModel/price.type changes answer 422, and price.amount on a pwyw or free "
         "product or a defaultAmount below the minimum answer 400: both depend on the stored "
-        "product",
+        f"product; {INTEGRAL_FLOATS}; a media URL as on createProduct",
     ),
 )
 
