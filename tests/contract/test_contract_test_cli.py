@@ -155,3 +155,21 @@ def test_the_payment_link_attempt_is_left_out_and_said_so(
     with urlopen(svc_server.url + "/_sandbox/requests?limit=500") as answer:
         paths = {item["path"] for item in json.load(answer)["items"]}
     assert paths and not any("/pay/" in path for path in paths)
+
+
+def test_with_its_server_url_the_payment_link_attempt_is_tested_at_its_real_root(
+    svc_server: RunningServer, token: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--own-server-url names what the path-level server '/' stands for (the emulator's
+    origin): the attempt is then sent to {pay_url}/cs_…, the route that exists."""
+    others = [o for o in BASE_URL_OPERATIONS if o != "getBalance"]
+    skips = [arg for op in others for arg in ("--skip-operation", op)]
+    run = ["contract", "test", "--base-url", svc_server.url + "/api", "--token", token]
+    own = ["--own-server-url", svc_server.url, "--no-stateful", "--max-examples", "8"]
+    assert main(run + own + skips) == 0
+    out = capsys.readouterr().out
+    assert "NOT TESTED" not in out and "2 operations tested" in out
+    with urlopen(svc_server.url + "/_sandbox/requests?limit=500") as answer:
+        paths = [item["path"] for item in json.load(answer)["items"]]
+    assert any(path.startswith("/pay/") for path in paths)
+    assert not any(path.startswith("/api/pay/") for path in paths)

@@ -221,8 +221,8 @@ class RunResult:
 
 OWN_ROOT_REASON = (
     "{where}; the run's --base-url would replace that root (schemathesis's base URL overrides "
-    "a path-level server) and test a URL that does not exist, so it is left out: test it at "
-    "its own root"
+    "a path-level server) and test a URL that does not exist, so it is left out: pass "
+    "--own-server-url (the emulator: its origin) to test it at its own root"
 )
 
 
@@ -252,35 +252,55 @@ def run_contract_test(
     seed: int = 1,
     stateful: bool = True,
     skip_operations: tuple[str, ...] = (),
+    own_server_url: str | None = None,
 ) -> RunResult:
     """Runs the checks over HTTP against the server at ``base_url`` (the root of ``contract``
     on any implementation: {base_url}, {auth_url} or {wallet_base_url}), with the contract
     shipped in this package. ``schemes`` gives credentials by security scheme (see
-    ``config_dict``); ``token`` alone is the commerce bearer."""
+    ``config_dict``); ``token`` alone is the commerce bearer. Operations with their own
+    ``servers`` entry (``/`` for the payment-link attempt) run in a second pass against
+    ``own_server_url``, what that entry stands for on the server under test (the emulator:
+    its origin); without it they are left out and listed in ``not_tested``."""
+    from svc_sandbox.contract.validation import shipped_contract
+    from svc_sandbox.core.clock import monotonic
+
+    shipped = shipped_contract(contract)
+    elsewhere = own_root_operations(shipped)
+    started = monotonic()
+    result = RunResult(base_url, set(), {}, [], [], 0.0)
+    passes = [(base_url, tuple(dict.fromkeys([*skip_operations, *elsewhere])), stateful)]
+    if own_server_url is None:
+        result.not_tested = dict(elsewhere.values())
+    elif set(elsewhere) - set(skip_operations):
+        # The second pass: only the operations under their own root (no links to follow).
+        rest = [o.operation_id for o in shipped.operations if o.operation_id not in elsewhere]
+        passes.append((own_server_url, tuple(dict.fromkeys([*skip_operations, *rest])), False))
+    for url, skipped, with_links in passes:
+        config = config_dict(
+            token=token,
+            max_examples=max_examples,
+            seed=seed,
+            base_url=url.rstrip("/"),
+            skip_operations=skipped,
+            schemes=schemes,
+        )
+        config["phases"]["stateful"]["enabled"] = with_links
+        config["workers"] = 1
+        _run_pass(contract, config, result)
+    result.seconds = monotonic() - started
+    return result
+
+
+def _run_pass(contract: str, config: dict[str, Any], result: RunResult) -> None:
+    """One schemathesis run of ``contract`` with ``config``, tallied into ``result``."""
     import schemathesis
     from schemathesis.engine import Status, events, from_schema
 
     from svc_sandbox.contract.document import load_contract
-    from svc_sandbox.contract.validation import shipped_contract
-    from svc_sandbox.core.clock import monotonic
 
-    elsewhere = own_root_operations(shipped_contract(contract))
-    skip_operations = tuple(dict.fromkeys([*skip_operations, *elsewhere]))
-    config = config_dict(
-        token=token,
-        max_examples=max_examples,
-        seed=seed,
-        base_url=base_url.rstrip("/"),
-        skip_operations=skip_operations,
-        schemes=schemes,
-    )
-    config["phases"]["stateful"]["enabled"] = stateful
-    config["workers"] = 1
     schema = schemathesis.openapi.from_dict(
         load_contract(contract), config=schemathesis.Config.from_dict(config)
     )
-    started = monotonic()
-    result = RunResult(base_url, set(), {}, [], [], 0.0, dict(elsewhere.values()))
     for event in from_schema(schema).execute():
         if isinstance(event, events.ScenarioFinished):
             if event.status == Status.SKIP:
@@ -310,5 +330,3 @@ def run_contract_test(
             result.errors.append(f"{event.label}: {event.info.title}: {event.info.message}")
         elif isinstance(event, events.FatalError):
             result.errors.append(f"fatal: {event.exception!r}")
-    result.seconds = monotonic() - started
-    return result
