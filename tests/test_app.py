@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import bind, create_app
+from svc_sandbox.client.errors import from_coded_answer
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 
@@ -89,3 +90,52 @@ def test_binding_a_sandbox_with_other_route_paths_is_refused() -> None:
     app = create_app(Sandbox())
     with pytest.raises(ValueError, match="base_url path '/v1' differs"):
         bind(app, Sandbox(base_url="http://127.0.0.1:8700/v1"))
+
+
+#: (method, path, body, status, code): answers no route gives (app.py http_error).
+FRAMEWORK_ANSWERS = [
+    ("DELETE", "/wallet", None, 405, "method_not_allowed"),
+    ("GET", "/wallet/send", None, 405, "method_not_allowed"),
+    ("GET", "/wallet/transfers", None, 404, "not_found"),
+    (
+        "POST",
+        "/wallet/send",
+        b'{"recipientHandle": "' + b"x" * (1 << 20) + b'"}',
+        413,
+        "request_entity_too_large",
+    ),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "code"), FRAMEWORK_ANSWERS)
+def test_the_wallets_framework_answers_carry_a_code_in_error_as_its_other_errors(
+    svc_http: FlaskClient, method: str, path: str, body: bytes | None, status: int, code: str
+) -> None:
+    headers = {"Authorization": "Bearer x", "X-Svc-Key": "svc_test_abcdefgh"}
+    answer = svc_http.open(
+        path, method=method, data=body, content_type="application/json", headers=headers
+    )
+    assert answer.status_code == status
+    assert answer.json is not None and answer.json["error"] == code
+    assert answer.json["message"] and answer.json["message"] != code  # the sentence
+    # The Python client reads the code from ``error`` (spec §7).
+    assert from_coded_answer(status, answer.json, None).code == code
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/api/checkout", {"POST", "OPTIONS"}),
+        ("DELETE", "/wallet", {"GET", "HEAD", "OPTIONS"}),
+        ("PUT", "/_sandbox/clock", {"GET", "HEAD", "OPTIONS"}),
+        ("DELETE", "/auth/oauth2/token", {"POST", "OPTIONS"}),
+    ],
+)
+def test_a_405_names_the_methods_the_route_takes_in_allow(
+    svc_http: FlaskClient, method: str, path: str, allowed: set[str]
+) -> None:
+    """RFC 9110 §15.5.6: a 405 carries Allow (schemathesis' unsupported_method checks it)."""
+    answer = svc_http.open(path, method=method, json={})
+    assert answer.status_code == 405
+    assert set(answer.headers["Allow"].split(", ")) == allowed
+    assert answer.content_type == "application/json"

@@ -10,7 +10,12 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.cli import banner
-from svc_sandbox.exposure import HOST_ANSWERS_KEPT, HostRule, usable_origins
+from svc_sandbox.exposure import (
+    HOST_ANSWERS_KEPT,
+    HostRule,
+    content_security_policy,
+    usable_origins,
+)
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from tests.commerce.checkout_helpers import BUYER, checkout, path, published, push_checkout
@@ -240,3 +245,40 @@ def test_json_requests_to_pages_need_no_token(svc_http: FlaskClient, auth: dict[
     simulator = path(push_checkout(svc_http, auth)["checkoutUrl"])
     response = svc_http.post(simulator + "/approve", json={})
     assert response.status_code == 200 and response.json["status"] == "completed"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("target", "source"),
+    [
+        ("https://app.example/cb?x=1", "https://app.example"),
+        ("http://[::1]:8080/cb", "http://[::1]:8080"),
+        ("https://u:p@App.Example:8443/cb", "https://app.example:8443"),
+        ("https://ቡና.example/cb", "https://xn--1zd4h.example"),  # a CSP source is ASCII
+        ("http://[::1", None),  # cannot be parsed
+        ("http://x; script-src * 'unsafe-inline'; form-action *; a", None),
+        ("http://a b/", None),
+        ("http://a\x0bb/", None),
+        ("javascript://x/", None),
+    ],
+)
+def test_a_form_target_adds_its_origin_to_the_policy_or_nothing(
+    target: str, source: str | None
+) -> None:
+    settings = Settings()
+    policy = content_security_policy(settings, [target])
+    directives = dict(d.split(" ", 1) for d in policy.split("; "))
+    assert list(directives) == [
+        "default-src",
+        "style-src",
+        "script-src",
+        "connect-src",
+        "img-src",
+        "form-action",
+        "base-uri",
+        "frame-ancestors",
+    ]
+    assert directives["script-src"] == "'self'"
+    own = content_security_policy(settings)
+    assert (policy == own) is (source is None)
+    if source is not None:
+        assert directives["form-action"].split(" ") == ["'self'", "http://127.0.0.1:8700", source]

@@ -11,6 +11,7 @@ import logging
 import os
 import socket
 import threading
+import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
@@ -108,3 +109,35 @@ def test_closing_servers_with_open_connections_under_threads_raises_nothing(
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == []
     assert open_fds() <= before  # every listening, connection and trigger fd closed
+
+
+def test_a_server_on_port_0_names_the_port_it_picked_in_the_pages_policy() -> None:
+    """`serve --port 0`, `exec` and the plugin build the app before the server picks its port:
+    the pages' CSP (form-action, connect-src) and the Host refusal name the served origin."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, port=0)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        origin = f"http://127.0.0.1:{server.port}"
+        assert sandbox.settings.root("pay_url") == origin + "/pay"
+        token = sandbox.info()["organizations"][0]["tokens"][0]["token"]
+        request = urllib.request.Request(
+            origin + "/api/checkout",
+            data=json.dumps({"amount": 1000, "description": "Port 0"}).encode(),
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            link = json.loads(response.read())["checkoutUrl"]
+        assert link.startswith(origin + "/pay/")
+        for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}"):
+            page = urllib.request.Request(link, headers={"Host": host})
+            with urllib.request.urlopen(page, timeout=10) as response:
+                policy = response.headers["Content-Security-Policy"]
+            directives = dict(d.split(" ", 1) for d in policy.split("; "))
+            assert directives["form-action"] == f"'self' {origin}"
+            assert directives["connect-src"] == f"'self' {origin}"
+        refused = urllib.request.Request(origin + "/_sandbox", headers={"Host": "evil.example"})
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(refused, timeout=10)
+        assert f"use {origin}," in json.loads(answer.value.read())["error"]
+    finally:
+        server.close()

@@ -153,10 +153,28 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     def is_control() -> bool:
         return request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/")
 
+    #: The wallet's root (empty when it shares the root path with the other APIs: then its
+    #: unknown paths cannot be told from theirs and answer as theirs do).
+    wallet_root = settings.path_of("wallet_base_url")
+
+    def is_wallet() -> bool:
+        path = request.path
+        return bool(wallet_root) and (path == wallet_root or path.startswith(wallet_root + "/"))
+
+    def framework_body(code: str, message: str) -> dict[str, str]:
+        """The body of an answer no route gave: the control plane's ``{error, code}``, the
+        wallet's ``{error: <code>, message}`` (spec §7), else ``{error: <message>}``."""
+        if is_control():
+            return {"error": message, "code": code}
+        if is_wallet():
+            return {"error": code, "message": message}
+        return {"error": message}
+
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
-        """Unknown routes, wrong methods, oversized bodies: JSON like every other answer
-        (with the control plane's ``code`` under /_sandbox)."""
+        """Unknown routes, wrong methods, oversized bodies: JSON like every other answer, the
+        code (``not_found``, ``method_not_allowed``, ``request_entity_too_large``) where the
+        API family's errors carry one."""
         status = error.code or 500
         if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
             return pages_api.not_found_page(f"No page at {request.path}")
@@ -164,18 +182,16 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
             message = f"No route for {request.method} {request.path}"
         else:
             message = error.description or error.name
-        body = {"error": message}
-        if is_control():
-            body["code"] = error.name.lower().replace(" ", "_")
-        return json_response(body, status)
+        # What the exception says in headers stays (a 405's Allow, RFC 9110 §15.5.6); its
+        # Content-Type is for werkzeug's HTML page, not this JSON.
+        headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+        body = framework_body(error.name.lower().replace(" ", "_"), message)
+        return json_response(body, status, headers)
 
     @app.errorhandler(SandboxError)
     def refused(error: SandboxError) -> Response:
         """A refusal before any route matched (the Host check on an unknown path)."""
-        body = {"error": error.message}
-        if is_control():
-            body["code"] = error.code
-        return error_response(error, body)
+        return error_response(error, framework_body(error.code, error.message))
 
     return app
 

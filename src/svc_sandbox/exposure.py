@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import re
 import secrets
 import socket
 from collections.abc import Sequence
@@ -123,6 +124,34 @@ JSON_ONLY = (
 )
 
 
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of an absolute URL, as written."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+#: An origin as a CSP source expression (CSP 3 host-source): http(s), an ASCII host name or an
+#: IP literal (IPv6 in brackets), an optional port.
+CSP_ORIGIN = re.compile(r"https?://(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def csp_source(url: str) -> str | None:
+    """The origin of ``url`` as a CSP source (an internationalized host in its ASCII form),
+    or None when it reads as no origin: a URL is never a way to add a directive (``;``) or
+    another source (a space) to a policy."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        host = parts.hostname or ""
+        if ":" not in host:
+            host = host.encode("idna").decode("ascii")
+    except (ValueError, UnicodeError):  # http://[::1, a label idna refuses
+        return None
+    host = f"[{host}]" if ":" in host else host
+    source = f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
+    return source if CSP_ORIGIN.fullmatch(source) else None
+
+
 def content_security_policy(settings: Settings, form_targets: Sequence[str] = ()) -> str:
     """The CSP of the pages: no inline script or style; the one stylesheet and the small
     scripts come from the sandbox itself (/_assets), which the scripts also fetch from (the
@@ -131,7 +160,7 @@ def content_security_policy(settings: Settings, form_targets: Sequence[str] = ()
     to (form-action covers the redirects after a post: the sign-in and consent pages end at
     the app's redirect URI)."""
     urls = [*settings.roots().values(), *form_targets]
-    origins = sorted({f"{p.scheme}://{p.netloc}" for p in map(urlsplit, urls)})
+    origins = sorted({source for source in map(csp_source, urls) if source})
     own = "'self' " + " ".join(origins)
     return "; ".join(
         [

@@ -31,8 +31,13 @@ RULES = "svc_sandbox.exposure_rules"
 
 @dataclass(frozen=True)
 class Rules:
-    """What the checks derive from the settings, once per app (and per ``app.bind``)."""
+    """What the checks derive from the settings, once per app (and per ``app.bind``), and
+    again once the server has picked its port."""
 
+    settings: Settings
+    #: The port the rules name: an app is built before a server given port 0 picks one and
+    #: writes it into ``settings`` (server.py), and the CSP must name the served origin.
+    port: int
     hosts: HostRule
     csp: str
     allow_remote_control: bool
@@ -42,8 +47,23 @@ def configure(app: Flask, settings: Settings) -> None:
     """Derives the rules from ``settings``: at ``install``, and again when ``app.bind`` puts
     another Sandbox behind the app."""
     app.extensions[RULES] = Rules(
-        HostRule(settings), content_security_policy(settings), settings.allow_remote_control
+        settings,
+        settings.port,
+        HostRule(settings),
+        content_security_policy(settings),
+        settings.allow_remote_control,
     )
+
+
+def rules_of(app: Flask) -> Rules:
+    """The app's rules, derived again when the port they name is no longer the settings' (a
+    server on port 0 binds after the app is built). Two requests racing here derive the same
+    rules."""
+    rules: Rules = app.extensions[RULES]
+    if rules.port != rules.settings.port:
+        configure(app, rules.settings)
+        rules = app.extensions[RULES]
+    return rules
 
 
 def install(app: Flask, settings: Settings) -> None:
@@ -73,7 +93,7 @@ class CommonHeaders:
 def guard(app: Flask, current: Request, control_prefix: str) -> None:
     """Refuses a request for a Host not served here, and a control-plane request from another
     machine (unless allowed) or a control-plane write that is not JSON."""
-    rules: Rules = app.extensions[RULES]
+    rules = rules_of(app)
     # The raw header when there is one (werkzeug's ``host`` re-derives it on every access).
     if not rules.hosts.allows(current.environ.get("HTTP_HOST") or current.host):
         raise SandboxError(rules.hosts.refusal(current.host), code="host_not_allowed")
@@ -90,7 +110,7 @@ def add_security_headers(app: Flask, response: Response) -> None:
     """A page's Content-Security-Policy (``CommonHeaders`` adds the rest to every answer)."""
     if response.mimetype == "text/html":
         # A page may widen it (identity pages add the app's redirect origin to form-action).
-        response.headers.setdefault("Content-Security-Policy", app.extensions[RULES].csp)
+        response.headers.setdefault("Content-Security-Policy", rules_of(app).csp)
 
 
 def form_tokens() -> FormTokens:

@@ -438,7 +438,8 @@ class Sandbox:
     def restore(self, data: Any) -> None:
         """Replaces the whole state with an export. The document is validated as a whole
         first (400 naming the path): its format, then that every reference between its
-        records names a record it holds; nothing changes unless all of it is valid."""
+        records names a record it holds, then that the wallets' records keep the ledger's
+        rules; nothing changes unless all of it is valid."""
         from svc_sandbox import state_format  # its models: not on the start-up path
 
         state_format.validate(data, self.scheduler.payload_types())
@@ -446,6 +447,7 @@ class Sandbox:
             from svc_sandbox import state_references  # imports only: not on the start-up path
 
             state_references.check(data)
+        state_format.check_ledger(data)  # after the references: a ledger's users must exist
         try:
             self._swap_in(data)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

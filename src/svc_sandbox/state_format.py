@@ -53,7 +53,7 @@ from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.lifecycle import Lifecycle
-from svc_sandbox.core.records import FORMAT
+from svc_sandbox.core.records import FORMAT, from_json
 from svc_sandbox.core.validation import describe
 from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.grants import AuthCode
@@ -63,7 +63,13 @@ from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
 from svc_sandbox.identity.users import User
 from svc_sandbox.latency import LatencyRule
 from svc_sandbox.orgs.organizations import ApiToken, Organization, rate_problem
-from svc_sandbox.wallet.ledger import LedgerEntry, Transfer
+from svc_sandbox.wallet.ledger import (
+    KINDS,
+    TRANSFER_STATUSES,
+    LedgerEntry,
+    Transfer,
+    ledger_problem,
+)
 from svc_sandbox.webhooks.delivery import Attempt, Delivery, DueAttempt, ReceiverFault
 from svc_sandbox.webhooks.endpoints import WebhookEndpoint
 from svc_sandbox.webhooks.events import Event
@@ -134,6 +140,8 @@ _NARROWER: dict[tuple[type, str], Any] = {
         Finite, Field(ge=0, le=MAX_PUSH_DELAY_SECONDS)
     ],
     (Organization, "custom_fee_rate"): FeeRateText,
+    (LedgerEntry, "kind"): Literal[KINDS],
+    (Transfer, "status"): Literal[TRANSFER_STATUSES],
 }
 _NARROWER_BY_NAME: dict[str, Any] = {"environment": Literal["sandbox", "production"]}
 
@@ -379,6 +387,20 @@ def _check_unique(document: dict[str, Any]) -> None:
                     f"state document: services.{where}[{index}].{key} repeats {record[key]!r}"
                 )
             seen.add(record[key])
+
+
+def check_ledger(document: dict[str, Any]) -> None:
+    """Raises ValidationFailed naming the first path of a ``document`` (valid against the
+    format, its references checked) whose wallet records are no ledger the wallet's operations
+    could write: wallet/ledger.py states the rules (signs by kind, a transfer's two entries,
+    transfer bounds and status, no balance below 0 or past MAX_BALANCE)."""
+    wallets = document["services"]["wallets"]
+    problem = ledger_problem(
+        [from_json(LedgerEntry, e) for e in wallets["entries"]],
+        [from_json(Transfer, t) for t in wallets["transfers"]],
+    )
+    if problem:
+        raise ValidationFailed(f"state document: services.wallets.{problem}")
 
 
 def schema(payloads: Mapping[str, Any]) -> dict[str, Any]:

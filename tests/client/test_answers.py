@@ -15,6 +15,7 @@ import pytest
 from svc_sandbox.client import (
     AsyncSvcClient,
     CheckoutFailure,
+    CheckoutStatus,
     Order,
     SvcClient,
     SvcClientError,
@@ -252,3 +253,36 @@ def test_an_order_keeps_fields_the_spec_may_add() -> None:
 def test_unknown_failure_codes_read_as_payment_failed(sent: str, treated_as: str) -> None:
     failure = CheckoutFailure.model_validate({"code": sent, "message": "no"})
     assert (failure.code, failure.raw_code) == (treated_as, sent)
+    assert failure.to_wire() == {"code": sent, "message": "no"}  # what the service sent
+
+
+SENT_STATUS = {
+    "sessionId": SESSION,
+    "status": "expired",
+    "expiresAt": "2026-01-01T00:30:00.000Z",
+    "amount": 5000,
+    "currency": "ETB",
+    "orderId": None,
+    "orderStatus": "failed",
+    "failure": {"code": "payment_blocked_by_bank", "message": "Your bank blocked it."},
+    "attempt": {"inFlight": False, "lastFailure": {"code": "card_declined", "message": "no"}},
+    "newField": {"x": 1},
+}
+
+
+def test_to_wire_gives_the_document_the_service_sent() -> None:
+    status = CheckoutStatus.model_validate(SENT_STATUS)
+    assert status.failure is not None and status.failure.code == "payment_failed"
+    assert status.to_wire() == SENT_STATUS
+    # model_dump is the attributes: defaults filled in, datetimes, the normalised code
+    dumped = status.model_dump(by_alias=True)
+    assert dumped["failure"]["code"] == "payment_failed" and dumped != SENT_STATUS
+
+
+def test_a_transport_error_never_prints_a_token() -> None:
+    from svc_sandbox.client.commerce import transport_error
+
+    sent = httpx.LocalProtocolError("Illegal header value b'Bearer svc_live_Secret123\\n'")
+    error = transport_error("GET /balance", 1.0, sent)
+    assert error.code == "connection_error" and "Secret123" not in error.message
+    assert "svc_live_***" in error.message

@@ -79,7 +79,14 @@ def test_invalid_arguments_are_refused_before_sending(
     [
         ({"token": "sk_live_123"}, "token"),
         ({"token": 42}, "token"),
+        ({"token": "svc_test_abcdefgh\n"}, "token"),
+        ({"token": " svc_test_abcdefgh"}, "token"),
         ({"token": "svc_test_abcdefgh", "base_url": "127.0.0.1:8700/api"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "base_url": "http://127.0.0.1:notaport/api"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "base_url": "http://"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "base_url": "http://:80/api"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "base_url": "http://127.0.0.1:99999/api"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "base_url": "http://127.0.0.1:8700/api\n"}, "base_url"),
         ({"token": "svc_test_abcdefgh", "timeout": 0}, "timeout"),
     ],
 )
@@ -87,6 +94,20 @@ def test_invalid_client_settings_are_refused(kwargs: dict[str, Any], parameter: 
     with pytest.raises(ValueError) as caught:
         SvcClient(**kwargs)
     assert str(caught.value).startswith(parameter)
+    assert "abcdefgh" not in str(caught.value)  # a token is never echoed
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda url: WalletClient("at", "svc_test_abcdefgh", base_url=url),
+        lambda url: IdentityClient("app_1", redirect_uri="http://127.0.0.1:9/cb", auth_url=url),
+    ],
+    ids=["WalletClient", "IdentityClient"],
+)
+def test_every_api_root_is_checked_up_front(make: Callable[[str], Any]) -> None:
+    with pytest.raises(ValueError, match="(base_url|auth_url) .*notaport"):
+        make("http://127.0.0.1:notaport/api")
 
 
 CLIENTS: dict[str, Callable[[Any], Any]] = {

@@ -88,3 +88,48 @@ def test_a_malformed_body_is_400(svc_http: FlaskClient, svc_sandbox: Sandbox) ->
     )
     assert response.status_code == 400
     assert wallets(svc_sandbox) == before
+
+
+def test_a_fund_that_would_pass_the_control_plane_cap_is_400_and_changes_nothing(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    # abebe holds the seeded 1000000: the cap (10^13) leaves room for 10^13 - 1000000 more.
+    room = 10**13 - 1000000
+    assert (
+        svc_http.post("/_sandbox/wallets/abebe/fund", json={"amountMinor": room}).json[  # type: ignore[index]
+            "availableMinor"
+        ]
+        == 10**13
+    )
+    before = svc_http.get("/_sandbox/state").data
+    refused = svc_http.post("/_sandbox/wallets/abebe/fund", json={"amountMinor": 1})
+    assert refused.status_code == 400
+    assert refused.json == {
+        "error": "amountMinor takes availableMinor to 10000000000001, past 10000000000000, the "
+        "largest balance the control plane may fund (this wallet holds 10000000000000)",
+        "code": "validation_failed",
+    }
+    assert svc_http.get("/_sandbox/state").data == before
+    # Many funds below the per-call cap cannot add up past it either.
+    for _ in range(3):
+        assert svc_http.post(
+            "/_sandbox/wallets/tigist/fund", json={"amountMinor": 10**13 // 2}
+        ).status_code in (200, 400)
+    tigist = svc_http.get("/_sandbox/wallets/tigist").json
+    assert tigist is not None and tigist["availableMinor"] <= 10**13
+
+
+def test_set_balance_cannot_push_the_lifetime_total_past_2_to_the_53(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    # Raising and cutting again adds to totalMinor each time; it must stay a number JSON
+    # clients reading doubles get exactly.
+    values = [10**13, 0] * 905  # 905 raises of 10^13 pass 2^53 (about 9.007 * 10^15)
+    answers = (
+        svc_http.put("/_sandbox/wallets/dawit/balance", json={"availableMinor": v}) for v in values
+    )
+    refused = next(answer for answer in answers if answer.status_code != 200)
+    assert refused.status_code == 400
+    assert refused.json["error"].startswith("availableMinor takes totalMinor to ")  # type: ignore[index]
+    dawit = svc_http.get("/_sandbox/wallets/dawit").json
+    assert dawit is not None and dawit["totalMinor"] <= 2**53 - 1

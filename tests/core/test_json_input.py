@@ -31,6 +31,10 @@ BAD_BODIES = [
     ('{"seconds": 1e309}', "seconds must be a finite number"),
     ('{"seconds": NaN}', "seconds must be a finite number"),
     ('{"seconds": -Infinity}', "seconds must be a finite number"),
+    # Valid JSON, but longer than Python converts (sys.get_int_max_str_digits, kept at 4300).
+    ('{"amount": 1%s}' % ("0" * 4300), "amount is a number longer than 4300 digits"),
+    ('{"a": [1, {"b": -%s}]}' % ("9" * 5000), "a[1].b is a number longer than 4300 digits"),
+    ("9" * 4301, "body is a number longer than 4300 digits"),
 ]
 
 ROUTES = [
@@ -61,6 +65,16 @@ def test_a_body_no_route_may_take_is_a_400_naming_the_problem(
     assert response.status_code == 400, response.data
     assert message in json.dumps(response.json, ensure_ascii=False)
     assert_unharmed(svc_http, before)
+
+
+def test_a_long_integer_is_no_invalid_json_and_gives_no_python_advice() -> None:
+    with pytest.raises(json_input.NumberTooLong) as refused:
+        json_input.decode('{"x": [0, %s]}' % ("7" * 4301))
+    assert refused.value.message == "x[1] is a number longer than 4300 digits"
+    assert (refused.value.path, refused.value.negative) == (("x", 1), False)
+    # A long integer before a part too deep to parse: the depth is what is named.
+    with pytest.raises(ValidationFailed, match=f"nests deeper than {MAX_DEPTH} levels"):
+        json_input.decode("[" + "9" * 4301 + "," + nested(10_000) + "]")
 
 
 def test_64_levels_are_still_a_body(svc_http: FlaskClient) -> None:

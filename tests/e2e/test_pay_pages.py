@@ -9,11 +9,15 @@ from datetime import timedelta
 
 import pytest
 from flask.testing import FlaskClient
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
+from svc_sandbox.app import create_app
 from svc_sandbox.commerce.payments import FAILURE_MESSAGES
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import ServerThread
 from tests.commerce.checkout_helpers import checkout, path, published, push_checkout, status_of
+from tests.e2e.conftest import STEP_TIMEOUT_MS
+from tests.helpers import token_of
 
 
 def payment_link(api: FlaskClient, auth: dict[str, str], **body: object) -> tuple[str, str]:
@@ -212,3 +216,37 @@ def test_a_stale_form_says_so_and_changes_nothing(
     assert answer.value.status == 403
     expect(page.locator("#error")).to_contain_text("This form is out of date")
     assert svc_sandbox.export() == before
+
+
+def test_a_server_on_port_0_opened_through_localhost_takes_the_payment_and_polls(
+    browser: Browser,
+) -> None:
+    """`serve --port 0` (the app built before the port is picked), opened through another
+    name of the server: the form posts to the roots' absolute URL (CSP form-action names the
+    picked port) and the waiting page's poll reaches the session (a same-origin path)."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, port=0, rate_limits=False)
+    app = create_app(sandbox)
+    server = ServerThread(app, sandbox.settings).start()
+    api = app.test_client()
+    auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
+    context = browser.new_context(base_url=f"http://localhost:{server.port}")
+    context.set_default_timeout(STEP_TIMEOUT_MS)
+    blocked: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("console", lambda m: blocked.append(m.text) if m.type == "error" else None)
+        session_id, url = payment_link(api, auth)
+        page.goto(url)
+        fill_and_pay(page, "0911223344")  # waits: the simulator page
+        expect(page).to_have_url(f"{sandbox.settings.root('simulate_url')}/{session_id}")
+        page.goto(url)  # back through localhost, the prompt still out
+        expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+        sandbox.advance(timedelta(seconds=150))  # unanswered: the poll sees the failure
+        expect(page.locator("#state")).to_have_attribute("data-state", "failed")
+        fill_and_pay(page, "0900000001", email=None)
+        expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+        assert status_of(api, session_id)["status"] == "completed"
+        assert not [m for m in blocked if "Content Security Policy" in m or "CORS" in m]
+    finally:
+        context.close()
+        server.close()

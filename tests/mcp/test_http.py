@@ -107,6 +107,23 @@ def test_loopback_names_and_a_foreign_origin(server: HttpServer) -> None:
     assert httpx.post(server.url, json=INITIALIZE, headers=evil).status_code == 403
 
 
+def test_another_loopback_address_serves_its_own_url(served: Served) -> None:
+    running = start_http(["--host", "127.0.0.2"], server_env(SVC_BASE_URL=served.base_url))
+    try:
+        assert running.origin.startswith("http://127.0.0.2:")
+        assert httpx.get(running.origin + "/healthz").json()["status"] == "ok"
+        answer = httpx.post(running.url, json=INITIALIZE, headers=JSON_POST)
+        assert answer.status_code == 200, answer.text
+        port = running.origin.rsplit(":", 1)[1]
+        for host in (f"localhost:{port}", "127.0.0.2"):
+            ok = httpx.post(running.url, json=INITIALIZE, headers={**JSON_POST, "Host": host})
+            assert ok.status_code == 200, host
+        foreign = {**JSON_POST, "Host": "evil.example"}
+        assert httpx.post(running.url, json=INITIALIZE, headers=foreign).status_code == 421
+    finally:
+        stop(running.process)
+
+
 @pytest.mark.parametrize(
     "header", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer not-a-token", "Bearer svc_prod_1"]
 )

@@ -3,18 +3,22 @@ over env variables, and a tool server that never loads Flask."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from svc_sandbox.mcp.config import DEFAULT_PORT, McpConfig, from_args, parser
-from tests.mcp.conftest import SECRET, Served, Session, open_stdio, server_env
+from tests.client.test_answers import SENT_STATUS
+from tests.mcp.conftest import SECRET, Served, Session, open_stdio, server_env, text_of
 from tests.mcp.test_stdio import ALL_TOOLS, READ_TOOLS
 
 
@@ -67,6 +71,42 @@ def test_an_unreachable_api_is_a_quick_tool_error(read_only: Session) -> None:
     assert "GET /balance" in error["message"]
     # The offline tools do not care.
     assert read_only.ok("svc_quote_withdrawal", {"amount_minor": 10000})["netAmount"] == 9195
+
+
+class _GrownService(BaseHTTPRequestHandler):
+    """A service newer than the spec: a failure code §7 does not list (§9.3: codes may grow)
+    and a field the client does not know, on every session status."""
+
+    def do_GET(self) -> None:
+        body = json.dumps(SENT_STATUS).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_result_carries_what_the_service_sent(served: Served, logs: Path) -> None:
+    service = ThreadingHTTPServer(("127.0.0.1", 0), _GrownService)
+    threading.Thread(target=service.serve_forever, daemon=True).start()
+    env = server_env(
+        SVC_TOKEN=served.tenant.token, SVC_BASE_URL=f"http://127.0.0.1:{service.server_port}/api"
+    )
+    try:
+        with ExitStack() as stack:
+            session = open_stdio(stack, [], env, logs / "grown.log")
+            result = session.call(
+                "svc_get_checkout_status", {"session_id": SENT_STATUS["sessionId"]}
+            )
+    finally:
+        service.shutdown()
+        service.server_close()
+    assert result.structured_content == SENT_STATUS
+    assert "failure `payment_blocked_by_bank`" in text_of(result)
+    assert "last attempt failed `card_declined`" in text_of(result)
 
 
 @pytest.mark.parametrize(
@@ -160,6 +200,13 @@ def test_env_variables_and_flags_over_them() -> None:
         ([], {"PORT": "http"}, "PORT"),
         (["--timeout", "0"], {}, "--timeout"),
         ([], {"SVC_TIMEOUT": "soon"}, "SVC_TIMEOUT"),
+        ([], {"SVC_TIMEOUT": "inf"}, "SVC_TIMEOUT"),
+        (["--timeout", "nan"], {}, "--timeout"),
+        ([], {"SVC_TOKEN": "svc_test_abcdefgh\n"}, "SVC_TOKEN"),
+        (["--base-url", "http://127.0.0.1:notaport/api"], {}, "--base-url"),
+        (["--base-url", "http://"], {}, "--base-url"),
+        ([], {"SVC_BASE_URL": "http://exa mple/api"}, "SVC_BASE_URL"),
+        ([], {"SVC_BASE_URL": "http://127.0.0.1:70000/api"}, "SVC_BASE_URL"),
     ],
 )
 def test_bad_settings_name_the_variable(argv: list[str], env: dict[str, str], says: str) -> None:
@@ -195,7 +242,10 @@ def test_a_boolean_variable_with_another_value_is_refused(variable: str, value: 
     ("env", "says"),
     [
         ({"SVC_TOKEN": "nope"}, "SVC_TOKEN must be an API token"),
+        ({"SVC_TOKEN": "svc_test_Secret123\n"}, "SVC_TOKEN must be an API token"),
         ({"SVC_READ_ONLY": "ture"}, "SVC_READ_ONLY must be one of"),
+        ({"SVC_TIMEOUT": "inf"}, "SVC_TIMEOUT must be a positive, finite"),
+        ({"SVC_BASE_URL": "http://127.0.0.1:notaport/api"}, "SVC_BASE_URL must be"),
     ],
 )
 def test_a_bad_setting_stops_the_command_with_status_2(env: dict[str, str], says: str) -> None:
@@ -207,6 +257,7 @@ def test_a_bad_setting_stops_the_command_with_status_2(env: dict[str, str], says
         timeout=60,
     )
     assert done.returncode == 2 and says in done.stderr
+    assert "Secret123" not in done.stderr  # a token is never printed
 
 
 def test_the_tool_server_never_loads_flask() -> None:

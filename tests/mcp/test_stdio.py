@@ -160,6 +160,51 @@ def test_product_errors_name_the_parameter_or_cause(
     assert says in mcp.error(tool, arguments)
 
 
+def test_every_input_schema_refuses_unknown_arguments(mcp: Session) -> None:
+    for tool in mcp.list_tools():
+        assert tool.input_schema["additionalProperties"] is False, tool.name
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "unknown"),
+    [
+        (
+            "svc_update_product",
+            {"title": "Renamed", "minimumAmountMinor": 5000},
+            "minimumAmountMinor",
+        ),
+        ("svc_list_orders", {"statuss": "paid", "limit": 1}, "statuss"),
+        ("svc_create_product", {"title": "X", "pricing_model": "free", "unknown": 1}, "unknown"),
+        (
+            "svc_create_checkout",
+            {"amount_minor": 1000, "description": "x", "successUrl": "https://a.et"},
+            "successUrl",
+        ),
+        ("svc_quote_withdrawal", {"amount_minor": 10000, "feeRate": "0.05"}, "feeRate"),
+        ("svc_search_docs", {"query": "webhook", "max": 3}, "max"),
+    ],
+)
+def test_an_unknown_argument_is_a_tool_error_naming_it(
+    mcp: Session,
+    product: dict[str, Any],
+    served: Served,
+    tool: str,
+    arguments: dict[str, Any],
+    unknown: str,
+) -> None:
+    if tool == "svc_update_product":
+        arguments = {"product_id": product["product"]["_id"], **arguments}
+    before = served.sandbox.export()
+    said = mcp.error(tool, arguments)
+    assert f"{unknown}: unknown parameter" in said and f"{tool} takes: " in said
+    assert served.sandbox.export() == before  # nothing was sent
+
+
+def test_two_unknown_arguments_are_both_named(mcp: Session) -> None:
+    said = mcp.error("svc_list_orders", {"statuss": "paid", "pag": 2})
+    assert "statuss: unknown parameter" in said and "pag: unknown parameter" in said
+
+
 def test_api_errors_carry_status_code_and_request_id(mcp: Session) -> None:
     result = mcp.call("svc_get_product", {"product_id": "p_missing"})
     assert result.is_error
@@ -216,6 +261,53 @@ def test_custom_amount_and_free_checkouts(mcp: Session) -> None:
     )
     assert order.structured_content["orderId"]  # type: ignore[index]
     assert "Free order" in text_of(order)
+
+
+def test_a_checkout_answers_the_organizations_checkout_fields(mcp: Session, served: Served) -> None:
+    shirt = mcp.ok(
+        "svc_create_product",
+        {"title": "Shirt", "pricing_model": "fixed", "amount_minor": 5000, "status": "published"},
+    )
+    field = httpx.post(
+        f"{served.origin}/_sandbox/orgs/{served.tenant.id}/checkout-fields",
+        json={
+            "label": "Size",
+            "type": "select",
+            "options": ["S", "M"],
+            "required": True,
+            "productIds": [shirt["product"]["_id"]],
+        },
+    ).json()
+    buyer = {"product_id": shirt["product"]["checkoutToken"], "customer": {"email": "a@b.et"}}
+    said = mcp.error("svc_create_checkout", buyer)
+    assert f"collectedFields.{field['id']} is required (Size)" in said
+    opened = mcp.ok("svc_create_checkout", {**buyer, "collected_fields": {field["id"]: "M"}})
+    session = served.sandbox.export()
+    assert opened["checkoutUrl"] and opened["sessionId"] in json.dumps(session)
+    assert '"M"' in json.dumps(session)
+
+
+def test_a_description_with_a_product_gets_the_rest_answer(
+    mcp: Session, product: dict[str, Any], served: Served
+) -> None:
+    body = {"productId": product["product"]["checkoutToken"], "description": "Gift wrap"}
+    rest = httpx.post(
+        f"{served.base_url}/checkout",
+        json={**body, "customer": {"email": "a@b.et"}},
+        headers={"Authorization": f"Bearer {served.tenant.token}"},
+    )
+    assert rest.status_code == 400
+    result = mcp.call(
+        "svc_create_checkout",
+        {
+            "product_id": body["productId"],
+            "description": "Gift wrap",
+            "customer": {"email": "a@b.et"},
+        },
+    )
+    assert result.is_error
+    error = result.structured_content["error"]  # type: ignore[index]
+    assert (error["status"], error["message"]) == (400, rest.json()["error"])
 
 
 @pytest.mark.parametrize(
@@ -283,7 +375,14 @@ def test_quote_is_the_emulators_fee_function(mcp: Session) -> None:
 
 @pytest.mark.parametrize(
     "arguments",
-    [{"amount_minor": -1}, {"amount_minor": 2.5}, {"amount_minor": "10000"}, {}],
+    [
+        {"amount_minor": -1},
+        {"amount_minor": 2.5},
+        {"amount_minor": "10000"},
+        {},
+        {"amount_minor": 100_000_000_001},  # above what POST /withdrawals takes
+        {"amount_minor": 10**40},  # beyond Decimal's precision: never a bare crash
+    ],
 )
 def test_quote_refuses_bad_amounts(mcp: Session, arguments: dict[str, Any]) -> None:
     assert "amount_minor" in mcp.error("svc_quote_withdrawal", arguments)
@@ -330,6 +429,32 @@ def test_verify_checks_the_replay_window(mcp: Session) -> None:
         mcp.ok("svc_verify_webhook", {"payload": "{}", "signature": "nonsense"})
     )
     assert "event_type:" in mcp.error("svc_create_test_webhook", {"event_type": "refund.made"})
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "parameter"),
+    [
+        (
+            "svc_create_test_webhook",
+            {"event_type": "order.created", "timestamp": 10**12},
+            "timestamp",
+        ),
+        ("svc_verify_webhook", {"payload": "{}", "signature": "t=1,v1=ab", "now": 10**400}, "now"),
+    ],
+)
+def test_timestamps_past_year_9999_are_named(
+    mcp: Session, tool: str, arguments: dict[str, Any], parameter: str
+) -> None:
+    said = mcp.error(tool, arguments)
+    assert said.startswith(f"Invalid arguments for {tool}: {parameter}:")
+    assert "253402300799" in said
+
+
+def test_the_last_second_of_year_9999_is_signed(mcp: Session) -> None:
+    last = mcp.ok(
+        "svc_create_test_webhook", {"event_type": "order.created", "timestamp": 253402300799}
+    )
+    assert last["signature"].startswith("t=253402300799,")
 
 
 class _Receiver(BaseHTTPRequestHandler):

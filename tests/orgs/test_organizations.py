@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import token_of
 
@@ -96,3 +97,13 @@ def test_the_seeded_credentials_skip_a_retired_token(
     assert token_of(svc_sandbox, "sandbox") == token  # still listed first, but retired
     new = svc_http.post(f"/_sandbox/orgs/{retired}/tokens", json={}).json["token"]  # type: ignore[index]
     assert environment(svc_sandbox.info())["SVC_TEST_TOKEN"] == new
+
+
+@pytest.mark.parametrize("suffix", ["\n", "\r\n", " ", "\x00"])
+def test_a_token_is_matched_whole_a_trailing_character_makes_it_malformed(
+    svc_sandbox: Sandbox, token: str, suffix: str
+) -> None:
+    with pytest.raises(SandboxError) as refused:
+        svc_sandbox.orgs.authenticate(token + suffix)
+    assert refused.value.status == 401
+    assert refused.value.message == "Malformed API token: expected svc_test_... or svc_live_..."

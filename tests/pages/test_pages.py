@@ -355,10 +355,37 @@ def test_a_pwyw_product_page_takes_an_amount_in_etb(
     )
     url = f"/p/{product['checkoutToken']}"
     assert 'value="15.00"' in _text(svc_http, url)
-    low = submit(svc_http, url, {"email": "a@b.co", "amount": "9.99"})
-    assert low.status_code == 400 and "amount must be at least 1000" in low.get_data(as_text=True)
     ok = submit(svc_http, url, {"email": "a@b.co", "amount": "12.50"})
     assert "12.50 ETB" in _text(svc_http, path(ok.headers["Location"]))
+
+
+@pytest.mark.parametrize(
+    ("amount", "says"),
+    [
+        ("9.99", "amount must be at least 10.00 ETB (the product&#39;s minimum)"),
+        ("-5", "amount must be at least 10.00 ETB (the product&#39;s minimum)"),
+        ("1000000000.01", "amount must be at most 1,000,000,000.00 ETB"),
+        ("1e999997", "amount must be at most 1,000,000,000.00 ETB"),  # no million-digit int
+        ("1e999999", "amount must be an amount in ETB such as 50.00"),  # past Decimal's range
+        ("NaN", "amount must be an amount in ETB such as 50.00"),
+        ("-Infinity", "amount must be an amount in ETB such as 50.00"),
+        ("sNaN", "amount must be an amount in ETB such as 50.00"),
+        ("12.345", "amount must have at most two decimals"),
+        ("ten", "amount must be an amount in ETB such as 50.00"),
+    ],
+)
+def test_the_product_page_words_a_refused_amount_in_etb_as_it_asks_it(
+    svc_http: FlaskClient, auth: dict[str, str], amount: str, says: str
+) -> None:
+    """The form asks "Amount (ETB)": its refusals name ETB figures, never santim."""
+    product = published(svc_http, auth, pricingModel="pwyw", price={"minimumAmount": 1000})
+    before = svc_http.get("/_sandbox/state").data
+    refused = submit(
+        svc_http, f"/p/{product['checkoutToken']}", {"email": "a@b.co", "amount": amount}
+    )
+    assert refused.status_code == 400
+    assert f'<p class="field-error" id="amount-error">{says}</p>' in refused.get_data(as_text=True)
+    assert svc_http.get("/_sandbox/state").data == before
 
 
 def test_a_free_product_page_gives_the_order(svc_http: FlaskClient, auth: dict[str, str]) -> None:
@@ -406,3 +433,30 @@ def test_a_form_with_a_nul_is_refused_and_changes_nothing(
     assert refused.status_code == 400
     assert "name must not contain NUL characters" in refused.get_data(as_text=True)
     assert svc_http.get("/_sandbox/state").data == before
+
+
+def test_a_buyer_told_to_wait_reads_how_long(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """The 429 pages of the buy and pay forms say the wait in seconds (a person never sees the
+    Retry-After header), the API's JSON the same words."""
+    svc_sandbox.settings.rate_limits = True
+    product = published(svc_http, auth, pricingModel="free", price=None)
+    url = f"/p/{product['checkoutToken']}"
+    for _ in range(40):  # §8: 40 checkouts without a token per 5 minutes per IP
+        assert submit(svc_http, url, {"email": "a@b.co"}).status_code == 200
+    svc_sandbox.advance(timedelta(seconds=100))
+    refused = submit(svc_http, url, {"email": "a@b.co"})
+    text = refused.get_data(as_text=True)
+    assert (refused.status_code, refused.headers["Retry-After"]) == (429, "200")
+    assert "<h1>Too many tries</h1>" in text
+    assert "Too many checkout requests: slow down and retry after 200 seconds" in text
+    links = [_link(svc_http, auth)[1] for _ in range(31)]
+    attempt = {"gateway": "telebirr", "phone": "0900000001", "email": "a@b.co"}
+    for link in links[:30]:  # §8: 30 attempts per 5 minutes per IP
+        assert submit(svc_http, link, attempt).status_code == 303
+    refused = submit(svc_http, links[30], attempt)
+    assert (refused.status_code, refused.headers["Retry-After"]) == (429, "300")
+    assert "Too many payment attempts: retry after 300 seconds" in refused.get_data(as_text=True)
+    answer = svc_http.post(links[30], json={"gateway": "telebirr", "phone": "0900000001"})
+    assert answer.json == {"error": "Too many payment attempts: retry after 300 seconds"}

@@ -95,3 +95,28 @@ def test_twenty_keys_never_overdraw_nor_pass_the_cap(
     assert available(server, "tigist") == 1000000 + moved * amount
     ledger = requests.get(f"{server.url}/_sandbox/wallets/abebe/ledger", timeout=10).json()
     assert sum(e["amountMinor"] for e in ledger["items"]) == available(server, "abebe")
+
+
+def test_parallel_funds_stop_exactly_at_the_control_plane_cap(server: RunningServer) -> None:
+    set_available(server, "dawit", 0)
+    start = threading.Barrier(THREADS)
+    statuses: list[int] = []
+
+    def fund() -> None:
+        with requests.Session() as session:
+            start.wait(timeout=30)
+            answer = session.post(
+                f"{server.url}/_sandbox/wallets/dawit/fund",
+                json={"amountMinor": 10**12},
+                timeout=30,
+            )
+            statuses.append(answer.status_code)
+
+    threads = [threading.Thread(target=fund) for _ in range(THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    # Ten funds of 10^12 reach the cap of 10^13; the other ten are refused, whatever the order.
+    assert Counter(statuses) == {200: 10, 400: 10}
+    assert available(server, "dawit") == 10**13

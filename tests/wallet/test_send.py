@@ -265,6 +265,35 @@ def test_amount_rules(
     refused(http, svc_sandbox, abebe, body, 400, error)
 
 
+@pytest.mark.parametrize(
+    ("digits", "error"),
+    [
+        ("9" * 4300, "amount_too_large"),
+        ("9" * 4301, "amount_too_large"),  # past Python's int conversion limit: still JSON
+        ("1" + "0" * 20_000, "amount_too_large"),
+        ("-" + "9" * 4301, "amount_too_small"),
+    ],
+)
+def test_an_amount_of_any_length_is_out_of_bounds_not_invalid_json(
+    http: FlaskClient, svc_sandbox: Sandbox, abebe: dict[str, str], digits: str, error: str
+) -> None:
+    raw = '{"recipientHandle": "tigist", "amountMinor": %s, "idempotencyKey": "huge-0001"}'
+    answer = refused(
+        http,
+        svc_sandbox,
+        abebe,
+        None,
+        400,
+        error,
+        data=raw % digits,
+        content_type="application/json",
+    )
+    assert answer.json["message"] in (
+        "amountMinor must be at most 1000000 (10,000.00 ETB)",
+        "amountMinor must be at least 100 (1.00 ETB)",
+    )
+
+
 def test_amount_bounds_are_inclusive(http: FlaskClient, abebe: dict[str, str]) -> None:
     assert (
         http.post(SEND, json=send_body(amount=100, key="min-0001"), headers=abebe).status_code

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 import requests
@@ -25,6 +26,7 @@ from tests.wallet.helpers import (
     user_id,
 )
 
+CONTROL_PLANE_DOC = Path(__file__).parents[2] / "docs" / "control-plane.md"
 BEARER_INVALID = re.compile(r'^Bearer realm="[^"]+", error="invalid_token", error_description="')
 
 
@@ -130,7 +132,17 @@ def test_a_deleted_apps_token_is_refused(
     token = connect("abebe")
     client_id = seeded_app(svc_sandbox).client_id
     assert http.delete(f"/_sandbox/apps/{client_id}", json={}).status_code == 200
-    assert_invalid_token(http.get(WALLET, headers=headers(token, key)))
+    refused = http.get(WALLET, headers=headers(token, key))
+    assert_invalid_token(refused)
+    # docs/control-plane.md says so where it documents the deletion, quoting the answer;
+    # userinfo still takes the token until it expires, as the doc says too.
+    section = CONTROL_PLANE_DOC.read_text().split("### `DELETE /_sandbox/apps/{clientId}`")[1]
+    section = " ".join(section.split("###")[0].split())
+    assert "Access tokens already issued stop at once on the wallet API" in section
+    assert f'"{refused.json["message"]}"' in section  # type: ignore[index]
+    userinfo = http.get("/auth/oauth2/userinfo", headers={"Authorization": f"Bearer {token}"})
+    assert userinfo.status_code == 200
+    assert "userinfo still answers them until they expire" in section
 
 
 def test_a_disabled_apps_token_stays_valid_until_expiry(

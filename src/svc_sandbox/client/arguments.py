@@ -8,11 +8,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import httpx
+
 HEX_ID = re.compile(r"^[0-9a-f]{24}$")
 PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
 PHONE = re.compile(r"^(2519[0-9]{8}|09[0-9]{8}|9[0-9]{8})$")
-HTTP_URL = re.compile(r"^https?://")
-ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S")  # RFC 3986: a scheme, then more
+#: Whole-value shapes (``pattern`` full-matches: a trailing newline is not "$"'s to forgive).
+HTTP_URL = re.compile(r"https?://\S.*")
+ABSOLUTE_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S.*")  # RFC 3986: a scheme, then more
 GATEWAYS = ("telebirr", "mpesa", "cbe")
 
 
@@ -52,7 +55,7 @@ def choice(name: str, value: Any, allowed: Sequence[str]) -> str:
 
 
 def pattern(name: str, value: Any, regex: re.Pattern[str], shape: str) -> str:
-    if not isinstance(value, str) or not regex.match(value):
+    if not isinstance(value, str) or not regex.fullmatch(value):
         raise ValueError(f"{name} must be {shape}, got {value!r}")
     return value
 
@@ -71,6 +74,21 @@ def phone(name: str, value: Any) -> str:
 
 def url(name: str, value: Any) -> str:
     return pattern(name, text(name, value, 1, 2048), HTTP_URL, "an absolute http(s) URL")
+
+
+def base_url(name: str, value: Any) -> str:
+    """An API root: an absolute http(s) URL with a host and, when given, a port number (what
+    httpx cannot send is refused here, not on the first call)."""
+    url(name, value)
+    try:
+        parsed = httpx.URL(value)
+    except httpx.InvalidURL as exc:
+        raise ValueError(f"{name} must be an absolute http(s) URL ({exc}), got {value!r}") from None
+    if not parsed.host or " " in value:
+        raise ValueError(f"{name} must be an absolute http(s) URL with a host, got {value!r}")
+    if parsed.port is not None and not 0 < parsed.port <= 65535:
+        raise ValueError(f"{name} has no valid port (1..65535), got {value!r}")
+    return str(value)
 
 
 def uri(name: str, value: Any) -> str:

@@ -41,21 +41,33 @@ H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8700/api"
 REQUEST_ID_HEADER = "X-Request-Id"
-TOKEN_SHAPE = re.compile(r"^svc_(test|live)_[A-Za-z0-9]+$")
+#: An API token, matched whole (``is_api_token``; ``$`` would forgive a trailing newline),
+#: or found in a message to mask it (``redact``).
+TOKEN_SHAPE = re.compile(r"svc_(test|live)_[A-Za-z0-9]+")
 #: Spec §8: ``waitForCheckout`` polls every 2 s and gives up after 5 minutes.
 POLL_INTERVAL = 2.0
 POLL_TIMEOUT = 300.0
+
+
+def is_api_token(value: object) -> bool:
+    """``svc_test_...`` or ``svc_live_...``, whole (no whitespace around it)."""
+    return isinstance(value, str) and TOKEN_SHAPE.fullmatch(value) is not None
+
+
+def redact(message: str) -> str:
+    """``message`` with any API token in it masked (``svc_test_***``)."""
+    return TOKEN_SHAPE.sub(lambda m: f"svc_{m.group(1)}_***", message)
 
 
 class _ClientBase:
     """What both clients share: settings, the request a Call makes, the poll's bookkeeping."""
 
     def __init__(self, token: str | None, base_url: str | None, timeout: float) -> None:
-        if token is not None and not (isinstance(token, str) and TOKEN_SHAPE.match(token)):
+        if token is not None and not is_api_token(token):
             raise ValueError("token must be an API token: svc_test_... or svc_live_...")
-        base = base_url or os.environ.get("SVC_BASE_URL") or DEFAULT_BASE_URL
-        if not isinstance(base, str) or not check.HTTP_URL.match(base):
-            raise ValueError(f"base_url must be an absolute http(s) URL, got {base!r}")
+        base = check.base_url(
+            "base_url", base_url or os.environ.get("SVC_BASE_URL") or DEFAULT_BASE_URL
+        )
         self.token = token
         self.base_url = base.rstrip("/")
         self.timeout = check.seconds("timeout", timeout)
@@ -85,11 +97,18 @@ class _ClientBase:
         return Reading(call.model, self.timeout, where=call.where)
 
 
-def transport_error(where: str, timeout: float, exc: httpx.HTTPError) -> SvcTransportError:
+#: What httpx raises when a request cannot be sent or answered (``InvalidURL`` is no
+#: ``HTTPError``): each becomes an ``SvcTransportError``.
+UNSENT = (httpx.HTTPError, httpx.InvalidURL)
+
+
+def transport_error(
+    where: str, timeout: float, exc: httpx.HTTPError | httpx.InvalidURL
+) -> SvcTransportError:
     if isinstance(exc, httpx.TimeoutException):
-        message = f"{where}: no answer within {timeout:g} s ({exc})"
+        message = f"{where}: no answer within {timeout:g} s ({redact(str(exc))})"
         return SvcTransportError(message, code="timeout")
-    message = f"{where}: {type(exc).__name__}: {exc}"
+    message = f"{where}: {type(exc).__name__}: {redact(str(exc))}"
     return SvcTransportError(message, code="connection_error")
 
 
@@ -317,7 +336,9 @@ class Reading(Generic[M]):
     empty_ok: bool = False
     where: str | None = None
 
-    def unsent(self, request: httpx.Request, exc: httpx.HTTPError) -> SvcTransportError:
+    def unsent(
+        self, request: httpx.Request, exc: httpx.HTTPError | httpx.InvalidURL
+    ) -> SvcTransportError:
         where = self.where or f"{request.method} {request.url.path}"
         return transport_error(where, self.timeout, exc)
 
@@ -329,7 +350,7 @@ def exchange(http: httpx.Client, request: httpx.Request, reading: Reading[M]) ->
     """Sends one request: the model of a 2xx answer, else an ``SvcError``."""
     try:
         response = http.send(request, stream=True)
-    except httpx.HTTPError as exc:
+    except UNSENT as exc:
         raise reading.unsent(request, exc) from exc
     try:
         try:
@@ -345,7 +366,7 @@ async def aexchange(http: httpx.AsyncClient, request: httpx.Request, reading: Re
     """``exchange`` over an ``httpx.AsyncClient``."""
     try:
         response = await http.send(request, stream=True)
-    except httpx.HTTPError as exc:
+    except UNSENT as exc:
         raise reading.unsent(request, exc) from exc
     try:
         try:

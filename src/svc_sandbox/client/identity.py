@@ -138,7 +138,7 @@ class _IdentityRules(HttpPool[H]):
         self.client_secret = client_secret
         self.redirect_uri = check.url("redirect_uri", redirect_uri)
         issuer = auth_url or os.environ.get("SVC_AUTH_URL") or DEFAULT_AUTH_URL
-        self.issuer = check.url("auth_url", issuer).rstrip("/")
+        self.issuer = check.base_url("auth_url", issuer).rstrip("/")
         self.auth_method = check.choice(
             "auth_method", auth_method, ("client_secret_post", "client_secret_basic")
         )

@@ -2,7 +2,8 @@
 
 Attributes are snake_case; the wire names (camelCase, ``_id``) are their aliases. Every model
 keeps fields it does not know (``model_extra``): the spec lets fields grow (§9.3) and Order
-allows additional properties. ``model_dump(by_alias=True)`` gives the wire document back.
+allows additional properties. ``to_wire()`` gives the wire document back (``model_dump``
+gives the attributes: defaults for absent fields, datetimes, a failure's normalised code).
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, field_serializer
 from pydantic.alias_generators import to_camel
+
+from svc_sandbox.core.clock import isoformat
 
 Gateway = Literal["telebirr", "mpesa", "cbe"]
 PricingModel = Literal["fixed", "pwyw", "free"]
@@ -32,8 +35,31 @@ FAILURE_CODES = (
 )
 
 
+#: The serialization context under which a model dumps what the service sent.
+WIRE = "wire"
+
+
 class Resource(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, alias_generator=to_camel)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The document as the API sent it: wire names, only the fields the answer had (those
+        the client does not model included), timestamps in the API's own format
+        (``...T00:30:00.000Z``) and failure codes as sent."""
+        document: dict[str, Any] = _timestamps(
+            self.model_dump(by_alias=True, exclude_unset=True, context={WIRE: True})
+        )
+        return document
+
+
+def _timestamps(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return isoformat(value)
+    if isinstance(value, dict):
+        return {key: _timestamps(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_timestamps(item) for item in value]
+    return value
 
 
 class Price(Resource):
@@ -99,7 +125,8 @@ class CheckoutResult(Resource):
 
 class CheckoutFailure(Resource):
     """Why a session or attempt failed. ``code`` is what the client acts on: an unknown code
-    reads ``payment_failed`` (spec §9.3); ``raw_code`` keeps what the service sent."""
+    reads ``payment_failed`` (spec §9.3); ``raw_code`` keeps what the service sent, and
+    ``to_wire()`` gives that back."""
 
     code: str
     message: str = ""
@@ -109,6 +136,11 @@ class CheckoutFailure(Resource):
         self.raw_code = self.code
         if self.code not in FAILURE_CODES:
             self.code = "payment_failed"
+
+    @field_serializer("code")
+    def _code(self, code: str, info: SerializationInfo) -> str:
+        wire = isinstance(info.context, dict) and info.context.get(WIRE)
+        return self.raw_code if wire and self.raw_code else code
 
 
 class CheckoutAttempt(Resource):

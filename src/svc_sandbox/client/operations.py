@@ -156,9 +156,15 @@ def create_checkout(
     amount: int | None = None,
     collected_fields: Mapping[str, Any] | None = None,
     checkout_link: str | None = None,
+    description: str | None = None,
 ) -> Call[CheckoutResult]:
-    """POST /checkout for a product (``amount`` only for pay-what-you-want)."""
+    """POST /checkout for a product (``amount`` only for pay-what-you-want). ``description``
+    is sent as given: the service takes one only for a custom amount and answers 400 here
+    (a front such as the tool server passes the caller's through, so the answer is the
+    service's)."""
     body: dict[str, Any] = {"productId": check.product_ref("product_id", product_id)}
+    if description is not None:
+        body["description"] = description
     body.update(_checkout_fields(customer, gateway, success_url, metadata))
     if amount is not None:
         body["amount"] = check.integer("amount", amount)

@@ -21,7 +21,7 @@ import httpx
 from pydantic import BaseModel
 
 from svc_sandbox.client import arguments as check
-from svc_sandbox.client.commerce import TOKEN_SHAPE, AsyncHttp, H, HttpPool, SyncHttp
+from svc_sandbox.client.commerce import AsyncHttp, H, HttpPool, SyncHttp, is_api_token
 from svc_sandbox.client.flows import Ask, Flow, awaiting, blocking
 from svc_sandbox.client.models import TransferResult, WalletBalance
 
@@ -47,11 +47,11 @@ class _WalletRules(HttpPool[H]):
         http: H | None = None,
     ) -> None:
         self.access_token = check.text("access_token", access_token, 1)
-        if not (isinstance(api_key, str) and TOKEN_SHAPE.match(api_key)):
+        if not is_api_token(api_key):
             raise ValueError("api_key must be an API token: svc_test_... or svc_live_...")
         self.api_key = api_key
         base = base_url or os.environ.get("SVC_WALLET_BASE_URL") or DEFAULT_WALLET_URL
-        self.base_url = check.url("base_url", base).rstrip("/")
+        self.base_url = check.base_url("base_url", base).rstrip("/")
         self.timeout = check.seconds("timeout", timeout)
         self._use_http(http)
 

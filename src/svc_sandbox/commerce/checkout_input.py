@@ -7,6 +7,7 @@ numbers are checked here by hand, because §7 quotes their messages exactly.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from svc_sandbox.core.errors import ValidationFailed
@@ -68,12 +69,18 @@ def pwyw_amount(value: Any, minimum: int) -> int:
         raise ValidationFailed("amount is required for pay-what-you-want products")
     if not is_integer(value):
         raise ValidationFailed("amount must be an integer in ETB minor units")
-    if value < minimum:
-        raise ValidationFailed(f"amount must be at least {minimum} (the product's minimum)")
-    if value > MAX_AMOUNT:
-        raise ValidationFailed(f"amount must be at most {MAX_AMOUNT}")
+    check_pwyw_bounds(value, minimum)
     result: int = value
     return result
+
+
+def check_pwyw_bounds(value: int, minimum: int, shown: Callable[[int], str] = str) -> None:
+    """§4 "at or above the product's minimum", and the ceiling of every amount; the figures
+    ``shown`` as santim (the API) or as ETB (the product page, whose form asks in ETB)."""
+    if value < minimum:
+        raise ValidationFailed(f"amount must be at least {shown(minimum)} (the product's minimum)")
+    if value > MAX_AMOUNT:
+        raise ValidationFailed(f"amount must be at most {shown(MAX_AMOUNT)}")
 
 
 IGNORED_AMOUNT = (

@@ -20,6 +20,9 @@ from typing import Any, Literal
 
 from svc_sandbox.core.errors import ValidationFailed
 
+#: The largest amount a money field takes (1 billion ETB): far above any real figure, keeps
+#: inputs sane (and every quote within Decimal's precision).
+MAX_MINOR = 100_000_000_000
 DEFAULT_FEE_RATE = Decimal("0.07")
 #: Ethiopia's standard VAT rate, applied to the service fee (see docs/spec-gaps.md).
 DEFAULT_TAX_RATE = Decimal("0.15")

@@ -17,8 +17,9 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.ratelimit import SlidingWindow, TokenBucket
 
-CHECKOUT_LIMITED = "Too many checkout requests: slow down and retry after Retry-After seconds"
-PAY_LIMITED = "Too many payment attempts: retry after Retry-After seconds"
+#: The refusals, ``{wait}`` the Retry-After wait (the same words for the API and the pages).
+CHECKOUT_LIMITED = "Too many checkout requests: slow down and retry after {wait}"
+PAY_LIMITED = "Too many payment attempts: retry after {wait}"
 #: §8 "POST /pay/{payToken}: 30 attempts per 5 minutes per IP" (the provider page's too).
 PAY_ATTEMPTS, PAY_WINDOW_SECONDS = 30, 300
 

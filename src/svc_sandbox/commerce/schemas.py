@@ -21,9 +21,8 @@ from pydantic import (
 )
 
 from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
+from svc_sandbox.commerce.fees import MAX_MINOR
 from svc_sandbox.core.validation import http_url_problem, success_url_problem
-
-MAX_MINOR = 100_000_000_000  # 1 billion ETB: far above any real figure, keeps inputs sane.
 
 Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
 

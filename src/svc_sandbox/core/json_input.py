@@ -6,13 +6,20 @@ Why at the edge: a document 10,000 levels deep breaks the parser (RecursionError
 that parses breaks every later export, encode and import; a lone surrogate cannot be encoded as
 UTF-8 (webhook bodies, strict JSON clients); ``1e309`` parses as infinity, which JSON cannot
 carry back out. One walk refuses them all, whatever route or field they arrive in.
+
+An integer longer than Python converts (``sys.get_int_max_str_digits()``, 4300 digits: a
+guard against quadratic-time conversion, left as it is) is valid JSON but too big for any
+field: NumberTooLong names its path and the limit (the decoder's own message would call the
+body invalid JSON and advise raising the limit).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from svc_sandbox.core.errors import ValidationFailed
@@ -45,21 +52,77 @@ def decode(raw: bytes | str, what: str = "body") -> Any:
     return value
 
 
+class NumberTooLong(ValidationFailed):
+    """A JSON integer with more digits than Python converts: valid JSON, too big for any field.
+    ``path`` is where it is in the document (``()``: the document itself), ``negative`` its
+    sign (a route may answer "too large" or "too small" for its field)."""
+
+    def __init__(self, what: str, path: tuple[int | str, ...], negative: bool) -> None:
+        super().__init__(
+            f"{_where(what, path)} is a number longer than {sys.get_int_max_str_digits()} digits"
+        )
+        self.path = path
+        self.negative = negative
+
+
+@dataclass(frozen=True)
+class _LongInteger:
+    """Stands for an integer too long to convert, while its path is looked for."""
+
+    negative: bool
+
+
+def _integer(text: str) -> int | _LongInteger:
+    limit = sys.get_int_max_str_digits()
+    if limit and len(text.lstrip("-")) > limit:
+        return _LongInteger(text.startswith("-"))
+    return int(text)
+
+
 #: One decoder for every body (``json.loads`` with an option builds a new one per call).
 _DECODER = json.JSONDecoder(parse_constant=_keep_constant)
+#: Only after _DECODER refused a too-long integer: the same parse, marking where it is.
+_LOCATOR = json.JSONDecoder(parse_constant=_keep_constant, parse_int=_integer)
 
 
 def _decode(raw: bytes | str, what: str) -> Any:
     try:
-        if not isinstance(raw, str):  # as json.loads does: UTF-8, -16 or -32, by the BOM
-            raw = raw.decode(json.detect_encoding(raw), "surrogatepass")
-        value = _DECODER.decode(raw)
+        # As json.loads does: UTF-8, -16 or -32, by the BOM.
+        text = (
+            raw if isinstance(raw, str) else raw.decode(json.detect_encoding(raw), "surrogatepass")
+        )
+        value = _DECODER.decode(text)
     except RecursionError:
-        raise ValidationFailed(f"{what} nests deeper than {MAX_DEPTH} levels") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+        raise _too_deep(what) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValidationFailed(f"{what} is not valid JSON: {exc}") from None
+    except ValueError:  # the only other one: an integer past sys.get_int_max_str_digits()
+        _locate_long_integer(text, what)
+        raise
     check(value, what)
     return value
+
+
+def _too_deep(what: str) -> ValidationFailed:
+    return ValidationFailed(f"{what} nests deeper than {MAX_DEPTH} levels")
+
+
+def _locate_long_integer(text: str, what: str) -> None:
+    """Raises NumberTooLong for the first too-long integer of ``text`` (or, parsing it again
+    with markers in their place, the depth limit first met on the way)."""
+    try:
+        value = _LOCATOR.decode(text)
+    except RecursionError:
+        raise _too_deep(what) from None
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, _LongInteger):
+            raise NumberTooLong(what, path, item.negative)
+        if isinstance(item, dict):
+            stack.extend((child, (*path, key)) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((child, (*path, i)) for i, child in reversed(list(enumerate(item))))
 
 
 def check(value: Any, what: str = "body") -> None:
@@ -97,7 +160,7 @@ def _report(value: Any, what: str) -> None:
         item, path = stack.pop()
         if isinstance(item, dict | list):
             if len(path) >= MAX_DEPTH:
-                raise ValidationFailed(f"{what} nests deeper than {MAX_DEPTH} levels")
+                raise _too_deep(what)
             if isinstance(item, dict):
                 for key, child in item.items():
                     problem = _string_problem(key)

@@ -10,6 +10,14 @@ from datetime import datetime, timedelta
 from svc_sandbox.core.errors import RateLimited
 
 
+def limited(message: str, retry_after: int) -> RateLimited:
+    """The refusal: ``message`` with ``{wait}`` replaced by the wait its Retry-After header
+    gives, ``1 second`` or ``300 seconds`` (a person reading a page never sees the header)."""
+    seconds = max(1, retry_after)
+    wait = "1 second" if seconds == 1 else f"{seconds} seconds"
+    return RateLimited(message.format(wait=wait), retry_after=seconds)
+
+
 @dataclass
 class TokenBucket:
     """``capacity`` requests at once, refilled at ``rate`` per second."""
@@ -24,7 +32,7 @@ class TokenBucket:
         level = min(self.capacity, level + elapsed * self.rate)
         if level < 1:
             self._levels[key] = (level, now)
-            raise RateLimited(message, retry_after=math.ceil((1 - level) / self.rate))
+            raise limited(message, math.ceil((1 - level) / self.rate))
         self._levels[key] = (level - 1, now)
 
     def clear(self) -> None:
@@ -50,7 +58,7 @@ class SlidingWindow:
         if len(hits) >= self.limit:
             self._hits[key] = hits
             wait = self.window_seconds - (now - hits[0]).total_seconds()
-            raise RateLimited(message, retry_after=math.ceil(wait))
+            raise limited(message, math.ceil(wait))
         hits.append(now)
         self._hits[key] = hits
 

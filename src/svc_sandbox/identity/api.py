@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+from urllib.parse import unquote, urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request
 
@@ -143,9 +143,38 @@ def set_cookie(response: Response, name: str, value: str) -> None:
     )
 
 
-def error_page(error: SandboxError) -> Response:
+#: What the error page adds to the error, by what went wrong.
+UNTRUSTED = (
+    "The request was not sent back to the app, because its client or redirect address could "
+    "not be trusted."
+)
+TOO_MANY = "Nothing was sent to the app. Wait a little, then sign in from the app again."
+FORM_REFUSED = "Nothing was sent to the app. Go back, reload the page and try again."
+
+
+class UntrustedRequest(Exception):
+    """An authorization request refused before its client and redirect address are trusted
+    (RFC 6749 §4.1.2.1: shown to the person, never sent to the redirect address)."""
+
+    def __init__(self, error: SandboxError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def checked_request(params: Params) -> AuthorizationRequest:
+    """``check_request`` for the pages: its errors before the redirect address is trusted
+    are ``UntrustedRequest``; later ones stay ``RedirectError``."""
+    try:
+        return sandbox().oauth.check_request(params)
+    except SandboxError as error:
+        raise UntrustedRequest(error) from None
+
+
+def error_page(error: SandboxError, explanation: str | None = None) -> Response:
     status = 429 if error.status == 429 else 400
-    response = page("identity_error.html", status, form=False, error=error)
+    if explanation is None:
+        explanation = TOO_MANY if status == 429 else FORM_REFUSED
+    response = page("identity_error.html", status, form=False, error=error, explanation=explanation)
     response.headers.update(error.headers)
     return response
 
@@ -167,12 +196,13 @@ def authorize_path() -> str:
 @blueprint.get("/oauth2/authorize")
 def authorize() -> Response:
     params = query_params()
-    sb = sandbox()
     try:
         take("authorize", named_client(params, None))
-        auth_request = sb.oauth.check_request(params)
+        auth_request = checked_request(params)
     except RedirectError as redirected:
         return redirect(redirected.location, 302)  # type: ignore[return-value]
+    except UntrustedRequest as untrusted:
+        return error_page(untrusted.error, UNTRUSTED)
     except SandboxError as error:
         return error_page(error)
     return continue_authorization(auth_request)
@@ -183,15 +213,7 @@ def continue_authorization(auth_request: AuthorizationRequest) -> Response:
     sb = sandbox()
     current = signed_in()
     if current is None:
-        app = sb.oauth_apps.get(auth_request.client_id)
-        return_to = authorize_path() + "?" + urlencode(auth_request.params())
-        return page(
-            "identity_signin.html",
-            action=sb.settings.path_of("auth_url") + "/signin",
-            app_name=app.name,
-            return_to=return_to,
-            redirect_uri=auth_request.redirect_uri,
-        )
+        return sign_in_page(auth_request)
     user, session = current
     if sb.oauth.needs_consent(auth_request, user.id):
         return page(
@@ -208,32 +230,49 @@ def continue_authorization(auth_request: AuthorizationRequest) -> Response:
     return redirect(location, 302)  # type: ignore[return-value]
 
 
+def sign_in_page(auth_request: AuthorizationRequest, status: int = 200, **context: Any) -> Response:
+    """The sign-in form of an authorization request: the request rides in hidden fields, one
+    per parameter (as on the consent page), so the sign-in post checks each as authorize does
+    and the app's name and redirect address come from its registration."""
+    sb = sandbox()
+    return page(
+        "identity_signin.html",
+        status,
+        action=sb.settings.path_of("auth_url") + "/signin",
+        app_name=sb.oauth_apps.get(auth_request.client_id).name,
+        params=auth_request.params(),
+        redirect_uri=auth_request.redirect_uri,
+        **context,
+    )
+
+
+def posted_params(form: Params) -> Params:
+    """The authorization request a page's form carries in its hidden fields."""
+    return {name: form[name] for name in AUTHORIZE_PARAMS if name in form}
+
+
 @blueprint.post("/signin")
 def sign_in() -> Response:
     sb = sandbox()
     form = request.form.to_dict(flat=False)
     try:
         check_csrf(form)
-        return_to = required(form, "return_to")
-        if urlsplit(return_to).path != authorize_path() or urlsplit(return_to).netloc:
-            raise InvalidRequest("return_to must be this provider's authorize address")
+        # Checked again as authorize checks it: a tampered form is an error page, or a
+        # redirect to the app's registered address. The §8 authorize limit is not taken: a
+        # sign-in is part of one authorization request.
+        auth_request = checked_request(posted_params(form))
         login = required(form, "login")
         password = required(form, "password")
+    except RedirectError as redirected:
+        return redirect(redirected.location, 303)  # type: ignore[return-value]
+    except UntrustedRequest as untrusted:
+        return error_page(untrusted.error, UNTRUSTED)
     except SandboxError as error:
         return error_page(error)
     user = sb.users.check_password(login, password)
     if user is None:
-        return page(
-            "identity_signin.html",
-            401,
-            action=sb.settings.path_of("auth_url") + "/signin",
-            app_name="the app",
-            return_to=return_to,
-            login=login,
-            redirect_uri=parse_qs(urlsplit(return_to).query).get("redirect_uri", [None])[0],
-            error="Wrong handle, email or password",
-        )
-    response = redirect(return_to, 303)
+        return sign_in_page(auth_request, 401, login=login, error="Wrong handle, email or password")
+    response = redirect(authorize_path() + "?" + urlencode(auth_request.params()), 303)
     set_cookie(response, SESSION_COOKIE, sb.browser_sessions.sign_in(user.id))  # type: ignore[arg-type]
     return response  # type: ignore[return-value]
 
@@ -243,16 +282,18 @@ def consent_decision() -> Response:
     """The consent page's form: approve (with the ticked scopes) or deny."""
     sb = sandbox()
     form = request.form.to_dict(flat=False)
-    params = {name: form[name] for name in AUTHORIZE_PARAMS if name in form}
     try:
         check_csrf(form)
+        params = posted_params(form)
         take("authorize", named_client(params, None))
-        auth_request = sb.oauth.check_request(params)
+        auth_request = checked_request(params)
         decision = required(form, "decision")
         if decision not in ("approve", "deny"):
             raise InvalidRequest("decision must be approve or deny")
     except RedirectError as redirected:
         return redirect(redirected.location, 303)  # type: ignore[return-value]
+    except UntrustedRequest as untrusted:
+        return error_page(untrusted.error, UNTRUSTED)
     except SandboxError as error:
         return error_page(error)
     current = signed_in()

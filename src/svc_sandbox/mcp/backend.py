@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,16 +64,37 @@ class ToolServer(MCPServer[Any]):
         except ToolError as error:
             cause = error.__cause__
             if isinstance(cause, ValidationError):
-                raise ToolError(invalid_arguments(name, cause)) from cause
+                known = [
+                    tool.input_schema.get("properties", {})
+                    for tool in await self.list_tools()
+                    if tool.name == name
+                ]
+                raise ToolError(invalid_arguments(name, cause, *known)) from cause
             raise
 
 
-def invalid_arguments(tool: str, error: ValidationError) -> str:
+def invalid_arguments(
+    tool: str, error: ValidationError, parameters: Mapping[str, Any] | None = None
+) -> str:
+    """Each bad argument named with why; an unknown one (a typo) with the tool's parameters."""
     problems = []
+    unknown = False
     for item in error.errors():
         where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        problems.append(f"{where}: {item['msg']} (got {item.get('input')!r})")
-    return f"Invalid arguments for {tool}: " + "; ".join(problems)
+        if item["type"] == "extra_forbidden":
+            unknown = unknown or len(item["loc"]) == 1
+            problems.append(f"{where}: unknown parameter (got {_shown(item.get('input'))})")
+        else:
+            problems.append(f"{where}: {item['msg']} (got {_shown(item.get('input'))})")
+    message = f"Invalid arguments for {tool}: " + "; ".join(problems)
+    if unknown and parameters:
+        message += f". {tool} takes: " + ", ".join(parameters)
+    return message
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def backend_of(ctx: Context[Any, Any]) -> Backend:

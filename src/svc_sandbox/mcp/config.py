@@ -4,12 +4,14 @@ env variables over defaults."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from svc_sandbox.client.commerce import DEFAULT_BASE_URL, TOKEN_SHAPE
+from svc_sandbox.client import arguments as check
+from svc_sandbox.client.commerce import DEFAULT_BASE_URL, is_api_token
 
 Transport = Literal["stdio", "http"]
 
@@ -92,11 +94,11 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     the flag or variable that is wrong."""
     env = os.environ if env is None else env
     token = env.get("SVC_TOKEN") or None
-    if token is not None and not TOKEN_SHAPE.match(token):
+    if token is not None and not is_api_token(token):
         raise ValueError("SVC_TOKEN must be an API token: svc_test_... or svc_live_...")
-    base_url = args.base_url or env.get("SVC_BASE_URL") or DEFAULT_BASE_URL
-    if not base_url.startswith(("http://", "https://")):
-        raise ValueError(f"--base-url / SVC_BASE_URL must be an http(s) URL, got {base_url!r}")
+    base_url = check.base_url(
+        "--base-url / SVC_BASE_URL", args.base_url or env.get("SVC_BASE_URL") or DEFAULT_BASE_URL
+    )
     transport_env = env.get("SVC_MCP_TRANSPORT", "stdio").strip().lower() or "stdio"
     if transport_env not in ("stdio", "http"):
         raise ValueError(f"SVC_MCP_TRANSPORT must be stdio or http, got {transport_env!r}")
@@ -108,8 +110,8 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
         timeout = float(args.timeout if args.timeout is not None else env.get("SVC_TIMEOUT", 15))
     except ValueError:
         raise ValueError("SVC_TIMEOUT must be a number of seconds") from None
-    if not timeout > 0:
-        raise ValueError("--timeout / SVC_TIMEOUT must be a positive number of seconds")
+    if not 0 < timeout < math.inf:
+        raise ValueError("--timeout / SVC_TIMEOUT must be a positive, finite number of seconds")
     return McpConfig(
         token=token,
         base_url=base_url.rstrip("/"),

@@ -22,7 +22,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from svc_sandbox import __version__
-from svc_sandbox.client.commerce import TOKEN_SHAPE
+from svc_sandbox.client.commerce import is_api_token
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
 from svc_sandbox.mcp.server import NAME, build_server
@@ -40,11 +40,14 @@ def is_loopback(host: str) -> bool:
 
 
 def transport_security(host: str) -> TransportSecuritySettings | None:
-    """Loopback binds accept only loopback Host names (any port) and Origins; others: None."""
+    """Loopback binds accept only loopback Host names and the bound address (any port), and
+    their Origins; others: None."""
     if not is_loopback(host):
         return None
-    hosts = [*LOOPBACK_NAMES, *(f"{name}:*" for name in LOOPBACK_NAMES)]
-    origins = [f"http://{name}{port}" for name in LOOPBACK_NAMES for port in ("", ":*")]
+    bound = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names = [*LOOPBACK_NAMES, *([bound] if bound not in LOOPBACK_NAMES else [])]
+    hosts = [*names, *(f"{name}:*" for name in names)]
+    origins = [f"http://{name}{port}" for name in names for port in ("", ":*")]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
@@ -68,7 +71,7 @@ def request_token(config: McpConfig, request: Request) -> tuple[str | None, Resp
         return None, None
     scheme, _, token = header.partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not TOKEN_SHAPE.match(token):
+    if scheme.lower() != "bearer" or not is_api_token(token):
         return None, _unauthorized(
             "Authorization must be `Bearer svc_test_...` or `Bearer svc_live_...`"
         )

@@ -17,7 +17,10 @@ from svc_sandbox.client import SignatureError, build_test_webhook, verify_webhoo
 from svc_sandbox.client.signing import DEFAULT_TOLERANCE
 from svc_sandbox.mcp import docs
 from svc_sandbox.mcp.backend import Backend, backend_of
-from svc_sandbox.mcp.results import Format, answer, wire
+from svc_sandbox.mcp.results import Format, answer
+
+#: 9999-12-31T23:59:59Z, the last second a webhook's ``created`` timestamp can carry.
+MAX_TIMESTAMP = 253_402_300_799
 
 # --- output models ----------------------------------------------------------------------
 
@@ -79,7 +82,12 @@ async def svc_verify_webhook(
     ] = DEFAULT_TOLERANCE,
     now: Annotated[
         int | None,
-        Field(strict=True, ge=0, description="unix seconds to check against (default: now)"),
+        Field(
+            strict=True,
+            ge=0,
+            le=MAX_TIMESTAMP,
+            description="unix seconds to check against (default: now)",
+        ),
     ] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, VerifyOutput]:
@@ -92,7 +100,7 @@ async def svc_verify_webhook(
         result = VerifyOutput(valid=False, reason=error.reason, message=error.message, event=None)
         text = f"**Not valid** (`{error.reason}`): {error.message}"
     else:
-        document = wire(event)
+        document = event.to_wire()
         result = VerifyOutput(valid=True, reason=None, message="signature verified", event=document)
         text = f"**Valid**: event `{event.id}` of type `{event.type}`."
     return answer(text, result.model_dump(mode="json"), response_format)
@@ -111,7 +119,10 @@ async def svc_create_test_webhook(
         dict[str, Any] | None, Field(description="fields replacing the example data")
     ] = None,
     timestamp: Annotated[
-        int | None, Field(strict=True, ge=0, description="unix seconds signed (default: now)")
+        int | None,
+        Field(
+            strict=True, ge=0, le=MAX_TIMESTAMP, description="unix seconds signed (default: now)"
+        ),
     ] = None,
     url: Annotated[
         str | None,

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from svc_sandbox.client import SvcError
-from svc_sandbox.core.clock import isoformat
 
 ResponseFormat = Literal["markdown", "json"]
 #: The ``response_format`` parameter every tool takes (its description is what a model reads).
@@ -29,23 +27,6 @@ _PARAMETERS = {
     "default_amount": "default_amount_minor",
 }
 _LEADING_NAME = re.compile(r"^(amount|minimum_amount|default_amount)\b")
-
-
-def wire(model: BaseModel) -> dict[str, Any]:
-    """A client model as the API sent it: wire names, only the fields the answer had, and
-    timestamps in the API's own format (``...T00:30:00.000Z``)."""
-    document: dict[str, Any] = _timestamps(model.model_dump(by_alias=True, exclude_unset=True))
-    return document
-
-
-def _timestamps(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return isoformat(value)
-    if isinstance(value, dict):
-        return {key: _timestamps(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_timestamps(item) for item in value]
-    return value
 
 
 def answer(summary: str, payload: dict[str, Any], response_format: str) -> CallToolResult:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -37,9 +37,15 @@ from svc_sandbox.client.models import (
     OrderStatus,
     PricingModel,
     ProductStatus,
+    Resource,
     WithdrawalStatus,
 )
-from svc_sandbox.commerce.fees import DEFAULT_FEE_RATE, DEFAULT_TAX_RATE, quote_withdrawal
+from svc_sandbox.commerce.fees import (
+    DEFAULT_FEE_RATE,
+    DEFAULT_TAX_RATE,
+    MAX_MINOR,
+    quote_withdrawal,
+)
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.mcp.backend import backend_of
@@ -49,9 +55,9 @@ from svc_sandbox.mcp.offline_tools import (
     svc_search_docs,
     svc_verify_webhook,
 )
-from svc_sandbox.mcp.results import Format, answer, api_error, bad_argument, money, wire
+from svc_sandbox.mcp.results import Format, answer, api_error, bad_argument, money
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=Resource)
 
 # --- parameter types (their descriptions are what a model reads) -------------------------
 
@@ -71,8 +77,8 @@ HexId = Annotated[str, Field(pattern=r"^[0-9a-f]{24}$", description="24 lowercas
 Description = Annotated[str | None, Field(max_length=5000, description="up to 5000 characters")]
 
 
-def _minor(description: str, minimum: int = 0) -> Any:
-    return Field(strict=True, ge=minimum, description=description + " (integer santim)")
+def _minor(description: str, minimum: int = 0, maximum: int | None = None) -> Any:
+    return Field(strict=True, ge=minimum, le=maximum, description=description + " (integer santim)")
 
 
 OptionalMinor = int | None
@@ -133,7 +139,7 @@ async def _api(
         return api_error(error)
     except ValueError as error:  # the client's argument checks, before anything is sent
         raise bad_argument(error) from error
-    return answer(summary(result), wire(result), response_format)
+    return answer(summary(result), result.to_wire(), response_format)
 
 
 def _product_line(product: Any, price: Any, url: str | None) -> str:
@@ -171,10 +177,10 @@ def _status_summary(status: CheckoutStatus) -> str:
     if status.order_id:
         parts.append(f"order `{status.order_id}` ({status.order_status})")
     if status.failure is not None:
-        parts.append(f"failure `{status.failure.code}`: {status.failure.message}")
+        parts.append(f"failure `{status.failure.raw_code}`: {status.failure.message}")
     if status.attempt is not None and status.attempt.last_failure is not None:
         last = status.attempt.last_failure
-        parts.append(f"last attempt failed `{last.code}`: {last.message}")
+        parts.append(f"last attempt failed `{last.raw_code}`: {last.message}")
     parts.append(f"expires {isoformat(status.expires_at)}")
     return "; ".join(parts)
 
@@ -337,11 +343,20 @@ async def svc_create_checkout(
         Field(description="up to 20 keys; saved on the order and sent in webhooks"),
     ] = None,
     checkout_link: Annotated[str | None, Field(description="a cl_... checkout link")] = None,
+    collected_fields: Annotated[
+        dict[str, str | int | float | bool] | None,
+        Field(
+            description="answers to the organization's checkout fields, keyed by field id "
+            "(cf_...); a required field must be answered (product checkouts only)"
+        ),
+    ] = None,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, CheckoutResult]:
     """Start a checkout session (POST /checkout) for a published product, or for a custom
     amount (amount_minor >= 100 with description, no product_id). Returns the session id and,
-    for a paid checkout, the URL to send the buyer to; a free product returns its order."""
+    for a paid checkout, the URL to send the buyer to; a free product returns its order.
+    With product_id, every argument is sent as given and the service answers (a description
+    is refused there, as in REST)."""
 
     def call(svc: AsyncSvcClient) -> Awaitable[CheckoutResult]:
         buyer = customer.to_client() if customer is not None else None
@@ -366,7 +381,9 @@ async def svc_create_checkout(
             success_url=success_url,
             metadata=metadata,
             amount=amount_minor,
+            collected_fields=collected_fields,
             checkout_link=checkout_link,
+            description=description,
         )
 
     def summary(result: CheckoutResult) -> str:
@@ -454,7 +471,7 @@ async def svc_get_balance(
 
 
 async def svc_quote_withdrawal(
-    amount_minor: Annotated[int, _minor("gross amount to withdraw")],
+    amount_minor: Annotated[int, _minor("gross amount to withdraw", maximum=MAX_MINOR)],
     fee_rate: Annotated[
         str | None,
         Field(
@@ -608,7 +625,30 @@ def _tool(spec: ToolSpec) -> Tool:
         idempotent_hint=True if spec.read_only else spec.idempotent,
         open_world_hint=spec.api,
     )
-    return Tool.from_function(spec.fn, title=spec.title, annotations=annotations)
+    tool = Tool.from_function(spec.fn, title=spec.title, annotations=annotations)
+    return _closed(tool)
+
+
+def _closed(tool: Tool) -> Tool:
+    """``tool`` refusing arguments it does not take: a misspelt parameter (``statuss``,
+    ``minimumAmountMinor``) is a tool error naming it, never a call that silently drops it;
+    the input schema says so (``additionalProperties: false``)."""
+    metadata = tool.fn_metadata
+    model = metadata.arg_model
+    closed = cast(
+        "type[BaseModel]",
+        type(
+            model.__name__,
+            (model,),
+            {"model_config": ConfigDict(extra="forbid"), "__module__": model.__module__},
+        ),
+    )
+    return tool.model_copy(
+        update={
+            "fn_metadata": metadata.model_copy(update={"arg_model": closed}),
+            "parameters": closed.model_json_schema(by_alias=True),
+        }
+    )
 
 
 _BUILT: dict[str, Tool] = {}

@@ -24,7 +24,7 @@ from svc_sandbox.core.errors import NotFound, SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.exposure import FormTokens
 from svc_sandbox.exposure_api import form_tokens, require_form_token
-from svc_sandbox.pages.views import field_errors, product_view, santim, session_view
+from svc_sandbox.pages.views import field_errors, product_view, pwyw_santim, session_view
 from svc_sandbox.web import error_response, json_body, json_response, sandbox
 
 #: The stylesheet and the small scripts of the hosted pages and the dashboard (no CDN).
@@ -73,7 +73,7 @@ def not_found_page(message: str) -> Response:
 def render_page_error(error: SandboxError) -> Response:
     if wants_json():
         return error_response(error, {"error": error.message})
-    title = "Page not found" if error.status == 404 else "Something went wrong"
+    title = {404: "Page not found", 429: "Too many tries"}.get(error.status, "Something went wrong")
     response = page("message.html", error.status, title=title, error=error)
     for name, value in error.headers.items():
         response.headers[name] = value
@@ -196,8 +196,8 @@ def product_buy(token: str) -> Response:
     if answers:
         body["collectedFields"] = answers
     try:
-        if "amount" in fields:
-            body["amount"] = santim(fields["amount"])
+        if "amount" in fields and product.pricing_model == "pwyw":
+            body["amount"] = pwyw_santim(product, fields["amount"])
         result = sb.checkout.create(None, parse(CheckoutBody, body))
     except SandboxError as error:
         view = product_view(sb, product)

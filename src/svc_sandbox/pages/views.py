@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from svc_sandbox.commerce.checkout import LINK_MODES, CheckoutSession
+from svc_sandbox.commerce.checkout_input import MAX_AMOUNT, check_pwyw_bounds
 from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.exposure import origin_of
 from svc_sandbox.sandbox import Sandbox
 
 GATEWAYS = ("telebirr", "mpesa", "cbe")
@@ -24,14 +27,29 @@ def money(amount: int) -> str:
 
 
 def santim(etb: str, field: str = "amount") -> int:
-    """A form's ETB figure (``50`` or ``50.25``) in santim; 400 naming the field otherwise."""
+    """A form's ETB figure (``50`` or ``50.25``) in santim; 400 naming the field otherwise,
+    worded in ETB as the form asks."""
+    not_etb = f"{field} must be an amount in ETB such as 50.00"
     try:
         value = Decimal(etb.strip()) * 100
-    except InvalidOperation:
-        raise ValidationFailed(f"{field} must be an amount in ETB such as 50.00") from None
-    if value != value.to_integral_value() or not value.is_finite():
+    except ArithmeticError:  # not a number, or an exponent past Decimal's range (1e999999)
+        raise ValidationFailed(not_etb) from None
+    if not value.is_finite():  # NaN, Infinity
+        raise ValidationFailed(not_etb)
+    if value != value.to_integral_value():
         raise ValidationFailed(f"{field} must have at most two decimals")
+    # Before int(): 1e999997 would be a million-digit integer (seconds of CPU).
+    if abs(value) > MAX_AMOUNT:
+        raise ValidationFailed(f"{field} must be at most {money(MAX_AMOUNT)}")
     return int(value)
+
+
+def pwyw_santim(product: Product, etb: str) -> int:
+    """The product page's amount of a pay-what-you-want product: santim, checked against the
+    product's minimum with the figures in ETB (the service words them in santim)."""
+    amount = santim(etb)
+    check_pwyw_bounds(amount, product.minimum_amount or 0, money)
+    return amount
 
 
 def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
@@ -66,10 +84,21 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "success_url": session.success_url,
             "gateways": GATEWAYS,
             "gateway_names": GATEWAY_NAMES,
-            "poll_url": f"{sb.settings.root('base_url')}/checkout/{session.id}",
+            "poll_url": poll_url(sb, session.id),
             "failure_codes": [(code, FAILURE_MESSAGES[code]) for code in FAILURE_CODES],
             "triggers": trigger_list(sb, session.environment),
         }
+
+
+def poll_url(sb: Sandbox, session_id: str) -> str:
+    """The session the waiting pages poll (GET {base_url}/checkout/{id}). A path when the API
+    is served on the pages' own origin: a page opened through another name of this server
+    (``localhost`` for ``127.0.0.1``) then polls its own origin, which CORS would refuse it
+    for the roots' name."""
+    url = f"{sb.settings.root('base_url')}/checkout/{session_id}"
+    page_roots = (sb.settings.root("pay_url"), sb.settings.root("provider_url"))
+    origin = origin_of(url)
+    return urlsplit(url).path if all(origin_of(r) == origin for r in page_roots) else url
 
 
 def trigger_list(sb: Sandbox, environment: str) -> list[dict[str, Any]]:

@@ -12,9 +12,10 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
+from svc_sandbox.core.json_input import NumberTooLong
 from svc_sandbox.wallet.access import WalletCaller, authenticate
 from svc_sandbox.wallet.errors import bad_request
-from svc_sandbox.wallet.send_input import parse_send
+from svc_sandbox.wallet.send_input import amount_out_of_bounds, parse_send
 from svc_sandbox.web import error_response, json_body, json_response, sandbox
 
 blueprint = Blueprint("wallet", __name__)
@@ -43,6 +44,11 @@ def send_body() -> Any:
         raise bad_request("invalid_request", f"body is not UTF-8 (byte {exc.start})") from None
     try:
         return json_body()
+    except NumberTooLong as refused:
+        # A valid JSON integer too long to read: as amountMinor it is out of §8's bounds.
+        if refused.path == ("amountMinor",):
+            raise amount_out_of_bounds(too_small=refused.negative) from None
+        raise bad_request("invalid_request", refused.message) from None
     except ValidationFailed as refused:
         raise bad_request("invalid_request", refused.message) from None
 

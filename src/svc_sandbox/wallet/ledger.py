@@ -21,20 +21,132 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.ratelimit import rolling_cap_wait
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.wallet.errors import WalletError
-from svc_sandbox.wallet.send_input import SendRequest
+from svc_sandbox.wallet.send_input import MAX_AMOUNT, MIN_AMOUNT, SendRequest
 
 CURRENCY = "ETB"
 #: Spec §8: 50,000.00 ETB per (user, app) per rolling 24 hours of sandbox time.
 DAILY_CAP = 5_000_000
 CAP_WINDOW = timedelta(hours=24)
-#: Largest balance the control plane may fund or set (keeps sums far from any float range).
+#: Largest balance the control plane may fund or set: a fund or a set-balance that would leave
+#: ``availableMinor`` above it is refused (keeps sums far from any float range).
 MAX_CONTROL_AMOUNT = 10**13
+#: Largest ``availableMinor`` or ``totalMinor`` a wallet may ever hold: 2^53 - 1, the largest
+#: integer a client reading JSON numbers as doubles (JavaScript) gets exactly. Received
+#: transfers are not capped (a send is never refused for the recipient's balance); under the
+#: daily cap they would need about 10^9 transfers to get from MAX_CONTROL_AMOUNT to here.
+MAX_BALANCE = 2**53 - 1
 
 #: Ledger entry kinds: control-plane money in or out, and the two sides of a transfer.
 FUNDING = "funding"
 ADJUSTMENT = "adjustment"
 TRANSFER_OUT = "transfer_out"
 TRANSFER_IN = "transfer_in"
+KINDS = (FUNDING, ADJUSTMENT, TRANSFER_OUT, TRANSFER_IN)
+#: Spec §2 "Transfer": transfers settle at once, so ``completed`` is the only status.
+TRANSFER_STATUSES = ("completed",)
+#: The sign of each kind's amount (credits positive, debits negative); an adjustment goes
+#: either way but is never 0 (a set-balance that changes nothing writes no entry).
+_SIGNS = {FUNDING: 1, ADJUSTMENT: 0, TRANSFER_OUT: -1, TRANSFER_IN: 1}
+_LEGS = (TRANSFER_OUT, TRANSFER_IN)
+
+
+# --- the ledger's rules -------------------------------------------------------------------
+# Stated once, here: live operations ask them before writing, a state import asks them of
+# every record (ledger_problem), so an import holds only a ledger the operations could write.
+
+
+def entry_problem(kind: str, amount: int, transfer_id: str | None) -> str | None:
+    """What keeps an entry of ``kind`` from being one the ledger writes (None: nothing), as
+    ``<field> <problem>``. A transfer's two entries are checked against it by ledger_problem."""
+    sign = _SIGNS[kind]
+    if sign > 0 and amount <= 0:
+        return f"amount must be positive for a {kind} entry (credits are positive)"
+    if sign < 0 and amount >= 0:
+        return f"amount must be negative for a {kind} entry (debits are negative)"
+    if sign == 0 and amount == 0:
+        return f"amount must not be 0 for an {kind} entry"
+    if kind == FUNDING and amount > MAX_CONTROL_AMOUNT:
+        return f"amount must be at most {MAX_CONTROL_AMOUNT} for a funding entry"
+    if (kind in _LEGS) != (transfer_id is not None):
+        return (
+            f"transfer_id must name the transfer of a {kind} entry"
+            if kind in _LEGS
+            else f"transfer_id must be null for a {kind} entry"
+        )
+    return None
+
+
+def balance_problem(balance: Balance) -> str | None:
+    """What keeps a wallet from holding ``balance`` (None: nothing)."""
+    if balance.available < 0:
+        return f"takes availableMinor to {balance.available} (a balance is never below 0)"
+    if balance.available > MAX_BALANCE:
+        return f"takes availableMinor to {balance.available}, past {MAX_BALANCE}"
+    if balance.total > MAX_BALANCE:
+        return f"takes totalMinor to {balance.total}, past {MAX_BALANCE}"
+    return None
+
+
+def transfer_problem(transfer: Transfer) -> str | None:
+    """What keeps ``transfer`` from being one a send makes (None: nothing), as ``<field>
+    <problem>``. Its status is checked by the import's format (TRANSFER_STATUSES)."""
+    if not MIN_AMOUNT <= transfer.amount <= MAX_AMOUNT:
+        return f"amount must be from {MIN_AMOUNT} to {MAX_AMOUNT} (spec §8)"
+    if transfer.recipient_id == transfer.sender_id:
+        return "recipient_id must not be the sender (a transfer never pays its sender)"
+    return None
+
+
+def ledger_problem(entries: list[LedgerEntry], transfers: list[Transfer]) -> str | None:
+    """The first way these records break the ledger's rules (None: none), as a path inside
+    the wallet state (``entries[3].amount ...``): each record by itself, each transfer's two
+    entries (``transfer_out`` of its sender, ``transfer_in`` of its recipient, -/+ its
+    amount), and every wallet's balance after each entry, in order. An entry naming a transfer
+    the records lack is left to the import's reference check (state_references.py)."""
+    by_id = {t.id: t for t in transfers}
+    for index, transfer in enumerate(transfers):
+        problem = transfer_problem(transfer)
+        if problem:
+            return f"transfers[{index}].{problem}"
+    legs: dict[tuple[str, str], int] = {}  # (transfer id, kind) -> index of its entry
+    balances: dict[str, Balance] = {}
+    for index, entry in enumerate(entries):
+        problem = entry_problem(entry.kind, entry.amount, entry.transfer_id)
+        if problem:
+            return f"entries[{index}].{problem}"
+        paid = by_id.get(entry.transfer_id or "")
+        if paid is not None:
+            problem = _leg_problem(entry, paid, legs.get((paid.id, entry.kind)))
+            if problem:
+                return f"entries[{index}].{problem}"
+            legs[(paid.id, entry.kind)] = index
+        balance = balances.setdefault(entry.user_id, Balance())
+        balance.apply(entry.amount)
+        problem = balance_problem(balance)
+        if problem:
+            return f"entries[{index}].amount {problem} for user {entry.user_id}"
+    for index, transfer in enumerate(transfers):
+        for kind in _LEGS:
+            if (transfer.id, kind) not in legs:
+                return f"transfers[{index}].id {transfer.id!r} has no {kind} entry"
+    return None
+
+
+def _leg_problem(entry: LedgerEntry, transfer: Transfer, earlier: int | None) -> str | None:
+    if earlier is not None:
+        return (
+            f"transfer_id {transfer.id!r} already has its {entry.kind} entry (entries[{earlier}])"
+        )
+    out = entry.kind == TRANSFER_OUT
+    user_id, amount = (
+        (transfer.sender_id, -transfer.amount) if out else (transfer.recipient_id, transfer.amount)
+    )
+    if entry.user_id != user_id:
+        side = "sender" if out else "recipient"
+        return f"user_id must be {user_id!r}, the {side} of transfer {transfer.id!r}"
+    if entry.amount != amount:
+        return f"amount must be {amount}, as transfer {transfer.id!r} moved {transfer.amount}"
+    return None
 
 
 class WalletUser(Protocol):
@@ -204,26 +316,42 @@ class WalletService(Service):
 
     @locked
     def fund(self, user_id: str, amount: int, note: str | None = None) -> Balance:
-        """Adds money to a user's wallet (it counts as received in ``totalMinor``)."""
-        self._control_amount(amount, "amountMinor", minimum=1)
-        self._entry(user_id, amount, FUNDING, note=note)
+        """Adds money to a user's wallet (it counts as received in ``totalMinor``), as long as
+        ``availableMinor`` stays at most MAX_CONTROL_AMOUNT."""
+        if entry_problem(FUNDING, amount, None):
+            raise ValidationFailed(f"amountMinor must be an integer from 1 to {MAX_CONTROL_AMOUNT}")
+        self._control_entry(user_id, amount, FUNDING, "amountMinor", note)
         return self.balance(user_id)
 
     @locked
     def set_available(self, user_id: str, available: int, note: str | None = None) -> Balance:
         """Makes ``availableMinor`` exactly ``available`` with one adjustment entry."""
-        self._control_amount(available, "availableMinor", minimum=0)
+        if not 0 <= available <= MAX_CONTROL_AMOUNT:
+            raise ValidationFailed(
+                f"availableMinor must be an integer from 0 to {MAX_CONTROL_AMOUNT}"
+            )
         difference = available - self._balances.get(user_id, Balance()).available
         if difference:
-            self._entry(user_id, difference, ADJUSTMENT, note=note)
+            self._control_entry(user_id, difference, ADJUSTMENT, "availableMinor", note)
         return self.balance(user_id)
 
-    @staticmethod
-    def _control_amount(amount: int, field: str, minimum: int) -> None:
-        if not minimum <= amount <= MAX_CONTROL_AMOUNT:
-            raise ValidationFailed(
-                f"{field} must be an integer from {minimum} to {MAX_CONTROL_AMOUNT}"
+    def _control_entry(
+        self, user_id: str, amount: int, kind: str, field: str, note: str | None
+    ) -> None:
+        """Writes a control-plane entry, or a 400 naming ``field`` when the balance it leaves
+        breaks the ledger's rules or passes what the control plane may fund (state unchanged)."""
+        before = self._balances.get(user_id, Balance())
+        after = Balance(before.available, before.total)
+        after.apply(amount)
+        problem = balance_problem(after)
+        if problem is None and after.available > MAX_CONTROL_AMOUNT:
+            problem = (
+                f"takes availableMinor to {after.available}, past {MAX_CONTROL_AMOUNT}, the "
+                f"largest balance the control plane may fund (this wallet holds {before.available})"
             )
+        if problem:
+            raise ValidationFailed(f"{field} {problem}")
+        self._entry(user_id, amount, kind, note=note)
 
     # --- send -------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from svc_sandbox.wallet.errors import bad_request
+from svc_sandbox.wallet.errors import WalletError, bad_request
 
 #: Spec §8: each transfer is at least 1.00 ETB and at most 10,000.00 ETB.
 MIN_AMOUNT = 100
@@ -74,15 +74,21 @@ def _amount(value: Any) -> int:
     # bool is an int in Python but not an integer in JSON.
     if isinstance(value, bool) or not isinstance(value, int):
         raise bad_request("invalid_amount", "amountMinor must be an integer number of santim")
-    if value < MIN_AMOUNT:
-        raise bad_request(
+    if not MIN_AMOUNT <= value <= MAX_AMOUNT:
+        raise amount_out_of_bounds(too_small=value < MIN_AMOUNT)
+    return value
+
+
+def amount_out_of_bounds(too_small: bool) -> WalletError:
+    """§7 ``amount_too_small`` / ``amount_too_large`` (also for an integer too long to read,
+    refused at the JSON edge: it is out of bounds whatever its digits)."""
+    if too_small:
+        return bad_request(
             "amount_too_small", f"amountMinor must be at least {MIN_AMOUNT} (1.00 ETB)"
         )
-    if value > MAX_AMOUNT:
-        raise bad_request(
-            "amount_too_large", f"amountMinor must be at most {MAX_AMOUNT} (10,000.00 ETB)"
-        )
-    return value
+    return bad_request(
+        "amount_too_large", f"amountMinor must be at most {MAX_AMOUNT} (10,000.00 ETB)"
+    )
 
 
 def _key(body: dict[str, Any]) -> str:
