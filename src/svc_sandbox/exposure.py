@@ -191,7 +191,10 @@ class FormTokens:
         return hmac.new(self._secret, subject.encode(), hashlib.sha256).hexdigest()[:32]
 
     def valid(self, subject: str, token: str | None) -> bool:
-        return token is not None and hmac.compare_digest(self.issue(subject), token)
+        # Bytes: compare_digest refuses str with non-ASCII characters (a TypeError, a 500),
+        # and a posted form can carry any text.
+        given = token.encode("utf-8", "surrogatepass") if token is not None else None
+        return given is not None and hmac.compare_digest(self.issue(subject).encode(), given)
 
 
 STALE_FORM = (

@@ -154,10 +154,21 @@ def test_pwyw_charges_the_amount_at_or_above_the_minimum(
     assert missing["error"].startswith("amount is required")
 
 
-def test_amount_is_ignored_for_fixed_products(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+@pytest.mark.parametrize("amount", [1, 0, None, 10**11])
+def test_amount_is_ignored_for_fixed_products(
+    svc_http: FlaskClient, auth: dict[str, str], amount: int | None
+) -> None:
     product = published(svc_http, auth)
-    result = checkout(svc_http, auth, productId=product["_id"], amount=1)
+    result = checkout(svc_http, auth, productId=product["_id"], amount=amount)
     assert status_of(svc_http, result["sessionId"])["amount"] == 5000
+
+
+def test_an_ignored_amount_that_is_not_an_integer_is_refused_with_its_message(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    product = published(svc_http, auth, pricingModel="free", price=None)
+    result = checkout(svc_http, auth, 400, productId=product["_id"], amount="lots")
+    assert result == {"error": rules.IGNORED_AMOUNT}
 
 
 # --- custom-amount messages of §7, to the letter ----------------------------------------------
@@ -246,6 +257,11 @@ def test_the_quoted_amount_message() -> None:
 
 BAD_PRODUCT_BODIES: list[tuple[str, dict[str, Any], str]] = [
     ("unknown gateway", {"gateway": "paypal", "customer": BUYER}, "gateway"),
+    # Ignored for a fixed product (§4), but §2 types it: an integer of santim, 0 or more.
+    ("amount negative", {"amount": -5, "customer": BUYER}, "amount"),
+    ("amount a string", {"amount": "lots", "customer": BUYER}, "amount"),
+    ("amount a float", {"amount": 5000.5, "customer": BUYER}, "amount"),
+    ("amount above the bound", {"amount": 10**11 + 1, "customer": BUYER}, "amount"),
     (
         "bad phone",
         {"gateway": "telebirr", "customer": {**BUYER, "phone": "12345"}},

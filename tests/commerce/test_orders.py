@@ -101,7 +101,9 @@ def test_list_filters_pages_and_is_newest_first(
     assert (page["total"], page["page"], page["limit"], len(page["items"])) == (3, 2, 2, 1)
 
 
-@pytest.mark.parametrize("query", ["?status=done", "?page=0", "?limit=101"])
+@pytest.mark.parametrize(
+    "query", ["?status=done", "?page=0", "?limit=101", "?limit=%2020", "?page=1%20"]
+)
 def test_bad_list_queries_are_400(svc_http: FlaskClient, auth: dict[str, str], query: str) -> None:
     response = svc_http.get(f"/api/orders{query}", headers=auth)
     assert response.status_code == 400

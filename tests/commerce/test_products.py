@@ -229,6 +229,12 @@ def test_list_filters_by_status(svc_http: FlaskClient, auth: dict[str, str], sta
         ("limit=0", "limit"),
         ("limit=101", "limit"),
         ("limit=2.5", "limit"),
+        # The contract's integer: ASCII digits only (int() would take all of these).
+        ("page=%201", "page"),
+        ("limit=%2020", "limit"),
+        ("page=+1", "page"),
+        ("limit=1_0", "limit"),
+        ("page=%D9%A1", "page"),  # ARABIC-INDIC DIGIT ONE
         ("status=deleted", "status"),
     ],
 )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from urllib.request import urlopen
 
 import pytest
 
@@ -12,7 +14,7 @@ from svc_sandbox.cli import main
 from svc_sandbox.contract.harness import POSITIVE_ALLOWANCES
 from svc_sandbox.pytest_plugin import RunningServer
 from tests.contract.test_schemathesis import NOT_YET
-from tests.helpers import create_product
+from tests.helpers import BASE_URL_OPERATIONS, create_product
 from tests.identity.helpers import tokens_for, wallet_app
 from tests.wallet.helpers import owner_key, token_in_process
 
@@ -131,3 +133,43 @@ def test_every_allowance_is_in_the_docs() -> None:
             named.update(re.split(r"[ ,()]+", row.split("|")[1].strip()))
     for allowance in POSITIVE_ALLOWANCES:
         assert allowance.operation_id in named, allowance.operation_id
+    # The reason too, as the harness words it: the table is the whole list of refusals of
+    # schema-valid data, and cannot drift from the harness.
+    text = " ".join(table.split())
+    for allowance in POSITIVE_ALLOWANCES:
+        assert allowance.reason in text, allowance.operation_id
+
+
+def test_the_payment_link_attempt_is_left_out_and_said_so(
+    svc_server: RunningServer, token: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """POST /pay/{payToken} is served under {pay_url}: a run against --base-url would send it
+    to {base_url}/pay/… (schemathesis's base URL overrides the path-level server) and pass on
+    the 404. The run leaves it out, and the summary says so."""
+    others = [o for o in BASE_URL_OPERATIONS if o not in ("createProduct", "getBalance")]
+    skips = [arg for op in others for arg in ("--skip-operation", op)]
+    assert contract_test(svc_server, token, "--no-stateful", *skips) == 0
+    out = capsys.readouterr().out
+    assert "NOT TESTED POST /pay/{payToken}: Served under {pay_url}" in out
+    assert "2 operations tested" in out
+    with urlopen(svc_server.url + "/_sandbox/requests?limit=500") as answer:
+        paths = {item["path"] for item in json.load(answer)["items"]}
+    assert paths and not any("/pay/" in path for path in paths)
+
+
+def test_with_its_server_url_the_payment_link_attempt_is_tested_at_its_real_root(
+    svc_server: RunningServer, token: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--own-server-url names what the path-level server '/' stands for (the emulator's
+    origin): the attempt is then sent to {pay_url}/cs_…, the route that exists."""
+    others = [o for o in BASE_URL_OPERATIONS if o != "getBalance"]
+    skips = [arg for op in others for arg in ("--skip-operation", op)]
+    run = ["contract", "test", "--base-url", svc_server.url + "/api", "--token", token]
+    own = ["--own-server-url", svc_server.url, "--no-stateful", "--max-examples", "8"]
+    assert main(run + own + skips) == 0
+    out = capsys.readouterr().out
+    assert "NOT TESTED" not in out and "2 operations tested" in out
+    with urlopen(svc_server.url + "/_sandbox/requests?limit=500") as answer:
+        paths = [item["path"] for item in json.load(answer)["items"]]
+    assert any(path.startswith("/pay/") for path in paths)
+    assert not any(path.startswith("/api/pay/") for path in paths)

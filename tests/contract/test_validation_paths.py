@@ -16,6 +16,7 @@ CHECKOUT = "#/components/schemas/CustomAmountCheckout"
 CUSTOMER = "#/components/schemas/Customer"
 HEX_ID = "#/components/schemas/HexId"
 DATE_TIME = "#/components/schemas/DateTime"
+PRODUCT_URL = "#/components/schemas/ProductUrl"
 
 
 def fresh() -> Contract:
@@ -51,7 +52,7 @@ def test_a_valid_message_never_reaches_jsonschema(pointer: str, instance: Any) -
             "body.amount",
             "'lots' is not of type 'integer'",
         ),
-        (CUSTOMER, {"email": "no-at-sign"}, "body.email", "'no-at-sign' is not a 'email'"),
+        (PRODUCT_URL, "no scheme", "body", "'no scheme' is not a 'uri'"),
         (HEX_ID, "XYZ", "body", "'XYZ' does not match '^[0-9a-f]{24}$'"),
         (DATE_TIME, "yesterday", "body", "'yesterday' is not a 'date-time'"),
     ],
@@ -69,8 +70,6 @@ def test_an_invalid_message_is_worded_by_jsonschema_as_before(
 @pytest.mark.parametrize(
     ("pointer", "instance"),
     [
-        # jsonschema's email check asks only for an "@"; the compiled one would want a domain.
-        (CUSTOMER, {"email": "a@b"}),
         # Python's "$" matches before a final newline; Rust's does not: jsonschema stands.
         (HEX_ID, "0123456789abcdef01234567\n"),
     ],

@@ -12,7 +12,14 @@ from openapi_spec_validator import validate
 
 from svc_sandbox.contract.document import WALLET, contract_text, load_contract
 from svc_sandbox.sandbox import Sandbox
-from tests.wallet.helpers import headers, owner_key, send_body, token_in_process
+from tests.wallet.helpers import (
+    READ,
+    access_token,
+    headers,
+    owner_key,
+    send_body,
+    token_in_process,
+)
 
 REPO_COPY = Path(__file__).resolve().parents[2] / "contracts" / "wallet.openapi.yaml"
 
@@ -63,3 +70,29 @@ def test_the_conformance_report_covers_wallet_calls(
     commerce = svc_http.get("/_sandbox/conformance").json
     assert commerce is not None and commerce["summary"]["requests"] == 0
     assert svc_http.get("/_sandbox/conformance?contract=nope").status_code == 400
+
+
+def test_the_challenges_sent_are_the_ones_the_contract_declares(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    """Spec §5: bearer errors (invalid_token, insufficient_scope) carry an RFC 6750
+    WWW-Authenticate header; the contract declares it on the 401 and the 403, with the realm
+    the emulator sends."""
+    document = load_contract(WALLET)
+    declared = document["components"]["headers"]
+    key = owner_key(svc_sandbox)
+    read_only = access_token(svc_http, svc_sandbox, scope=READ)
+    scope = svc_http.post("/wallet/send", json=send_body(), headers=headers(read_only, key))
+    missing = svc_http.get("/wallet", headers=headers(None, key))
+    for answer, status in ((scope, 403), (missing, 401)):
+        assert answer.status_code == status
+        response = document["components"]["responses"][
+            "Forbidden" if status == 403 else "Unauthorized"
+        ]
+        name = response["headers"]["WWW-Authenticate"]["$ref"].rsplit("/", 1)[-1]
+        challenge = answer.headers["WWW-Authenticate"]
+        realm = challenge.split(",")[0]  # Bearer realm="..."
+        assert realm in declared[name]["description"]
+    assert 'error="insufficient_scope"' in scope.headers["WWW-Authenticate"]
+    report = svc_http.get("/_sandbox/conformance?contract=wallet").json
+    assert report is not None and report["summary"]["responseViolations"] == 0

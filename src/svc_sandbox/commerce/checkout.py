@@ -259,6 +259,7 @@ class CheckoutService(Service):
     def _product_amount(product: Product, requested: Any) -> int:
         if product.pricing_model == "pwyw":
             return rules.pwyw_amount(requested, product.minimum_amount or 0)
+        rules.ignored_amount(requested)
         if product.pricing_model == "fixed":
             return product.amount or 0
         return 0

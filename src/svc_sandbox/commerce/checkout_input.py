@@ -83,6 +83,19 @@ def check_pwyw_bounds(value: int, minimum: int, shown: Callable[[int], str] = st
         raise ValidationFailed(f"amount must be at most {shown(MAX_AMOUNT)}")
 
 
+IGNORED_AMOUNT = (
+    f"amount must be an integer from 0 to {MAX_AMOUNT} in ETB minor units "
+    "(ignored for fixed and free products)"
+)
+
+
+def ignored_amount(value: Any) -> None:
+    """§4: ``amount`` is ignored for fixed and free products, but §2 types it as an integer
+    of santim: anything else (a string, a negative number) is a client bug, refused."""
+    if value is not None and (not is_integer(value) or not 0 <= value <= MAX_AMOUNT):
+        raise ValidationFailed(IGNORED_AMOUNT)
+
+
 def stringify(value: Any) -> str:
     """How a metadata or collected-field value is stored: JSON spelling for booleans."""
     if isinstance(value, bool):

@@ -7,13 +7,15 @@ are the same test. schemathesis is imported lazily: it is needed only to run the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.contract.document import COMMERCE
 
 if TYPE_CHECKING:
     import schemathesis
+
+    from svc_sandbox.contract.validation import Contract
 
 #: The checks of issue 6, every one enabled on every operation where it applies.
 CHECKS = (
@@ -40,32 +42,42 @@ class Allowance:
     reason: str
 
 
+#: Refused although JSON Schema calls it valid, on every operation with an integer in its body.
+INTEGRAL_FLOATS = (
+    "an integral float (5000.0) where an integer is due is refused (400), though JSON Schema "
+    "counts it as an integer"
+)
+
 POSITIVE_ALLOWANCES = (
     Allowance(
         "createProduct",
         ("400",),
-        "a pwyw price.defaultAmount below price.minimumAmount is refused (two fields compared)",
+        "a pwyw price.defaultAmount below price.minimumAmount is refused (two fields "
+        f"compared); {INTEGRAL_FLOATS}; a media URL that fits the pattern but that Python's "
+        "urlsplit cannot read (a bracketed host that is not an IP address) is refused",
     ),
     Allowance(
         "createCheckout",
         ("400",),
         "which customer fields are required depends on the shape and the mode (email except on "
         "a paid payment link, phone with a gateway), a pwyw amount must reach the stored "
-        "minimum, and custom amounts, metadata and payment links need a token",
+        "minimum, and custom amounts, metadata and payment links need a token; "
+        f"{INTEGRAL_FLOATS}; a successUrl that fits the pattern but that RFC 3986 or urlsplit "
+        "still refuses (a bracketed host that is not an IP address) is refused",
     ),
     Allowance(
         "createWithdrawal",
         ("400", "422"),
         "§4 refuses with 400 a sandbox organization, Developer Mode off, KYC not approved or an "
         "amount above the earnings (organization state), and with withdrawal_key_reuse = reject "
-        "a reused Idempotency-Key with another body answers 422",
+        f"a reused Idempotency-Key with another body answers 422; {INTEGRAL_FLOATS}",
     ),
     Allowance(
         "sendFromWallet",
         ("400", "402"),
         "a schema-valid recipient may be the sender (400 self_transfer) and a valid amount may "
         "be more than the sender's wallet holds (402 insufficient_funds): both depend on who "
-        "sends and on stored balances",
+        f"sends and on stored balances; {INTEGRAL_FLOATS}",
     ),
     *(
         Allowance(
@@ -81,7 +93,7 @@ POSITIVE_ALLOWANCES = (
         ("400", "422"),
         "locked pricingModel/price.type changes answer 422, and price.amount on a pwyw or free "
         "product or a defaultAmount below the minimum answer 400: both depend on the stored "
-        "product",
+        f"product; {INTEGRAL_FLOATS}; a media URL as on createProduct",
     ),
 )
 
@@ -178,6 +190,8 @@ class RunResult:
     findings: list[Finding]
     errors: list[str]
     seconds: float
+    #: Operations of the contract the run left out, each with the reason (printed).
+    not_tested: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -195,6 +209,7 @@ class RunResult:
             lines.append(f"FAIL {finding.operation} [{finding.check}] {finding.title}")
             lines += ["    " + line for line in finding.message.splitlines()[:6]]
             lines.append("    " + finding.reproduce.splitlines()[0][:500])
+        lines += [f"NOT TESTED {label}: {why}" for label, why in self.not_tested.items()]
         lines += [f"ERROR {error}" for error in dict.fromkeys(self.errors)]
         verdict = "PASSED" if self.ok else "FAILED"
         lines.append(
@@ -202,6 +217,29 @@ class RunResult:
             f"in {self.seconds:.1f}s"
         )
         return "\n".join(lines)
+
+
+OWN_ROOT_REASON = (
+    "{where}; the run's --base-url would replace that root (schemathesis's base URL overrides "
+    "a path-level server) and test a URL that does not exist, so it is left out: pass "
+    "--own-server-url (the emulator: its origin) to test it at its own root"
+)
+
+
+def own_root_operations(contract: Contract) -> dict[str, tuple[str, str]]:
+    """Operations with their own ``servers`` entry (the payment-link attempt under
+    ``{pay_url}``): operation id -> (label, why the run leaves it out)."""
+    found: dict[str, tuple[str, str]] = {}
+    for operation in contract.operations:
+        if operation.own_server:
+            item = contract.document["paths"][operation.path]
+            servers = operation.definition.get("servers") or item.get("servers") or [{}]
+            where = str(servers[0].get("description") or servers[0].get("url", "?"))
+            found[operation.operation_id] = (
+                operation.label,
+                OWN_ROOT_REASON.format(where=where.rstrip(".")),
+            )
+    return found
 
 
 def run_contract_test(
@@ -214,32 +252,55 @@ def run_contract_test(
     seed: int = 1,
     stateful: bool = True,
     skip_operations: tuple[str, ...] = (),
+    own_server_url: str | None = None,
 ) -> RunResult:
     """Runs the checks over HTTP against the server at ``base_url`` (the root of ``contract``
     on any implementation: {base_url}, {auth_url} or {wallet_base_url}), with the contract
     shipped in this package. ``schemes`` gives credentials by security scheme (see
-    ``config_dict``); ``token`` alone is the commerce bearer."""
+    ``config_dict``); ``token`` alone is the commerce bearer. Operations with their own
+    ``servers`` entry (``/`` for the payment-link attempt) run in a second pass against
+    ``own_server_url``, what that entry stands for on the server under test (the emulator:
+    its origin); without it they are left out and listed in ``not_tested``."""
+    from svc_sandbox.contract.validation import shipped_contract
+    from svc_sandbox.core.clock import monotonic
+
+    shipped = shipped_contract(contract)
+    elsewhere = own_root_operations(shipped)
+    started = monotonic()
+    result = RunResult(base_url, set(), {}, [], [], 0.0)
+    passes = [(base_url, tuple(dict.fromkeys([*skip_operations, *elsewhere])), stateful)]
+    if own_server_url is None:
+        result.not_tested = dict(elsewhere.values())
+    elif set(elsewhere) - set(skip_operations):
+        # The second pass: only the operations under their own root (no links to follow).
+        rest = [o.operation_id for o in shipped.operations if o.operation_id not in elsewhere]
+        passes.append((own_server_url, tuple(dict.fromkeys([*skip_operations, *rest])), False))
+    for url, skipped, with_links in passes:
+        config = config_dict(
+            token=token,
+            max_examples=max_examples,
+            seed=seed,
+            base_url=url.rstrip("/"),
+            skip_operations=skipped,
+            schemes=schemes,
+        )
+        config["phases"]["stateful"]["enabled"] = with_links
+        config["workers"] = 1
+        _run_pass(contract, config, result)
+    result.seconds = monotonic() - started
+    return result
+
+
+def _run_pass(contract: str, config: dict[str, Any], result: RunResult) -> None:
+    """One schemathesis run of ``contract`` with ``config``, tallied into ``result``."""
     import schemathesis
     from schemathesis.engine import Status, events, from_schema
 
     from svc_sandbox.contract.document import load_contract
-    from svc_sandbox.core.clock import monotonic
 
-    config = config_dict(
-        token=token,
-        max_examples=max_examples,
-        seed=seed,
-        base_url=base_url.rstrip("/"),
-        skip_operations=skip_operations,
-        schemes=schemes,
-    )
-    config["phases"]["stateful"]["enabled"] = stateful
-    config["workers"] = 1
     schema = schemathesis.openapi.from_dict(
         load_contract(contract), config=schemathesis.Config.from_dict(config)
     )
-    started = monotonic()
-    result = RunResult(base_url, set(), {}, [], [], 0.0)
     for event in from_schema(schema).execute():
         if isinstance(event, events.ScenarioFinished):
             if event.status == Status.SKIP:
@@ -269,5 +330,3 @@ def run_contract_test(
             result.errors.append(f"{event.label}: {event.info.title}: {event.info.message}")
         elif isinstance(event, events.FatalError):
             result.errors.append(f"fatal: {event.exception!r}")
-    result.seconds = monotonic() - started
-    return result

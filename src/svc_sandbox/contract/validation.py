@@ -78,6 +78,10 @@ class Operation:
     #: Served under its own root (a path-level ``servers`` entry, e.g. ``{pay_url}``), not under
     #: ``{base_url}``: neither matched there nor in the conformance report.
     own_server: bool = False
+    #: The operation's security requirement (its own or the document's): alternatives, each
+    #: the scheme names sent together. An empty alternative makes credentials optional.
+    security: tuple[tuple[str, ...], ...] = ()
+    security_pointer: str = "#/security"
 
     @property
     def label(self) -> str:
@@ -86,9 +90,9 @@ class Operation:
     def declared_statuses(self) -> list[str]:
         return list(self.definition.get("responses", {}))
 
-    def requires_auth(self, root_security: list[dict[str, Any]]) -> bool:
-        security = self.definition.get("security", root_security)
-        return bool(security) and all(requirement for requirement in security)
+    @property
+    def requires_auth(self) -> bool:
+        return bool(self.security) and all(self.security)
 
 
 class Contract:
@@ -148,6 +152,10 @@ class Contract:
                     or (bool(security) and all(requirement for requirement in security)),
                     takes_body="requestBody" in definition,
                     own_server="servers" in item or "servers" in definition,
+                    security=tuple(tuple(requirement) for requirement in security),
+                    security_pointer=pointer("paths", path, method, "security")
+                    if "security" in definition
+                    else "#/security",
                 )
 
     def _parameter(self, item: Mapping[str, Any], where: str) -> tuple[str, dict[str, Any]]:
@@ -347,21 +355,36 @@ class Contract:
                 found += self.check(
                     ptr + "/schema", coerce(raw, param["schema"], self), "request", location
                 )
-        if operation.requires_auth(self.document.get("security", [])):
-            authorization = lowered.get("authorization", "")
-            if not authorization.lower().startswith("bearer "):
-                found.append(
-                    Violation(
-                        "request",
-                        "header.Authorization",
-                        "this operation needs 'Authorization: Bearer <API token>'",
-                        operation.pointer + "/security"
-                        if "security" in operation.definition
-                        else "#/security",
-                    )
-                )
+        if operation.requires_auth:
+            found += self._check_security(operation, lowered, query)
         found += self._validate_request_body(operation, content_type, body)
         return found
+
+    def _check_security(
+        self, operation: Operation, headers: Mapping[str, str], query: Mapping[str, list[str]]
+    ) -> list[Violation]:
+        """The operation's security requirement: met when every scheme of one alternative
+        is sent (OpenAPI: alternatives OR-ed, the schemes of one AND-ed). Otherwise one
+        violation per scheme missing from the alternative closest to being met."""
+        schemes = self.document.get("components", {}).get("securitySchemes", {})
+        closest: list[str] | None = None
+        for requirement in operation.security:
+            missing = [
+                name for name in requirement if not _scheme_sent(schemes[name], headers, query)
+            ]
+            if not missing:
+                return []
+            if closest is None or len(missing) < len(closest):
+                closest = missing
+        return [
+            Violation(
+                "request",
+                _scheme_location(schemes[name]),
+                _scheme_message(name, schemes[name]),
+                operation.security_pointer,
+            )
+            for name in closest or ()
+        ]
 
     def _validate_request_body(
         self, operation: Operation, content_type: str | None, body: bytes
@@ -494,6 +517,45 @@ class Contract:
         return found + self.check_content(
             plan.pointer, plan.content, content_type, body, "response"
         )
+
+
+def _scheme_sent(
+    scheme: Mapping[str, Any], headers: Mapping[str, str], query: Mapping[str, list[str]]
+) -> bool:
+    """Whether a request carries a credential for a security scheme (its shape only: the
+    server decides whether it is valid). ``headers`` have lower-case names."""
+    kind = scheme.get("type")
+    if kind == "apiKey":
+        name = str(scheme["name"])
+        if scheme.get("in") == "query":
+            return bool(query.get(name))
+        if scheme.get("in") == "cookie":
+            cookies = headers.get("cookie", "")
+            return any(part.strip().startswith(name + "=") for part in cookies.split(";"))
+        return bool(headers.get(name.lower(), "").strip())
+    expected = str(scheme.get("scheme", "bearer")) if kind == "http" else "bearer"
+    return headers.get("authorization", "").lower().startswith(expected.lower() + " ")
+
+
+def _scheme_location(scheme: Mapping[str, Any]) -> str:
+    if scheme.get("type") == "apiKey":
+        return f"{scheme.get('in', 'header')}.{scheme['name']}"
+    return "header.Authorization"
+
+
+def _scheme_message(name: str, scheme: Mapping[str, Any]) -> str:
+    """What the operation needs, worded from the scheme: how it is sent, and what it is
+    (the first sentence of the scheme's description)."""
+    kind = scheme.get("type")
+    if kind == "apiKey":
+        place = {"query": "query parameter", "cookie": "cookie"}.get(scheme.get("in", ""), "header")
+        how = f"the {scheme['name']} {place}"
+    else:
+        word = str(scheme.get("scheme", "bearer")) if kind == "http" else "bearer"
+        placeholder = "<token>" if word.lower() == "bearer" else "<credentials>"
+        how = f"'Authorization: {word.capitalize()} {placeholder}'"
+    what = " ".join(str(scheme.get("description", "")).split()).split(". ")[0].rstrip(".")
+    return f"this operation needs {how} (security scheme {name}" + (f": {what})" if what else ")")
 
 
 class HeaderItems(Protocol):

@@ -24,10 +24,11 @@ def _positive_int(raw: str | None, name: str, default: int, maximum: int | None)
     if raw is None:
         return default
     bound = f"between 1 and {maximum}" if maximum else "at least 1"
-    try:
-        value = int(raw, 10)
-    except ValueError:
-        raise ValidationFailed(f"{name} must be an integer {bound}") from None
+    # ASCII digits only, as the contract's `integer` reads a query value: int() would also
+    # take " 1", "+1", "1_0" and other scripts' digits.
+    if not (raw.isascii() and raw.isdigit()):
+        raise ValidationFailed(f"{name} must be an integer {bound}")
+    value = int(raw, 10)
     if value < 1 or (maximum is not None and value > maximum):
         raise ValidationFailed(f"{name} must be an integer {bound}")
     return value

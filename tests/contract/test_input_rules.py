@@ -1,0 +1,145 @@
+"""The contract states the emulator's input rules where JSON Schema can: every value below is
+judged the same by the emulator's rule, by jsonschema and by jsonschema_rs (the two
+validators of svc_sandbox.contract.validation), so a spec-following client is never flagged
+for what the emulator accepts, nor let through for what it refuses."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import jsonschema
+import jsonschema_rs
+import pytest
+
+from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
+from svc_sandbox.contract.document import load_contract
+from svc_sandbox.core.validation import http_url_problem, success_url_problem
+
+SCHEMAS = load_contract()["components"]["schemas"]
+TRIMMED_TITLE = SCHEMAS["ProductCreate"]["properties"]["title"]
+DESCRIPTION = SCHEMAS["CustomAmountCheckout"]["properties"]["description"]
+#: Every character Python's str.strip() removes, and a few it keeps.
+WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+NOT_WHITESPACE = ["\x00", "\x1b", "\x7f", "\u180e", "\u200b", "\ufeff", "x", "é"]
+
+
+def verdicts(schema: dict[str, Any], value: Any) -> tuple[bool, bool]:
+    checker = jsonschema.FormatChecker()
+    python = jsonschema.Draft202012Validator(schema, format_checker=checker).is_valid(value)
+    return python, jsonschema_rs.validator_for(schema).is_valid(value)
+
+
+def accepts(rule: Callable[[str], object], value: str) -> bool:
+    """Whether a rule that raises ValueError on a refusal takes ``value``."""
+    try:
+        rule(value)
+    except ValueError:
+        return False
+    return True
+
+
+def trimmed_1_to_120(value: str) -> bool:
+    return 1 <= len(value.strip()) <= 120
+
+
+def phone_rule(value: str) -> bool:
+    return accepts(normalize_phone, value)
+
+
+def email_rule(value: str) -> bool:
+    return accepts(check_email, value)
+
+
+def media_rule(value: str) -> bool:
+    return http_url_problem(value) is None
+
+
+def success_url_rule(value: str) -> bool:
+    return success_url_problem(value) is None
+
+
+def around(*middles: str) -> list[str]:
+    """Each middle alone and between each kind of whitespace (and non-whitespace)."""
+    return [c + middle + c for middle in middles for c in ["", *WHITESPACE, *NOT_WHITESPACE]]
+
+
+CASES = [
+    (
+        TRIMMED_TITLE,
+        trimmed_1_to_120,
+        around("x", "x" * 120, "x" * 121, "a b", "", "x" * 119 + " y"),
+    ),
+    (DESCRIPTION, trimmed_1_to_120, around("d" * 120, "d" * 121, "é" * 120)),
+    (SCHEMAS["Phone"], phone_rule, around("0911223344", "251911223344", "911223344", "09 11")),
+    (
+        SCHEMAS["Email"],
+        email_rule,
+        around("a@b.co", "a@b", '"a b"@x.co', "a@@b.co", "@b.co", "a@b.", "ü@ß.de", "a.b@c"),
+    ),
+    (
+        SCHEMAS["Media"]["items"],
+        media_rule,
+        [
+            "https://",
+            "https://a b/c.png",
+            "http://x:99999/a.png",
+            "http://x:0/",
+            "http://x:00080/a",
+            "http://x:/a",
+            "HTTP://X/a",
+            "https://a.b/c?d=e#f",
+            "http://u:p@h/",
+            "http://[::1]/",
+            "http://[::1/",
+            "http://x\t/",
+            "ftp://x/",
+            "http:/x",
+            "http://x/%zz",
+            "http://x/a b",
+            "http://h:65535",
+            "http://h:65536",
+        ],
+    ),
+    (
+        SCHEMAS["SuccessUrl"],
+        success_url_rule,
+        [
+            "https://exa mple.com/",
+            "http://x:99999/",
+            "https://shop.example/paid?s={CHECKOUT_ID}",
+            "myapp://paid",
+            "myapp://paid?id={CHECKOUT_ID}",
+            "javascript:alert(1)",
+            "JavaScript:x",
+            "data:text/html,x",
+            "mailto:a@b.co",
+            "x:",
+            "urn:a",
+            "myapp://p aid",
+            "myapp://p%20aid",
+            "myapp://p%2",
+            "https://e.com/#a#b",
+            "https://e.com/{x}",
+            "tel:+251911",
+            "http://x/%zz",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("schema", "rule", "values"),
+    CASES,
+    ids=["title", "description", "phone", "email", "media", "successUrl"],
+)
+def test_the_contract_and_the_emulator_agree(
+    schema: dict[str, Any], rule: Callable[[str], bool], values: list[str]
+) -> None:
+    disagreements = [
+        (value, rule(value), verdicts(schema, value))
+        for value in values
+        if verdicts(schema, value) != (rule(value), rule(value))
+    ]
+    assert disagreements == []
