@@ -35,7 +35,7 @@ def busy_sandbox(**settings: Any) -> tuple[Sandbox, FlaskClient]:
     of a custom amount, a provider decision and a late notice to come; withdrawals pending,
     processing, completed and in review; webhooks delivered, retried and pending, a
     redelivery, a deleted endpoint; faults; identity codes, grants, tokens, consents, a
-    browser session; a wallet transfer."""
+    browser session; a wallet transfer; a custom trigger."""
     sandbox = Sandbox(clock_mode="frozen", seed=3, rate_limits=False, **settings)
     http = create_app(sandbox).test_client()
     auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
@@ -89,4 +89,5 @@ def busy_sandbox(**settings: Any) -> tuple[Sandbox, FlaskClient]:
     transfer = send_body("tigist", 1234, "send-0001")
     send(http, "POST", WALLET + "/send", transfer, 201, headers=wallet)
     send(http, "PUT", f"/_sandbox/orgs/{production}/owner-wallet", {"canCover": False})
+    send(http, "POST", "/_sandbox/triggers", {"phone": "0911000111", "outcome": "fail"}, 201)
     return sandbox, http

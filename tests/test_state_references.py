@@ -8,13 +8,15 @@ import json
 from collections.abc import Callable
 from datetime import timedelta
 from functools import cache
-from typing import Any
+from typing import Any, get_args, get_origin
 
 import pytest
+from pydantic import BaseModel
 
 from svc_sandbox.app import create_app
 from svc_sandbox.core.errors import NotFound
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.state_format import record_lists, services_models
 from svc_sandbox.state_references import REFERENCES, TARGETS, Reference
 from tests.helpers import assert_unharmed
 from tests.state_scenes import WAITING_SESSION, busy_sandbox
@@ -342,3 +344,40 @@ def test_every_reference_between_organization_records_is_checked_within_one() ->
         if r.target in owned and r.field != "org_id" and from_owned_records(r)
     }
     assert {name(r) for r in SAME_ORG} == expected - NOT_SAME_ORG
+
+
+RECORD_LISTS = record_lists()
+
+
+@pytest.mark.parametrize(
+    ("section", "records", "key"), RECORD_LISTS, ids=[f"{s}.{r}" for s, r, _ in RECORD_LISTS]
+)
+def test_a_record_repeated_in_any_list_is_a_400_naming_its_key_and_changes_nothing(
+    busy: tuple[Sandbox, Any], section: str, records: str, key: tuple[str, ...]
+) -> None:
+    """Every list of records of the format, read off its models: a repeated record would be
+    one record after the import (a withdrawal lost) or two (a funding entry counted twice)."""
+    _, http = busy
+    before = http.get("/_sandbox/state").data
+    document = json.loads(busy_export())
+    listed = document["services"][section][records]
+    assert listed, f"the busy scene holds no services.{section}.{records}"
+    listed.append(json.loads(json.dumps(listed[0])))
+    response = http.put("/_sandbox/state", json=document)
+    assert response.status_code == 400, response.json
+    where = f"services.{section}.{records}[{len(listed) - 1}]"
+    named = f"{where}.{key[0]} repeats" if len(key) == 1 else f"{where} repeats {key[0]} "
+    assert named in response.json["error"], response.json
+    assert_unharmed(http, before)
+
+
+def test_every_list_of_records_of_the_format_has_a_key() -> None:
+    """The lists are read off the format's models: each has a key (``id`` or a row in
+    state_format._KEYS), so a new list of records is checked for repeats without a new line."""
+    listed = {(section, name) for section, name, _ in RECORD_LISTS}
+    for section, model in services_models().items():
+        for name, info in model.model_fields.items():
+            item = get_args(info.annotation)[0] if get_origin(info.annotation) is list else None
+            if isinstance(item, type) and issubclass(item, BaseModel):
+                assert (section, name) in listed
+    assert ("wallets", "entries", ("id",)) in RECORD_LISTS

@@ -54,7 +54,7 @@ from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.lifecycle import Lifecycle
 from svc_sandbox.core.records import FORMAT, from_json
-from svc_sandbox.core.validation import describe
+from svc_sandbox.core.validation import describe, shown
 from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.grants import AuthCode
 from svc_sandbox.identity.keys import SigningKey
@@ -182,6 +182,10 @@ def _field_type(annotation: Any) -> Any:
     raise TypeError(f"no export type for {annotation!r}")  # a new field type: describe it here
 
 
+#: The dataclass behind each record model (``record_lists`` reads the format through it).
+_DATACLASS_OF: dict[type[BaseModel], type] = {}
+
+
 @cache
 def record_model(cls: type) -> type[BaseModel]:
     """The model of one exported record: its dataclass's fields, strictly typed."""
@@ -200,6 +204,7 @@ def record_model(cls: type) -> type[BaseModel]:
         )
         fields[item.name] = (kind, None if has_default else ...)
     model: type[BaseModel] = create_model(cls.__name__ + "Record", __config__=_STRICT, **fields)
+    _DATACLASS_OF[model] = cls
     return model
 
 
@@ -361,32 +366,65 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
     _check_unique(document)
 
 
+#: The fields that tell apart the records of a kind with no ``id`` field. Every list of records
+#: in the format is checked for a repeated key (``record_lists``); a kind with neither an ``id``
+#: nor a row here fails that check's first use, and tests/test_state_format.py lists them all.
+_KEYS: dict[type, tuple[str, ...]] = {
+    ApiToken: ("token",),
+    Attempt: ("delivery_id", "number"),  # the journal: attempt n of a delivery happens once
+    DueAttempt: ("delivery_id", "number"),  # a repeated one would be POSTed twice
+    IdempotencyRecord: ("org_id", "key"),
+    Trigger: ("environment", "phone"),
+    App: ("client_id",),
+    SigningKey: ("kid",),
+    AccessToken: ("jti",),
+    RefreshToken: ("token_sha256",),
+    AuthCode: ("code_sha256",),
+    BrowserSession: ("session_sha256",),
+}
+
+
+def record_key(cls: type) -> tuple[str, ...]:
+    """The fields that identify one record of ``cls`` among its list."""
+    if cls in _KEYS:
+        return _KEYS[cls]
+    if "id" in {item.name for item in dataclasses.fields(cls)}:
+        return ("id",)
+    raise TypeError(f"{cls.__name__} records have no key: name its fields in _KEYS")
+
+
+@cache
+def record_lists() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """Each list of records of ``services`` as ``(service, list, key fields)``, read off the
+    format's models, so a new list is checked for repeated keys without a line here."""
+    lists = []
+    for section, model in services_models().items():
+        for name, info in model.model_fields.items():
+            args = get_args(info.annotation) if get_origin(info.annotation) is list else ()
+            if args and args[0] in _DATACLASS_OF:
+                lists.append((section, name, record_key(_DATACLASS_OF[args[0]])))
+    return tuple(lists)
+
+
 def _check_unique(document: dict[str, Any]) -> None:
-    """Records are keyed by id on import: two with one id would silently become one."""
+    """Records are keyed on import: two with one key would silently become one (or two
+    where the emulator makes one: a funding entry counted twice, a key listed twice)."""
     services = document["services"]
-    for where, key in (
-        ("orgs.orgs", "id"),
-        ("orgs.tokens", "token"),
-        ("products.products", "id"),
-        ("orders.orders", "id"),
-        ("checkout.sessions", "id"),
-        ("payments.attempts", "id"),
-        ("customers.customers", "id"),
-        ("webhookEndpoints.endpoints", "id"),
-        ("webhookDeliveries.deliveries", "id"),
-        ("users.users", "id"),
-        ("oauthApps.apps", "client_id"),
-        ("tokens.grants", "id"),
-        ("wallets.transfers", "id"),
-    ):
-        section, name = where.split(".")
-        seen: set[str] = set()
+    for section, name, key in record_lists():
+        seen: dict[tuple[Any, ...], int] = {}
         for index, record in enumerate(services[section][name]):
-            if record[key] in seen:
+            value = tuple(record[field] for field in key)
+            if value in seen:
+                where = f"services.{section}.{name}"
+                if len(key) == 1:
+                    repeated = f"{where}[{index}].{key[0]} repeats {shown(value[0])}"
+                else:
+                    pairs = ", ".join(f"{f} {shown(v)}" for f, v in zip(key, value, strict=True))
+                    repeated = f"{where}[{index}] repeats {pairs}"
                 raise ValidationFailed(
-                    f"state document: services.{where}[{index}].{key} repeats {record[key]!r}"
+                    f"state document: {repeated} (of {name}[{seen[value]}]; each record once)"
                 )
-            seen.add(record[key])
+            seen[value] = index
 
 
 def check_ledger(document: dict[str, Any]) -> None:

@@ -43,6 +43,18 @@ def describe(error: dict[str, Any]) -> str:
     return f"{field_path(loc)} {message}"
 
 
+#: How much of a value a message repeats: a 300,000-character id is named, not echoed.
+SHOWN_CHARACTERS = 80
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message, cut to ``SHOWN_CHARACTERS`` with an ellipsis."""
+    text = repr(value)
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    return text[: SHOWN_CHARACTERS - 1] + "…"
+
+
 def parse(model: type[M], data: Any) -> M:
     if not isinstance(data, dict):
         raise ValidationFailed("body must be a JSON object")
