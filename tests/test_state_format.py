@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.commerce.fees import MAX_MINOR
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.state_format import MAX_TEXT
 from tests.commerce.checkout_helpers import BUYER, published, push_checkout
 from tests.helpers import assert_unharmed, token_of
 from tests.webhooks.conftest import call
@@ -111,6 +113,65 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "services.payouts is required",
     ),
     ("another format version", lambda d: d.update(format=2), "format must be 1"),
+    ("a format of true (Python's 1)", lambda d: d.update(format=True), "format must be 1"),
+    # values the API never makes, which ordinary requests then acted on
+    (
+        "a negative latency delay (every GET /api/products a 400 after)",
+        lambda d: services(d)["latencyFaults"]["rules"].append(latency_rule(d, -1)),
+        "services.latencyFaults.rules[0].delay_seconds must be a finite number from 0 to",
+    ),
+    (
+        "a negative product price (a paid order of -1 after)",
+        lambda d: services(d)["products"]["products"][0].update(amount=-1),
+        "services.products.products[0].amount must be greater than or equal to 0",
+    ),
+    (
+        "a product price past the schemas' money bound",
+        lambda d: services(d)["products"]["products"][0].update(amount=MAX_MINOR + 1),
+        f"services.products.products[0].amount must be less than or equal to {MAX_MINOR}",
+    ),
+    (
+        "a fixed-price product of no amount (its checkout went through)",
+        lambda d: services(d)["products"]["products"][0].update(amount=None),
+        "services.products.products[0].amount is required for fixed products",
+    ),
+    (
+        "a pay-what-you-want default below its minimum",
+        lambda d: services(d)["products"]["products"][0].update(
+            pricing_model="pwyw", amount=None, minimum_amount=500, default_amount=100
+        ),
+        "services.products.products[0].default_amount must be at least minimum_amount",
+    ),
+    (
+        "a negative order amount (a negative balance after)",
+        lambda d: services(d)["orders"]["orders"][0].update(amount=-1),
+        "services.orders.orders[0].amount must be greater than or equal to 0",
+    ),
+    (
+        "a negative count (refuse_checkouts)",
+        lambda d: services(d)["payments"]["config"].update(refuse_checkouts=-1),
+        "services.payments.config.refuse_checkouts must be greater than or equal to 0",
+    ),
+    (
+        "a negative webhook fault count",
+        lambda d: services(d)["webhookDeliveries"]["fault"].update(count=-1),
+        "services.webhookDeliveries.fault.count must be greater than or equal to 0",
+    ),
+    (
+        "a product title longer than the schemas take (5 MB pages after)",
+        lambda d: services(d)["products"]["products"][0].update(title="T" * 5_000_000),
+        "services.products.products[0].title must be 1 to 120 characters",
+    ),
+    (
+        "a product description longer than the schemas take",
+        lambda d: services(d)["products"]["products"][0].update(description="d" * 5001),
+        "services.products.products[0].description String should have at most 5000",
+    ),
+    (
+        "any string past a request body's cap",
+        lambda d: services(d)["orders"]["orders"][0].update(product_title="t" * (MAX_TEXT + 1)),
+        f"services.orders.orders[0].product_title String should have at most {MAX_TEXT}",
+    ),
     (
         "a bad product title after a good change",
         lambda d: (
@@ -120,6 +181,20 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "services.payouts.seq must be an integer",
     ),
 ]
+
+
+def latency_rule(document: dict[str, Any], delay: float) -> dict[str, Any]:
+    """A latency fault record as the control plane makes one, of ``delay`` seconds."""
+    return {
+        "id": "lat_" + "0" * 24,
+        "path": "/api/products",
+        "delay_seconds": delay,
+        "created_at": document["clock"]["exact"],
+        "method": None,
+        "org_id": None,
+        "remaining": None,
+        "applied": 0,
+    }
 
 
 @pytest.fixture

@@ -381,3 +381,23 @@ def test_every_list_of_records_of_the_format_has_a_key() -> None:
             if isinstance(item, type) and issubclass(item, BaseModel):
                 assert (section, name) in listed
     assert ("wallets", "entries", ("id",)) in RECORD_LISTS
+
+
+def test_a_refusal_names_an_over_long_id_without_repeating_it_whole(
+    busy: tuple[Sandbox, Any],
+) -> None:
+    """A 300,000-character id answered a 300,167-character error: the message cuts it."""
+    _, http = busy
+    before = http.get("/_sandbox/state").data
+    document = json.loads(busy_export())
+    long_id = "A" * 300_000
+    document["services"]["orders"]["orders"][0]["checkout_session_id"] = long_id
+    response = http.put("/_sandbox/state", json=document)
+    assert response.status_code == 400
+    error = response.json["error"]
+    assert error.startswith(
+        "state document: services.orders.orders[0].checkout_session_id is 'AAAA"
+    ), error
+    assert f"{'A' * 70}…" in error
+    assert len(error) < 300
+    assert_unharmed(http, before)

@@ -48,6 +48,7 @@ from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.locking import let_others_in
 from svc_sandbox.core.records import FORMAT, collector_paused, to_json
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
+from svc_sandbox.core.validation import shown
 from svc_sandbox.identity.apps import AppService
 from svc_sandbox.identity.grants import AuthorizationService
 from svc_sandbox.identity.keys import KeyService
@@ -451,7 +452,7 @@ class Sandbox:
         try:
             self._swap_in(data)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ValidationFailed(f"state document could not be applied: {exc!r}") from None
+            raise ValidationFailed(f"state document could not be applied: {shown(exc)}") from None
 
     def state_schema(self) -> dict[str, Any]:
         """The export format as JSON Schema (what ``restore`` validates against)."""

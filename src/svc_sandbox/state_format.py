@@ -47,7 +47,8 @@ from svc_sandbox.commerce.orders import ORDER_LIFECYCLE, Order
 from svc_sandbox.commerce.payments import MAX_PUSH_DELAY_SECONDS, PaymentAttempt, ProviderConfig
 from svc_sandbox.commerce.payouts import LIFECYCLE as WITHDRAWAL_LIFECYCLE
 from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
-from svc_sandbox.commerce.products import Product
+from svc_sandbox.commerce.products import RECORD_PRICE, Product, price_problem
+from svc_sandbox.commerce.schemas import Description, Money, Title
 from svc_sandbox.commerce.triggers import Trigger
 from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
@@ -108,14 +109,23 @@ def _fee_rate(value: str) -> str:
 Instant = Annotated[StrictStr, AfterValidator(_instant)]
 DecimalText = Annotated[StrictStr, AfterValidator(_decimal)]
 FeeRateText = Annotated[DecimalText, AfterValidator(_fee_rate)]
+#: An integer of the records by default: amounts, counts, sequence numbers and attempt numbers
+#: are never negative where the API makes them (``_SIGNED`` lists the exceptions).
+Count = Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
 Int64 = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+#: The longest string a record takes where no rule of its own says less: a request body's cap
+#: (web.MAX_BODY_BYTES), so every string the emulator took from a request imports again,
+#: and a 5 MB value (a page of 5 MB later) does not.
+MAX_TEXT = 1024 * 1024
+Text = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
 
 
 def _finite(value: Any) -> float:
+    # Every float of the records is a duration (delays, a receiver's time): 0 or more.
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError("must be a number")
-    if not math.isfinite(value) or abs(value) > MAX_SECONDS:
-        raise ValueError(f"must be a finite number of at most {MAX_SECONDS:.0f}")
+    if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
+        raise ValueError(f"must be a finite number from 0 to {MAX_SECONDS:.0f}")
     return float(value)
 
 
@@ -142,7 +152,22 @@ _NARROWER: dict[tuple[type, str], Any] = {
     (Organization, "custom_fee_rate"): FeeRateText,
     (LedgerEntry, "kind"): Literal[KINDS],
     (Transfer, "status"): Literal[TRANSFER_STATUSES],
+    # money as the API's own schemas bound it (commerce/schemas.py)
+    (Product, "amount"): Money,
+    (Product, "minimum_amount"): Money,
+    (Product, "default_amount"): Money,
+    (Product, "title"): Title,
+    (Product, "description"): Description,
+    (Order, "amount"): Money,
+    (CheckoutSession, "amount"): Money,
+    (Withdrawal, "amount"): Money,
+    (Withdrawal, "fee_amount"): Money,
+    (Withdrawal, "tax_amount"): Money,
+    (Withdrawal, "net_amount"): Money,
 }
+#: The integer fields that may be negative (every other one is 0 or more): a ledger entry's
+#: amount is signed by its kind (a transfer out, a withdrawal), which check_ledger checks.
+_SIGNED: frozenset[tuple[type, str]] = frozenset({(LedgerEntry, "amount")})
 _NARROWER_BY_NAME: dict[str, Any] = {"environment": Literal["sandbox", "production"]}
 
 
@@ -164,11 +189,11 @@ def _field_type(annotation: Any) -> Any:
     if annotation is Any:
         return Any
     if annotation is str:
-        return StrictStr
+        return Text
     if annotation is bool:
         return StrictBool
     if annotation is int:
-        return Int64
+        return Count
     if annotation is float:
         return Finite
     if annotation is datetime:
@@ -193,6 +218,8 @@ def record_model(cls: type) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for item in dataclasses.fields(cls):
         kind = _NARROWER.get((cls, item.name)) or _NARROWER_BY_NAME.get(item.name)
+        if kind is None and (cls, item.name) in _SIGNED:
+            kind = Int64
         if kind is None:
             kind = _field_type(hints[item.name])
         elif type(None) in get_args(hints[item.name]):
@@ -343,7 +370,8 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
     ``payloads`` maps each scheduler kind the sandbox runs to the type of its payload."""
     if not isinstance(document, dict):
         raise ValidationFailed("state document must be a JSON object (an export of this sandbox)")
-    if document.get("format") != FORMAT:
+    # ``type() is int``: JSON ``true`` is no version, though Python takes it for 1.
+    if type(document.get("format")) is not int or document["format"] != FORMAT:
         raise ValidationFailed(f"format must be {FORMAT} (an export of this sandbox)")
     entries = (
         document.get("scheduler", {}).get("entries")
@@ -364,6 +392,17 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
     except PydanticValidationError as exc:
         raise ValidationFailed("state document: " + describe(dict(exc.errors()[0]))) from None
     _check_unique(document)
+    _check_prices(document)
+
+
+def _check_prices(document: dict[str, Any]) -> None:
+    """A product's price as create and PATCH leave it (a fixed one has an amount): a checkout
+    of a fixed product of no amount would otherwise go through."""
+    for index, p in enumerate(document["services"]["products"]["products"]):
+        amounts = (p.get("amount"), p.get("minimum_amount"), p.get("default_amount"))
+        problem = price_problem(p["pricing_model"], *amounts, RECORD_PRICE)
+        if problem:
+            raise ValidationFailed(f"state document: services.products.products[{index}].{problem}")
 
 
 #: The fields that tell apart the records of a kind with no ``id`` field. Every list of records

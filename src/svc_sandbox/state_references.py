@@ -28,6 +28,7 @@ from svc_sandbox.commerce.checkout import EXPIRE
 from svc_sandbox.commerce.payments import DECIDE, NOTIFY
 from svc_sandbox.commerce.payouts import COMPLETE, PROCESS
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import shown
 from svc_sandbox.webhooks.delivery import ATTEMPT_KIND
 
 #: Target kinds, by the name a refusal gives them (``TARGETS`` says where their ids are).
@@ -239,7 +240,7 @@ def _found(document: dict[str, Any], ref: Reference) -> Iterator[tuple[str, Any,
             if ref.word is not None:
                 words = key.split(" ")
                 value = words[ref.word] if ref.word < len(words) else None
-            yield f"{where}[{key!r}]", value, None
+            yield f"{where}[{shown(key)}]", value, None
         return
     if ref.field == "[]":
         for index, value in enumerate(container):
@@ -285,7 +286,7 @@ def check(document: dict[str, Any]) -> None:
             if value in owners or ref.allows(record):
                 continue
             raise ValidationFailed(
-                f"state document: {path} is {value!r}, which names no {ref.target} of the "
+                f"state document: {path} is {shown(value)}, which names no {ref.target} of the "
                 "document (every reference must name a record of the import)"
             )
     for ref in REFERENCES:
@@ -297,7 +298,7 @@ def check(document: dict[str, Any]) -> None:
             holder = record.get("org_id") if record is not None else None
             if owner is not None and holder is not None and owner != holder:
                 raise ValidationFailed(
-                    f"state document: {path} is {value!r}, a {ref.target} of organization "
+                    f"state document: {path} is {shown(value)}, a {ref.target} of organization "
                     f"{owner}, but the record belongs to organization {holder} (a record "
                     "names only records of its own organization)"
                 )

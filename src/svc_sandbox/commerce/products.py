@@ -77,6 +77,33 @@ def validate_product_ref(ref: str, field_name: str = "id") -> str:
     return ref
 
 
+#: A price's field names in a request body (``price.amount``) and in a record (an import).
+REQUEST_PRICE = {
+    "amount": "price.amount",
+    "minimum": "price.minimumAmount",
+    "default": "price.defaultAmount",
+}
+RECORD_PRICE = {"amount": "amount", "minimum": "minimum_amount", "default": "default_amount"}
+
+
+def price_problem(
+    pricing_model: str,
+    amount: int | None,
+    minimum: int | None,
+    default: int | None,
+    names: dict[str, str],
+) -> str | None:
+    """What a price of ``pricing_model`` lacks or breaks, in ``names``' words, or None: a
+    fixed price has an amount, pay-what-you-want a minimum, and a default not below it."""
+    if pricing_model == "fixed" and amount is None:
+        return f"{names['amount']} is required for fixed products"
+    if pricing_model == "pwyw" and minimum is None:
+        return f"{names['minimum']} is required for pwyw products"
+    if minimum is not None and default is not None and default < minimum:
+        return f"{names['default']} must be at least {names['minimum']}"
+    return None
+
+
 class ProductService(Service):
     def __init__(self, ctx: ServiceContext) -> None:
         super().__init__(ctx)
@@ -90,10 +117,11 @@ class ProductService(Service):
     def create(self, org_id: str, body: ProductCreateBody) -> Product:
         price = body.price or PriceBody()
         self._check_price_type(body.pricingModel, price)
-        if body.pricingModel == "fixed" and price.amount is None:
-            raise ValidationFailed("price.amount is required for fixed products")
-        if body.pricingModel == "pwyw" and price.minimumAmount is None:
-            raise ValidationFailed("price.minimumAmount is required for pwyw products")
+        problem = price_problem(
+            body.pricingModel, price.amount, price.minimumAmount, None, REQUEST_PRICE
+        )
+        if problem:
+            raise ValidationFailed(problem)
         self._pwyw_bounds(body.pricingModel, None, None, price)  # refuse before drawing ids
         now = self.clock.now()
         self._seq += 1
@@ -202,8 +230,9 @@ class ProductService(Service):
             minimum = price.minimumAmount
         if price.defaultAmount is not None:
             default = price.defaultAmount
-        if minimum is not None and default is not None and default < minimum:
-            raise ValidationFailed("price.defaultAmount must be at least price.minimumAmount")
+        problem = price_problem("pwyw", None, minimum, default, REQUEST_PRICE)
+        if problem:
+            raise ValidationFailed(problem)
         return minimum, default
 
     @classmethod

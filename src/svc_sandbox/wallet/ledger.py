@@ -20,6 +20,7 @@ from svc_sandbox.core.errors import ValidationFailed, found
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.ratelimit import rolling_cap_wait
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import shown
 from svc_sandbox.wallet.errors import WalletError
 from svc_sandbox.wallet.send_input import MAX_AMOUNT, MIN_AMOUNT, SendRequest
 
@@ -128,14 +129,15 @@ def ledger_problem(entries: list[LedgerEntry], transfers: list[Transfer]) -> str
     for index, transfer in enumerate(transfers):
         for kind in _LEGS:
             if (transfer.id, kind) not in legs:
-                return f"transfers[{index}].id {transfer.id!r} has no {kind} entry"
+                return f"transfers[{index}].id {shown(transfer.id)} has no {kind} entry"
     return None
 
 
 def _leg_problem(entry: LedgerEntry, transfer: Transfer, earlier: int | None) -> str | None:
     if earlier is not None:
         return (
-            f"transfer_id {transfer.id!r} already has its {entry.kind} entry (entries[{earlier}])"
+            f"transfer_id {shown(transfer.id)} already has its {entry.kind} entry "
+            f"(entries[{earlier}])"
         )
     out = entry.kind == TRANSFER_OUT
     user_id, amount = (
@@ -143,9 +145,9 @@ def _leg_problem(entry: LedgerEntry, transfer: Transfer, earlier: int | None) ->
     )
     if entry.user_id != user_id:
         side = "sender" if out else "recipient"
-        return f"user_id must be {user_id!r}, the {side} of transfer {transfer.id!r}"
+        return f"user_id must be {shown(user_id)}, the {side} of transfer {shown(transfer.id)}"
     if entry.amount != amount:
-        return f"amount must be {amount}, as transfer {transfer.id!r} moved {transfer.amount}"
+        return f"amount must be {amount}, as transfer {shown(transfer.id)} moved {transfer.amount}"
     return None
 
 
