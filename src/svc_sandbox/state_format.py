@@ -8,7 +8,10 @@ The models are derived from the services' own dataclasses (one description of ea
 the dataclass), with strict types: ``str``, ``int``, ``bool`` exactly; floats finite; instants
 as ISO 8601 strings with a zone inside the clock's range; enums and lifecycle statuses as their
 values. A record field with a default may be absent (the dataclass fills it in), every other
-one is required, unknown ones are refused.
+one is required, unknown ones are refused. Values are bounded as the API bounds them: integers
+0 or more (``_SIGNED`` lists the exceptions), money and product texts by the schemas' own types
+(``_NARROWER``), every other string by a request body's cap; every list of records holds each
+key once (``record_lists``).
 
 ``FORMAT`` (core/records.py) is the format's version: a change that an older sandbox could not
 read bumps it.
