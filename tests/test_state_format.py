@@ -153,6 +153,13 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "services.payments.config.refuse_checkouts must be greater than or equal to 0",
     ),
     (
+        "a negative attempt number in a scheduler payload",
+        lambda d: d["scheduler"]["entries"][0].update(
+            kind="webhook.attempt", payload={"deliveryId": "whd_" + "0" * 24, "attempt": -1}
+        ),
+        "scheduler.entries[0].webhook.attempt.payload.attempt must be greater than or equal to 0",
+    ),
+    (
         "a negative webhook fault count",
         lambda d: services(d)["webhookDeliveries"]["fault"].update(count=-1),
         "services.webhookDeliveries.fault.count must be greater than or equal to 0",

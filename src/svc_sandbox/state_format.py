@@ -27,7 +27,15 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from enum import Enum
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from pydantic import (
     AfterValidator,
@@ -41,6 +49,7 @@ from pydantic import (
     create_model,
 )
 from pydantic import ValidationError as PydanticValidationError
+from typing_extensions import is_typeddict  # the payloads are typing_extensions TypedDicts
 
 from svc_sandbox.commerce.checkout import SESSION_LIFECYCLE, CheckoutSession
 from svc_sandbox.commerce.checkout_links import FIELD_TYPES, CheckoutField, CheckoutLink
@@ -340,6 +349,15 @@ class Clock(BaseModel):
     exact: Instant
 
 
+def _payload_model(payload: Any) -> Any:
+    """A scheduler payload (a TypedDict) typed as the records are: its attempt number 0 or
+    more, as every count."""
+    if not is_typeddict(payload):
+        return payload
+    fields = {k: _field_type(v) for k, v in get_type_hints(payload).items()}
+    return _section(payload.__name__ + "Record", **fields)
+
+
 @cache
 def document_model(payloads: frozenset[tuple[str, Any]]) -> type[BaseModel]:
     """The whole document, for a scheduler whose kinds take these payload types."""
@@ -349,7 +367,7 @@ def document_model(payloads: frozenset[tuple[str, Any]]) -> type[BaseModel]:
             due=Instant,
             seq=Seq,
             kind=Literal[kind],
-            payload=payload,
+            payload=_payload_model(payload),
         )
         for kind, payload in sorted(payloads, key=lambda p: p[0])
     ]
