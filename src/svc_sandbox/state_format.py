@@ -169,9 +169,11 @@ _NARROWER: dict[tuple[type, str], Any] = {
     (Withdrawal, "tax_amount"): Money,
     (Withdrawal, "net_amount"): Money,
 }
-#: The integer fields that may be negative (every other one is 0 or more): a ledger entry's
-#: amount is signed by its kind (a transfer out, a withdrawal), which check_ledger checks.
-_SIGNED: frozenset[tuple[type, str]] = frozenset({(LedgerEntry, "amount")})
+#: The integer fields the format lets be negative (every other one is 0 or more), because a
+#: rule of their own bounds them later, in one place: a ledger entry's amount is signed by its
+#: kind (a transfer out is negative), a transfer's amount is 100..1,000,000 (spec §8); both
+#: check_ledger checks (wallet/ledger.py ``ledger_problem``).
+_SIGNED: frozenset[tuple[type, str]] = frozenset({(LedgerEntry, "amount"), (Transfer, "amount")})
 _NARROWER_BY_NAME: dict[str, Any] = {"environment": Literal["sandbox", "production"]}
 
 
