@@ -467,7 +467,7 @@ def _check_unique(document: dict[str, Any]) -> None:
     for section, name, key in record_lists():
         seen: dict[tuple[Any, ...], int] = {}
         for index, record in enumerate(services[section][name]):
-            value = tuple(record[field] for field in key)
+            value = tuple(record.get(field) for field in key)
             if value in seen:
                 where = f"services.{section}.{name}"
                 if len(key) == 1:
