@@ -412,7 +412,7 @@ def serve(settings: Settings) -> int:
     from svc_sandbox.app import create_app
     from svc_sandbox.core.errors import SandboxError
     from svc_sandbox.sandbox import Sandbox
-    from svc_sandbox.server import build_server
+    from svc_sandbox.server import LISTEN_ERRORS, build_server, cannot_listen
 
     try:
         sandbox = Sandbox(settings)
@@ -422,24 +422,30 @@ def serve(settings: Settings) -> int:
     if not import_state(sandbox, settings):
         return 2
     app = create_app(sandbox)
-    server = build_server(app, settings)
-    print(banner(sandbox.info(), usable_origins(settings)), flush=True)
-    if settings.allow_remote_control and not is_loopback(settings.host):
-        print(
-            "WARNING: --allow-remote-control: anyone who can reach this machine can reset the "
-            "state, read every token and approve payments through /_sandbox",
-            file=sys.stderr,
-            flush=True,
-        )
-    sandbox.start_background()
-    # Ready first; then the validators and the signing key, off the start-up path.
-    threading.Thread(target=warm_up_and_freeze, args=(sandbox,), daemon=True).start()
+    try:
+        server = build_server(app, settings)
+    except LISTEN_ERRORS as exc:
+        print(cannot_listen(settings.host, settings.port, exc), file=sys.stderr)
+        return 2
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    # The handler and the try come before "Ready": a signal sent as soon as it is read
+    # still stops cleanly (and writes --export-on-exit).
     signal.signal(signal.SIGTERM, stop)
     try:
+        sandbox.start_background()
+        # Ready first; then the validators and the signing key, off the start-up path.
+        threading.Thread(target=warm_up_and_freeze, args=(sandbox,), daemon=True).start()
+        print(banner(sandbox.info(), usable_origins(settings)), flush=True)
+        if settings.allow_remote_control and not is_loopback(settings.host):
+            print(
+                "WARNING: --allow-remote-control: anyone who can reach this machine can reset "
+                "the state, read every token and approve payments through /_sandbox",
+                file=sys.stderr,
+                flush=True,
+            )
         server.run()
     except KeyboardInterrupt:
         pass
@@ -524,6 +530,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return mcp_main(given[1:])
     args = build_parser().parse_args(argv)
+    if args.command in ("serve", "exec"):
+        for line in Settings.unknown_env_names():
+            print(line, file=sys.stderr)
     if args.command == "serve":
         try:
             settings = settings_from_args(args)
