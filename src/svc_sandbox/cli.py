@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox import __version__
+from svc_sandbox.arguments import http_url, positive_int
 from svc_sandbox.contract.document import BY_NAME
 from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
@@ -204,6 +205,7 @@ def _contract_parsers(sub: Any) -> None:
     )
     test.add_argument(
         "--base-url",
+        type=http_url,
         required=True,
         help="root of the contract on the server under test ({base_url}, {auth_url} or "
         "{wallet_base_url})",
@@ -235,7 +237,9 @@ def _contract_parsers(sub: Any) -> None:
         "(the emulator: its origin): tests the operations served under their own root, such "
         "as commerce's payAttempt under {pay_url}; without it they are left out (NOT TESTED)",
     )
-    test.add_argument("--max-examples", type=int, default=25, help="examples per operation")
+    test.add_argument(
+        "--max-examples", type=positive_int, default=25, help="examples per operation"
+    )
     test.add_argument("--seed", type=int, default=1, help="generation seed (default 1)")
     test.add_argument("--no-stateful", dest="stateful", action="store_false", default=True)
     test.add_argument(
@@ -252,7 +256,10 @@ def _contract_parsers(sub: Any) -> None:
         "conformance", help="the conformance report of a running emulator's clients"
     )
     report.add_argument(
-        "--url", default="http://127.0.0.1:8700", help="origin of the running emulator"
+        "--url",
+        type=http_url,
+        default="http://127.0.0.1:8700",
+        help="origin of the running emulator",
     )
     report.add_argument(
         "--contract",
