@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
+from typing import TypeVar
 
 from svc_sandbox.core.validation import http_url_problem
+
+T = TypeVar("T")
 
 
 def http_url(text: str) -> str:
@@ -18,12 +22,16 @@ def http_url(text: str) -> str:
     return text
 
 
+def _parsed(text: str, convert: Callable[[str], T], what: str) -> T:
+    try:
+        return convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
 def positive_seconds(text: str) -> float:
     """A finite number of seconds above 0 (``--timeout``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    value = _parsed(text, float, "a number of seconds")
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds above 0")
     return value
@@ -31,10 +39,7 @@ def positive_seconds(text: str) -> float:
 
 def positive_int(text: str) -> int:
     """A whole number of at least 1 (``--max-examples``, ``--limit``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _parsed(text, int, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
