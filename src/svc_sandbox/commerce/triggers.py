@@ -187,11 +187,9 @@ def read_trigger_file(path: str) -> list[Trigger]:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise ValidationFailed(f"{what} cannot be read: {exc.strerror}") from None
-    if path.endswith(".json"):
-        # As a request body: not JSON, too deep, NaN or a lone surrogate is said, not raised.
-        data = json_input.decode(raw, what)
-    else:
-        data = _read_yaml(raw, what)
+    # JSON as a request body is read: not JSON, too deep, NaN or a lone surrogate is said.
+    json_file = path.endswith(".json")
+    data = json_input.decode(raw, what) if json_file else _read_yaml(raw, what)
     if isinstance(data, dict) and set(data) == {"triggers"}:
         data = data["triggers"]
     if not isinstance(data, list):
