@@ -21,7 +21,7 @@ def cannot_listen(host: str, port: int, exc: BaseException) -> str:
         reason = "not an address this machine can listen on"
     else:
         reason = str(exc)
-    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    where = f"[{host}]:{port}" if ":" in host else f"{host or repr(host)}:{port}"
     return f"svc-sandbox: cannot listen on {where}: {reason}"
 
 

@@ -281,7 +281,7 @@ def test_an_unusable_host_exits_2_with_one_line(host: str, reason: str) -> None:
     )
     assert (result.returncode, result.stderr) == (
         2,
-        f"svc-sandbox: cannot listen on {host}:0: {reason}\n",
+        f"svc-sandbox: cannot listen on {host or repr(host)}:0: {reason}\n",
     )
 
 
