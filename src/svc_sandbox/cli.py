@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox import __version__
+from svc_sandbox.arguments import http_url, positive_int
 from svc_sandbox.contract.document import BY_NAME
 from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
@@ -204,6 +205,7 @@ def _contract_parsers(sub: Any) -> None:
     )
     test.add_argument(
         "--base-url",
+        type=http_url,
         required=True,
         help="root of the contract on the server under test ({base_url}, {auth_url} or "
         "{wallet_base_url})",
@@ -235,7 +237,9 @@ def _contract_parsers(sub: Any) -> None:
         "(the emulator: its origin): tests the operations served under their own root, such "
         "as commerce's payAttempt under {pay_url}; without it they are left out (NOT TESTED)",
     )
-    test.add_argument("--max-examples", type=int, default=25, help="examples per operation")
+    test.add_argument(
+        "--max-examples", type=positive_int, default=25, help="examples per operation"
+    )
     test.add_argument("--seed", type=int, default=1, help="generation seed (default 1)")
     test.add_argument("--no-stateful", dest="stateful", action="store_false", default=True)
     test.add_argument(
@@ -252,7 +256,10 @@ def _contract_parsers(sub: Any) -> None:
         "conformance", help="the conformance report of a running emulator's clients"
     )
     report.add_argument(
-        "--url", default="http://127.0.0.1:8700", help="origin of the running emulator"
+        "--url",
+        type=http_url,
+        default="http://127.0.0.1:8700",
+        help="origin of the running emulator",
     )
     report.add_argument(
         "--contract",
@@ -412,7 +419,7 @@ def serve(settings: Settings) -> int:
     from svc_sandbox.app import create_app
     from svc_sandbox.core.errors import SandboxError
     from svc_sandbox.sandbox import Sandbox
-    from svc_sandbox.server import build_server
+    from svc_sandbox.server import LISTEN_ERRORS, build_server, cannot_listen
 
     try:
         sandbox = Sandbox(settings)
@@ -422,24 +429,30 @@ def serve(settings: Settings) -> int:
     if not import_state(sandbox, settings):
         return 2
     app = create_app(sandbox)
-    server = build_server(app, settings)
-    print(banner(sandbox.info(), usable_origins(settings)), flush=True)
-    if settings.allow_remote_control and not is_loopback(settings.host):
-        print(
-            "WARNING: --allow-remote-control: anyone who can reach this machine can reset the "
-            "state, read every token and approve payments through /_sandbox",
-            file=sys.stderr,
-            flush=True,
-        )
-    sandbox.start_background()
-    # Ready first; then the validators and the signing key, off the start-up path.
-    threading.Thread(target=warm_up_and_freeze, args=(sandbox,), daemon=True).start()
+    try:
+        server = build_server(app, settings)
+    except LISTEN_ERRORS as exc:
+        print(cannot_listen(settings.host, settings.port, exc), file=sys.stderr)
+        return 2
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    # The handler and the try come before "Ready": a signal sent as soon as it is read
+    # still stops cleanly (and writes --export-on-exit).
     signal.signal(signal.SIGTERM, stop)
     try:
+        sandbox.start_background()
+        # Ready first; then the validators and the signing key, off the start-up path.
+        threading.Thread(target=warm_up_and_freeze, args=(sandbox,), daemon=True).start()
+        print(banner(sandbox.info(), usable_origins(settings)), flush=True)
+        if settings.allow_remote_control and not is_loopback(settings.host):
+            print(
+                "WARNING: --allow-remote-control: anyone who can reach this machine can reset "
+                "the state, read every token and approve payments through /_sandbox",
+                file=sys.stderr,
+                flush=True,
+            )
         server.run()
     except KeyboardInterrupt:
         pass
@@ -524,6 +537,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return mcp_main(given[1:])
     args = build_parser().parse_args(argv)
+    if args.command in ("serve", "exec"):
+        for line in Settings.unknown_env_names():
+            print(line, file=sys.stderr)
     if args.command == "serve":
         try:
             settings = settings_from_args(args)

@@ -22,6 +22,7 @@ import urllib.request
 from typing import Any
 
 from svc_sandbox.core.clock import monotonic
+from svc_sandbox.settings import ENV_PREFIX
 
 #: How long the emulator may take to answer before exec gives up (seconds).
 READY_TIMEOUT = 30.0
@@ -69,8 +70,8 @@ def exec_command(args: argparse.Namespace) -> int:
     if not command:
         print("svc-sandbox exec: give the command after --", file=sys.stderr)
         return 2
-    if args.port is None:
-        args.port = 0
+    if args.port is None and ENV_PREFIX + "PORT" not in os.environ:
+        args.port = 0  # a free port, unless the flag or SVC_SANDBOX_PORT names one
     try:
         settings = settings_from_args(args)
     except ValueError as exc:
@@ -80,7 +81,7 @@ def exec_command(args: argparse.Namespace) -> int:
     from svc_sandbox.app import create_app
     from svc_sandbox.core.errors import SandboxError
     from svc_sandbox.sandbox import Sandbox
-    from svc_sandbox.server import ServerThread
+    from svc_sandbox.server import LISTEN_ERRORS, ServerThread, cannot_listen
 
     try:
         sandbox = Sandbox(settings)
@@ -89,7 +90,11 @@ def exec_command(args: argparse.Namespace) -> int:
         return 2
     if not import_state(sandbox, settings):  # before CMD can see anything
         return 2
-    server = ServerThread(create_app(sandbox), settings).start()
+    try:
+        server = ServerThread(create_app(sandbox), settings).start()
+    except LISTEN_ERRORS as exc:
+        print(cannot_listen(settings.host, settings.port, exc), file=sys.stderr)
+        return 2
     sandbox.start_background()
     try:
         if not wait_until_ready(settings.origin):

@@ -8,6 +8,22 @@ from typing import Any
 
 from svc_sandbox.settings import Settings
 
+#: What binding a listening socket raises: OSError (in use, not assignable, a name that does
+#: not resolve), ValueError (waitress: no address at all), OverflowError (a port past 65535).
+LISTEN_ERRORS = (OSError, ValueError, OverflowError)
+
+
+def cannot_listen(host: str, port: int, exc: BaseException) -> str:
+    """The one line ``serve``, ``exec`` and ``mcp --http`` print when they cannot listen."""
+    if isinstance(exc, OSError) and exc.strerror:
+        reason = exc.strerror
+    elif isinstance(exc, ValueError):
+        reason = "not an address this machine can listen on"
+    else:
+        reason = str(exc)
+    where = f"[{host}]:{port}" if ":" in host else f"{host or repr(host)}:{port}"
+    return f"svc-sandbox: cannot listen on {where}: {reason}"
+
 
 def build_server(app: Any, settings: Settings) -> Any:
     """A waitress server for ``app`` on ``settings.host``/``port`` with the sandbox's thread

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from datetime import timedelta
 from decimal import Decimal
@@ -16,6 +17,9 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.validation import http_url_problem
 
 ENV_PREFIX = "SVC_SANDBOX_"
+#: SVC_SANDBOX_* variables that are no setting: set by ``exec`` for its command, or read by
+#: the test suite (docs/testing.md, docs/dashboard.md).
+OTHER_ENV_NAMES = frozenset({"SVC_SANDBOX_URL", "SVC_SANDBOX_CHROMIUM", "SVC_SANDBOX_SCREENSHOTS"})
 
 
 def retry_delays(value: str) -> list[timedelta]:
@@ -189,6 +193,14 @@ class Settings(BaseModel):
             raise ValueError(problem)
         return value.rstrip("/")
 
+    @field_validator("no_credentials_status", mode="before")
+    @classmethod
+    def _status_from_text(cls, value: Any) -> Any:
+        # An environment variable arrives as text, and a Literal of ints takes no "401".
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value.strip())
+        return value
+
     @field_validator("clock_start")
     @classmethod
     def _instant_in_range(cls, value: str) -> str:
@@ -256,3 +268,17 @@ class Settings(BaseModel):
                 values[name] = raw
         values.update({k: v for k, v in (overrides or {}).items() if v is not None})
         return cls.model_validate(values)
+
+    @classmethod
+    def unknown_env_names(cls) -> list[str]:
+        """One line per ``SVC_SANDBOX_*`` variable of the environment that names no setting
+        (and that the sandbox sets or reads otherwise), with the closest setting's name."""
+        known = {ENV_PREFIX + name.upper() for name in cls.model_fields}
+        lines = []
+        for name in sorted(os.environ):
+            if not name.startswith(ENV_PREFIX) or name in known or name in OTHER_ENV_NAMES:
+                continue
+            closest = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+            hint = f" (did you mean {closest[0]}?)" if closest else ""
+            lines.append(f"svc-sandbox: warning: {name} is no setting and is ignored{hint}")
+        return lines

@@ -183,3 +183,23 @@ def test_the_help_says_exec_picks_a_free_port_by_default(
         main(["serve", "--help"])  # serve keeps its fixed default
     text = " ".join(capsys.readouterr().out.split())
     assert "--port PORT listen port (default 8700; 0 picks a free one)" in text
+
+
+def test_exec_listens_on_svc_sandbox_port_when_no_flag_names_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("SVC_SANDBOX_PORT", str(port))
+    result = svc_sandbox_exec(
+        "--clock",
+        "frozen",
+        "--",
+        sys.executable,
+        "-c",
+        "import os; print(os.environ['SVC_SANDBOX_URL'])",
+    )
+    assert (result.returncode, result.stdout.strip()) == (0, f"http://127.0.0.1:{port}")

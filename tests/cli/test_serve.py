@@ -249,3 +249,61 @@ def test_export_on_exit_makes_missing_folders_or_says_it_cannot_write(tmp_path: 
     assert status == 1
     assert f"svc-sandbox: cannot write {blocker / 'x' / 's.json'}: " in output
     assert "Traceback" not in output
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_as_soon_as_ready_is_printed_stops_cleanly(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """Ctrl-C or SIGTERM sent the moment "Ready" is read: exit 0 and the export written."""
+    out = tmp_path / "state.json"
+    process, _ = _serve("--export-on-exit", str(out))
+    process.send_signal(signum)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, output
+    assert "Traceback" not in output
+    assert json.loads(out.read_text())["version"]
+
+
+@pytest.mark.parametrize(
+    ("host", "reason"),
+    [
+        ("999.1.1.1", "not an address this machine can listen on"),
+        ("", "not an address this machine can listen on"),
+    ],
+)
+def test_an_unusable_host_exits_2_with_one_line(host: str, reason: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--host", host],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"svc-sandbox: cannot listen on {host or repr(host)}:0: {reason}\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "tail"), [("serve", []), ("exec", ["--", "true"]), ("mcp", ["--http"])]
+)
+def test_a_port_in_use_exits_2_with_one_line(command: str, tail: list[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = [command, "--port", str(port), *tail]
+        result = subprocess.run(
+            [sys.executable, "-m", "svc_sandbox.cli", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 2
+    assert result.stderr.endswith(
+        f"svc-sandbox: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    )
+    assert "Traceback" not in result.stderr

@@ -173,6 +173,28 @@ def test_serve_refuses_a_bad_triggers_file(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("binary.yaml", b"\xff\xfe\x00garbage", "is not UTF-8 text"),
+        ("alias.yaml", b"a: &a [*a]\n", "nests deeper than 64 levels"),
+        ("deep.yaml", b"[" * 5000 + b"]" * 5000, "nests deeper than 64 levels"),
+        ("deep.json", b"[" * 5000 + b"]" * 5000, "nests deeper than 64 levels"),
+        ("binary.json", b"\xff\xfe\x00garbage", "is not valid JSON"),
+        ("nan.json", b'[{"phone": "0911000111", "outcome": NaN}]', "must be a finite number"),
+    ],
+)
+def test_serve_refuses_a_triggers_file_that_is_no_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: bytes, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert main(["serve", "--clock", "frozen", "--port", "0", "--triggers", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svc-sandbox: invalid settings: ")
+    assert message in err
+
+
 # --- bad input: 400 naming the field, nothing stored ------------------------------------------
 
 BAD_INPUT = [

@@ -240,6 +240,11 @@ def test_a_bad_file_never_touches_a_running_emulator(
 def test_record_says_when_it_cannot_write_the_file(
     svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import urllib.error
+    import urllib.request
+
+    with pytest.raises(urllib.error.HTTPError):  # a 403 (no token): still one journal entry
+        urllib.request.urlopen(svc_server.url + "/api/products", timeout=10)
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where a folder would have to be")
     out = blocker / "flows" / "x.yaml"
@@ -326,3 +331,50 @@ def test_an_emulator_with_a_flowing_clock_skips_scenarios_that_set_the_clock(
         in out
     )
     assert "1 passed, 1 skipped" in out
+
+
+def test_record_of_an_empty_journal_writes_nothing_and_exits_2(
+    svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    svc_server.sandbox.reset()
+    out = tmp_path / "empty.yaml"
+    assert main(["record", "--url", svc_server.url, "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"svc-sandbox: nothing to record: the request journal of {svc_server.url} is empty "
+        "(no file written)\n"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "--base-url", "notaurl"], "argument --base-url: 'notaurl' must be an absolute"),
+        (["record", "--url", "notaurl", "--out", "x.yaml"], "argument --url: 'notaurl' must be"),
+        (["contract", "test", "--base-url", "notaurl"], "argument --base-url: 'notaurl' must"),
+        (["conformance", "--url", "notaurl"], "argument --url: 'notaurl' must be an absolute"),
+        (["run", "--timeout", "-1"], "argument --timeout: '-1' must be a number of seconds"),
+        (["run", "--timeout", "nan"], "argument --timeout: 'nan' must be a number of seconds"),
+        (["run", "--timeout", "soon"], "argument --timeout: 'soon' is not a number of seconds"),
+        (
+            ["contract", "test", "--base-url", "http://127.0.0.1:1", "--max-examples", "0"],
+            "argument --max-examples: '0' must be at least 1",
+        ),
+        (["record", "--out", "x.yaml", "--limit", "0"], "argument --limit: '0' must be at least 1"),
+    ],
+)
+def test_a_bad_url_or_number_is_a_usage_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_bad_root_url_of_a_real_target_exits_2(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", str(folder), "--target", "real", "--base-url", "http://127.0.0.1:1"]
+    assert main([*argv, "--root", "pay_url=notaurl"]) == 2
+    assert "--root pay_url=notaurl: the URL must be an absolute" in capsys.readouterr().err

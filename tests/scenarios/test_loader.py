@@ -80,6 +80,25 @@ GOOD = """
             "settings.withdrawal_tax_base",
             "settings: Input should be 'fee' or 'amount'",
         ),
+        ("a: &a [*a]\n", 1, "a[0]", "YAML: an alias inside its own anchor"),
+        (
+            "name: x\nsteps: &s\n  - request: {path: /a}\n    then: *s\n",
+            4,
+            "steps[0].then",
+            "YAML: an alias inside its own anchor",
+        ),
+        (
+            "name: x\nclock: yesterday\nsteps:\n  - request: {path: /a}\n",
+            2,
+            "clock",
+            "clock: Invalid isoformat string: 'yesterday'",
+        ),
+        (
+            "name: x\nclock: 1900-01-01T00:00:00Z\nsteps:\n  - request: {path: /a}\n",
+            2,
+            "clock",
+            "clock: ",
+        ),
     ],
     ids=[
         "unknown-setting",
@@ -95,6 +114,10 @@ GOOD = """
         "unknown-action",
         "missing-action-argument",
         "variable-used-before-it-is-saved",
+        "recursive-alias",
+        "recursive-alias-in-a-step",
+        "clock-not-an-instant",
+        "clock-out-of-range",
     ],
 )
 def test_bad_files_name_file_line_and_path(
@@ -171,3 +194,22 @@ def test_folders_are_searched_recursively_and_a_missing_path_is_an_error(
     assert len(load_paths([tmp_path])) == 2
     with pytest.raises(ScenarioError, match="no such file or folder"):
         load_paths([tmp_path / "missing"])
+
+
+def test_a_file_nested_too_deeply_is_refused(tmp_path: Path) -> None:
+    file = write(tmp_path, "deep.yaml", "a: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ScenarioError, match="YAML nested too deeply"):
+        load_file(file)
+
+
+@pytest.mark.parametrize("clock", ["2026-03-01T08:00:00Z", "'2026-03-01T08:00:00Z'"])
+def test_the_clock_may_be_written_unquoted(tmp_path: Path, clock: str) -> None:
+    scenario = one(tmp_path, f"name: x\nclock: {clock}\nsteps:\n  - request: {{path: /a}}\n")
+    assert scenario.document["clock"] == "2026-03-01T08:00:00Z"
+
+
+def test_an_unquoted_timestamp_in_an_expectation_stays_text(tmp_path: Path) -> None:
+    text = "name: x\nsteps:\n  - control: {action: clock}\n"
+    text += "    expect: {json: {clock: {now: 2026-01-01T00:00:00.000Z}}}\n"
+    step = one(tmp_path, text).document["steps"][0]
+    assert step["expect"]["json"]["clock"]["now"] == "2026-01-01T00:00:00.000Z"

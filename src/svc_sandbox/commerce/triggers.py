@@ -10,7 +10,6 @@ a notification fault. A custom trigger may not reuse one of the spec's phones.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from svc_sandbox.commerce.checkout_input import PHONE_FORMATS, normalize_phone
 from svc_sandbox.commerce.notices import NoticeFault, check_delay
 from svc_sandbox.commerce.payments import APPROVE, FAILS_AT_ONCE, FAILURE_CODES, PAYS_AT_ONCE
+from svc_sandbox.core import json_input
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.locking import locked
@@ -182,16 +182,14 @@ def parse_trigger(raw: Any, where: str = "") -> Trigger:
 
 def read_trigger_file(path: str) -> list[Trigger]:
     """``serve --triggers FILE``: a YAML or JSON list of triggers (or ``{triggers: [...]}``)."""
+    what = f"triggers file {path}"
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = Path(path).read_bytes()
     except OSError as exc:
-        raise ValidationFailed(f"triggers file {path} cannot be read: {exc.strerror}") from None
-    import yaml  # only with --triggers (PyYAML costs ~15 ms of every start-up otherwise)
-
-    try:
-        data = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise ValidationFailed(f"triggers file {path} is not valid YAML or JSON: {exc}") from None
+        raise ValidationFailed(f"{what} cannot be read: {exc.strerror}") from None
+    # JSON as a request body is read: not JSON, too deep, NaN or a lone surrogate is said.
+    json_file = path.endswith(".json")
+    data = json_input.decode(raw, what) if json_file else _read_yaml(raw, what)
     if isinstance(data, dict) and set(data) == {"triggers"}:
         data = data["triggers"]
     if not isinstance(data, list):
@@ -204,6 +202,21 @@ def read_trigger_file(path: str) -> list[Trigger]:
             raise ValidationFailed(f"triggers[{i}].phone {trigger.phone} is listed twice")
         seen.add(key)
     return triggers
+
+
+def _read_yaml(raw: bytes, what: str) -> Any:
+    import yaml  # only with --triggers (PyYAML costs ~15 ms of every start-up otherwise)
+
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValidationFailed(f"{what} is not UTF-8 text") from None
+    except RecursionError:
+        raise ValidationFailed(f"{what} nests deeper than {json_input.MAX_DEPTH} levels") from None
+    except yaml.YAMLError as exc:
+        raise ValidationFailed(f"{what} is not valid YAML or JSON: {exc}") from None
+    json_input.check(data, what)  # a recursive alias (a: &a [*a]) is too deep here
+    return data
 
 
 class TriggerService(Service):

@@ -26,6 +26,7 @@ from svc_sandbox.client.commerce import is_api_token
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
 from svc_sandbox.mcp.server import NAME, build_server
+from svc_sandbox.server import LISTEN_ERRORS, cannot_listen
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
@@ -141,10 +142,15 @@ def serve_http(config: McpConfig) -> int:
     # without it every answer waits ~40 ms for a delayed ACK (Nagle).
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((config.host, config.port))
-    # Listening before the URL is printed: a client that connects at once waits in the
-    # backlog until uvicorn accepts, instead of being refused.
-    sock.listen(2048)
+    try:
+        sock.bind((config.host, config.port))
+        # Listening before the URL is printed: a client that connects at once waits in the
+        # backlog until uvicorn accepts, instead of being refused.
+        sock.listen(2048)
+    except LISTEN_ERRORS as exc:
+        sock.close()
+        print(cannot_listen(config.host, config.port, exc), file=sys.stderr)
+        return 2
     port = sock.getsockname()[1]
     host = f"[{config.host}]" if family == socket.AF_INET6 else config.host
     print(f"svc-sandbox mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)

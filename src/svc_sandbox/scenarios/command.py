@@ -8,6 +8,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from svc_sandbox.arguments import http_url, positive_int, positive_seconds
+from svc_sandbox.core.validation import http_url_problem
 from svc_sandbox.settings import ROOT_DEFAULTS
 
 if TYPE_CHECKING:
@@ -25,7 +27,9 @@ NOTHING_RAN = 5
 def add_parsers(sub: Any) -> None:
     run = sub.add_parser("run", help="run YAML scenarios (docs/scenarios.md)")
     run.add_argument("paths", nargs="*", help="scenario files or folders (default: scenarios/)")
-    run.add_argument("--base-url", help="run against a running server (its {base_url} or origin)")
+    run.add_argument(
+        "--base-url", type=http_url, help="run against a running server (its {base_url} or origin)"
+    )
     run.add_argument(
         "--target",
         choices=["emulator", "real"],
@@ -48,16 +52,18 @@ def add_parsers(sub: Any) -> None:
     run.add_argument("--json", metavar="PATH", help="write a JSON report")
     run.add_argument("--fail-fast", action="store_true", help="stop at the first failure")
     run.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds each HTTP request may take"
+        "--timeout", type=positive_seconds, default=10.0, help="seconds each HTTP request may take"
     )
 
     record = sub.add_parser(
         "record", help="turn a running emulator's request journal into a scenario file"
     )
-    record.add_argument("--url", default="http://127.0.0.1:8700", help="origin of the emulator")
+    record.add_argument(
+        "--url", type=http_url, default="http://127.0.0.1:8700", help="origin of the emulator"
+    )
     record.add_argument("--out", required=True, help="the scenario file to write")
     record.add_argument("--name", default="recorded flow", help="the scenario's name")
-    record.add_argument("--limit", type=int, default=1000, help="journal entries to read")
+    record.add_argument("--limit", type=positive_int, default=1000, help="journal entries to read")
 
 
 def select(scenarios: list[Scenario], tags: list[str], keyword: str | None) -> list[Scenario]:
@@ -102,6 +108,9 @@ def make_target(args: argparse.Namespace) -> Target:
         name, _, url = item.partition("=")
         if name not in ROOT_DEFAULTS or not url:
             raise ValueError(f"--root {item}: expected NAME=URL with NAME one of {ROOT_DEFAULTS}")
+        problem = http_url_problem(url)
+        if problem:
+            raise ValueError(f"--root {item}: the URL {problem}")
         roots[name] = url.rstrip("/")
     token = args.token or os.environ.get("SVC_TOKEN")
     return RealTarget(args.base_url, token, roots, timeout=args.timeout)
@@ -176,11 +185,18 @@ def record_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"svc-sandbox: cannot read {url}: {exc}", file=sys.stderr)
         return 2
+    steps = len(yaml.safe_load(text)["steps"])
+    if not steps:  # a file `run` would refuse (a scenario has at least one step)
+        print(
+            f"svc-sandbox: nothing to record: the request journal of {args.url} is empty "
+            f"(no file written)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         write_file(args.out, text)
     except OSError as exc:
         print(cannot_write(args.out, exc), file=sys.stderr)
         return 2
-    steps = len(yaml.safe_load(text)["steps"])
     print(json.dumps({"out": args.out, "steps": steps}))
     return 0

@@ -27,6 +27,18 @@ SUFFIXES = (".yaml", ".yml")
 RUNNER_ACTIONS = ("receiver",)
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 safe loading, except that timestamps stay text: ``clock:
+    2026-01-01T00:00:00Z`` written unquoted is the string the schema, the clock and every
+    JSON comparison expect, not a ``datetime``."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 @functools.cache
 def schema() -> dict[str, Any]:
     """The scenario JSON Schema shipped in the package (a copy of contracts/)."""
@@ -76,8 +88,13 @@ def load_text(text: str, file: Path) -> list[Scenario]:
 
 def parse_yaml(text: str, file: Path) -> tuple[dict[str, Any], Lines]:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        document = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=_Loader)
+        lines = Lines(file)
+        if node is not None:
+            _index(node, (), lines, set())
+        document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader
+    except RecursionError:
+        raise ScenarioError(file, None, (), "YAML nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -85,24 +102,32 @@ def parse_yaml(text: str, file: Path) -> tuple[dict[str, Any], Lines]:
         raise ScenarioError(file, line, (), f"YAML syntax: {problem}") from None
     except yaml.YAMLError as exc:
         raise ScenarioError(file, None, (), f"YAML syntax: {exc}") from None
-    lines = Lines(file)
-    if node is not None:
-        _index(node, (), lines.by_path)
     if not isinstance(document, dict):
         raise ScenarioError(file, 1, (), "a scenario is a mapping with name and steps")
     return document, lines
 
 
-def _index(node: yaml.Node, path: DocPath, into: dict[DocPath, int]) -> None:
-    into[path] = node.start_mark.line + 1
+def _index(
+    node: yaml.Node, path: DocPath, lines: Lines, above: set[int], at: int | None = None
+) -> None:
+    """The line of every path; a node inside itself (``a: &a [*a]``) is refused, as a
+    document that would never end (``at``: the line naming the node, its key's for a value,
+    as an alias is the node it names and keeps no line of its own)."""
+    line = node.start_mark.line + 1
+    if id(node) in above:
+        raise ScenarioError(lines.file, at or line, path, "YAML: an alias inside its own anchor")
+    lines.by_path[path] = line
+    if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+        above.add(id(node))
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             child = path + (str(key.value),)
-            _index(value, child, into)
-            into[child] = key.start_mark.line + 1
+            _index(value, child, lines, above, key.start_mark.line + 1)
+            lines.by_path[child] = key.start_mark.line + 1
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _index(item, path + (index,), into)
+            _index(item, path + (index,), lines, above, line)
+    above.discard(id(node))
 
 
 def check_schema(document: dict[str, Any], lines: Lines) -> None:
@@ -138,9 +163,22 @@ def check_settings(document: dict[str, Any], lines: Lines) -> None:
         raise lines.error(("settings", *error["loc"]), f"settings: {error['msg']}") from None
 
 
+def check_clock(document: dict[str, Any], lines: Lines) -> None:
+    """``clock`` is an instant the sandbox clock can start at (the in-process run sets
+    ``clock_start`` to it, a running emulator ``POST /_sandbox/clock/set``)."""
+    if "clock" not in document:
+        return
+    try:
+        Settings.model_validate({"clock_start": document["clock"]})
+    except PydanticError as exc:
+        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise lines.error(("clock",), f"clock: {message}") from None
+
+
 def check_document(document: dict[str, Any], lines: Lines) -> None:
     """Unknown variables and control actions, found before the first step runs."""
     check_settings(document, lines)
+    check_clock(document, lines)
     known = set(DYNAMIC) | set(PROVIDED) | set(document.get("vars", {}))
     known |= set(document.get("matrix", {}))
     for name, path in references(document.get("vars", {}), ("vars",)):
