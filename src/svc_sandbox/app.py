@@ -51,7 +51,12 @@ ROUTED_ROOTS = (
 )
 DASHBOARD_PREFIX = CONTROL_PREFIX + "/ui"
 #: Not journaled: the journal's own reads, the dashboard's pages (it polls them) and assets.
-UNJOURNALED = (CONTROL_PREFIX + "/requests", DASHBOARD_PREFIX, pages_api.ASSETS_PREFIX)
+UNJOURNALED = (
+    CONTROL_PREFIX + "/requests",
+    DASHBOARD_PREFIX,
+    pages_api.ASSETS_PREFIX,
+    pages_api.FAVICON_PATH,
+)
 
 
 class LazyBuildRule(Rule):
@@ -97,6 +102,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(control_wallet_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(dashboard_api.blueprint, url_prefix=DASHBOARD_PREFIX)
     app.register_blueprint(pages_api.assets, url_prefix=pages_api.ASSETS_PREFIX)
+    app.register_blueprint(pages_api.favicon)
     #: Under these, an unknown path gets the HTML 404 page (a person followed a link).
     html_roots = [DASHBOARD_PREFIX] + [
         path

@@ -460,3 +460,13 @@ def test_a_buyer_told_to_wait_reads_how_long(
     assert "Too many payment attempts: retry after 300 seconds" in refused.get_data(as_text=True)
     answer = svc_http.post(links[30], json={"gateway": "telebirr", "phone": "0900000001"})
     assert answer.json == {"error": "Too many payment attempts: retry after 300 seconds"}
+
+
+def test_the_origin_answers_the_browsers_favicon_request_with_the_pages_icon(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    """Browsers ask /favicon.ico of every origin; a 404 is a console error on a first load."""
+    icon = svc_http.get("/favicon.ico")
+    assert (icon.status_code, icon.mimetype) == (200, "image/svg+xml")
+    assert icon.data.startswith(b"<svg")
+    assert all(e["path"] != "/favicon.ico" for e in svc_sandbox.journal.recent(10))

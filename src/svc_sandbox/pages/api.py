@@ -13,6 +13,8 @@ without a valid one answers 403 and changes nothing. JSON requests need none.
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request
@@ -30,6 +32,22 @@ from svc_sandbox.web import error_response, json_body, json_response, sandbox
 #: The stylesheet and the small scripts of the hosted pages and the dashboard (no CDN).
 assets = Blueprint("assets", __name__, static_folder="static", static_url_path="")
 ASSETS_PREFIX = "/_assets"
+#: Browsers ask every origin for /favicon.ico; a 404 there is a console error on every first
+#: page load (the dashboard audit), so the origin answers with the pages' icon.
+favicon = Blueprint("favicon", __name__)
+FAVICON_PATH = "/favicon.ico"
+
+
+@favicon.get(FAVICON_PATH)
+def favicon_icon() -> Response:
+    return Response(_icon(), mimetype="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+
+@functools.cache
+def _icon() -> bytes:
+    return (Path(__file__).parent / "static" / "favicon.svg").read_bytes()
+
+
 pay = Blueprint("pay_pages", __name__, template_folder="templates")
 simulate = Blueprint("simulator_pages", __name__, template_folder="templates")
 product_pages = Blueprint("product_pages", __name__, template_folder="templates")
