@@ -76,3 +76,23 @@ def test_a_wallet_call_without_its_key_is_a_recorded_violation(
     assert found == {(401, "header.X-Svc-Key"), (401, "header.Authorization")}
     messages = " ".join(v["message"] for v in report["violations"])
     assert "JWT access token" in messages and "API token" in messages
+
+
+def test_an_api_key_sent_in_the_query_is_read_from_the_query() -> None:
+    """The HTTP layer reads the query only for operations that need it (``reads_query``): an
+    apiKey scheme sent there makes the operation one that does."""
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "components": {"securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "k"}}},
+        "security": [{"key": []}],
+        "paths": {
+            "/x": {"get": {"operationId": "getX", "responses": {"200": {"description": ""}}}}
+        },
+    }
+    contract = Contract(document)
+    operation = contract.operation("getX")
+    assert operation.reads_query and operation.reads_headers
+    assert contract.validate_request(operation, {}, {"k": ["v"]}, {}, None, b"") == []
+    [refused] = contract.validate_request(operation, {}, {}, {}, None, b"")
+    assert refused.location == "query.k"

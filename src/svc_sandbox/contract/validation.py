@@ -122,6 +122,7 @@ class Contract:
                 self._literal.setdefault((operation.method, operation.path), operation)
 
     def _operations(self) -> Iterable[Operation]:
+        schemes = self.document.get("components", {}).get("securitySchemes", {})
         for path, item in self.document.get("paths", {}).items():
             shared = [
                 self._parameter(p, pointer("paths", path, "parameters", i))
@@ -138,7 +139,18 @@ class Contract:
                 names = {(p["name"], p["in"]) for _, p in own}
                 params = own + [(ptr, p) for ptr, p in shared if (p["name"], p["in"]) not in names]
                 pattern = re.sub(r"\\\{([^}]+)\\\}", r"(?P<\1>[^/]+)", re.escape(path))
-                security = definition.get("security", self.document.get("security", []))
+                security = tuple(
+                    tuple(requirement)
+                    for requirement in definition.get("security", self.document.get("security", []))
+                )
+                # Credentials are checked when every alternative names a scheme (requires_auth);
+                # the check then reads the headers, and the query for an apiKey sent there.
+                checked = bool(security) and all(security)
+                in_query = checked and any(
+                    schemes.get(name, {}).get("in") == "query"
+                    for requirement in security
+                    for name in requirement
+                )
                 yield Operation(
                     operation_id=definition.get("operationId", f"{method} {path}"),
                     method=method.upper(),
@@ -147,12 +159,11 @@ class Contract:
                     definition=definition,
                     parameters=tuple(params),
                     regex=re.compile(f"^{pattern}$"),
-                    reads_query=any(p["in"] == "query" for _, p in params),
-                    reads_headers=any(p["in"] == "header" for _, p in params)
-                    or (bool(security) and all(requirement for requirement in security)),
+                    reads_query=in_query or any(p["in"] == "query" for _, p in params),
+                    reads_headers=checked or any(p["in"] == "header" for _, p in params),
                     takes_body="requestBody" in definition,
                     own_server="servers" in item or "servers" in definition,
-                    security=tuple(tuple(requirement) for requirement in security),
+                    security=security,
                     security_pointer=pointer("paths", path, method, "security")
                     if "security" in definition
                     else "#/security",
