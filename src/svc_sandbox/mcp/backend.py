@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
 from svc_sandbox.client import AsyncSvcClient
+from svc_sandbox.core.validation import shown
 from svc_sandbox.mcp.config import McpConfig
 
 NO_TOKEN = (
@@ -83,18 +84,13 @@ def invalid_arguments(
         where = ".".join(str(part) for part in item["loc"]) or "arguments"
         if item["type"] == "extra_forbidden":
             unknown = unknown or len(item["loc"]) == 1
-            problems.append(f"{where}: unknown parameter (got {_shown(item.get('input'))})")
+            problems.append(f"{where}: unknown parameter (got {shown(item.get('input'))})")
         else:
-            problems.append(f"{where}: {item['msg']} (got {_shown(item.get('input'))})")
+            problems.append(f"{where}: {item['msg']} (got {shown(item.get('input'))})")
     message = f"Invalid arguments for {tool}: " + "; ".join(problems)
     if unknown and parameters:
         message += f". {tool} takes: " + ", ".join(parameters)
     return message
-
-
-def _shown(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def backend_of(ctx: Context[Any, Any]) -> Backend:
