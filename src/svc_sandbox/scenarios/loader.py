@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -17,14 +18,20 @@ from jsonschema.exceptions import ValidationError, best_match
 from pydantic import ValidationError as PydanticError
 
 from svc_sandbox.scenarios.actions import ACTIONS
+from svc_sandbox.scenarios.matchers import argument_problems, check_path, expectations
 from svc_sandbox.scenarios.model import DocPath, Lines, Scenario, ScenarioError
-from svc_sandbox.scenarios.templating import DYNAMIC, PROVIDED, references
+from svc_sandbox.scenarios.receiver import answers_problem
+from svc_sandbox.scenarios.responses import pick_problem
+from svc_sandbox.scenarios.templating import DYNAMIC, PROVIDED, has_reference, references
+from svc_sandbox.scenarios.transport import header_problem
 from svc_sandbox.settings import Settings
 
 SCHEMA_NAME = "scenario.schema.json"
 SUFFIXES = (".yaml", ".yml")
 #: Actions the runner does itself (its webhook receiver), not the control plane.
 RUNNER_ACTIONS = ("receiver",)
+#: Scenarios one file's matrix may make (each one a fresh sandbox and a test item).
+MATRIX_ROWS = 1000
 
 
 class _Loader(yaml.SafeLoader):
@@ -91,7 +98,7 @@ def parse_yaml(text: str, file: Path) -> tuple[dict[str, Any], Lines]:
         node = yaml.compose(text, Loader=_Loader)
         lines = Lines(file)
         if node is not None:
-            _index(node, (), lines, set())
+            _Index(lines).walk(node, ())
         document = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader
     except RecursionError:
         raise ScenarioError(file, None, (), "YAML nested too deeply") from None
@@ -107,27 +114,54 @@ def parse_yaml(text: str, file: Path) -> tuple[dict[str, Any], Lines]:
     return document, lines
 
 
-def _index(
-    node: yaml.Node, path: DocPath, lines: Lines, above: set[int], at: int | None = None
-) -> None:
-    """The line of every path; a node inside itself (``a: &a [*a]``) is refused, as a
-    document that would never end (``at``: the line naming the node, its key's for a value,
-    as an alias is the node it names and keeps no line of its own)."""
-    line = node.start_mark.line + 1
-    if id(node) in above:
-        raise ScenarioError(lines.file, at or line, path, "YAML: an alias inside its own anchor")
-    lines.by_path[path] = line
-    if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
-        above.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            child = path + (str(key.value),)
-            _index(value, child, lines, above, key.start_mark.line + 1)
-            lines.by_path[child] = key.start_mark.line + 1
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _index(item, path + (index,), lines, above, line)
-    above.discard(id(node))
+#: Nodes aliases may repeat in one file: ``&a`` nested in ``[*a, *a, ...]`` lists doubles the
+#: document at each level (a "billion laughs" of 500 bytes would never finish loading).
+ALIAS_NODES = 100_000
+
+
+class _Index:
+    """The line of every path, walking aliases as the document they stand for; refused: a
+    node inside itself (``a: &a [*a]``, a document that would never end), aliases repeating
+    more than ``ALIAS_NODES`` nodes, and a key written twice in one mapping (YAML would keep
+    the last silently)."""
+
+    def __init__(self, lines: Lines) -> None:
+        self.lines = lines
+        self.above: set[int] = set()
+        self.seen: set[int] = set()
+        self.repeated = 0
+
+    def walk(self, node: yaml.Node, path: DocPath, at: int | None = None) -> None:
+        """``at``: the line naming the node, its key's for a value, as an alias is the node
+        it names and keeps no line of its own."""
+        line = node.start_mark.line + 1
+        if id(node) in self.above:
+            raise self.lines.error_at(at or line, path, "YAML: an alias inside its own anchor")
+        if id(node) in self.seen:
+            self.repeated += 1
+            if self.repeated > ALIAS_NODES:
+                raise self.lines.error_at(
+                    at or line, path, f"YAML: aliases repeat more than {ALIAS_NODES} nodes"
+                )
+        self.seen.add(id(node))
+        self.lines.by_path[path] = line
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+            self.above.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            written: set[tuple[str, str]] = set()
+            for key, value in node.value:
+                key_line = key.start_mark.line + 1
+                if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                    if (key.tag, key.value) in written:
+                        raise self.lines.error_at(key_line, path, f"duplicate key {key.value!r}")
+                    written.add((key.tag, key.value))
+                child = path + (str(key.value),)
+                self.walk(value, child, key_line)
+                self.lines.by_path[child] = key_line
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self.walk(item, path + (index,), line)
+        self.above.discard(id(node))
 
 
 def check_schema(document: dict[str, Any], lines: Lines) -> None:
@@ -185,6 +219,7 @@ def check_document(document: dict[str, Any], lines: Lines) -> None:
         if name not in known:
             raise lines.error(path, f"unknown variable ${{{name}}}")
     _check_steps(document["steps"], ("steps",), known, lines)
+    _check_matrix(document, lines)
 
 
 def _check_steps(steps: list[dict[str, Any]], at: DocPath, known: set[str], lines: Lines) -> None:
@@ -205,13 +240,59 @@ def _check_steps(steps: list[dict[str, Any]], at: DocPath, known: set[str], line
                     raise lines.error(where, f"unknown variable ${{{name}}}")
         if "control" in step:
             _check_action(step["control"], path + ("control",), lines)
+        if "request" in step:
+            _check_request(step["request"], path + ("request",), known, lines)
+        _check_expectations(step, path, lines)
         known |= set(step.get("save", {})) | set(step.get("set", {}))
         known |= set(step.get("expect_webhook", {}).get("save", {}))
+
+
+def _check_request(request: dict[str, Any], path: DocPath, known: set[str], lines: Lines) -> None:
+    """Headers that could be sent, and a credential variable that exists."""
+    auth = request.get("auth")
+    sent = [(n, v, path + ("headers", str(n))) for n, v in request.get("headers", {}).items()]
+    if isinstance(auth, dict) and "bearer" in auth:
+        sent.append(("Authorization", "Bearer " + auth["bearer"], path + ("auth", "bearer")))
+    for name, value, where in sent:
+        # What a ${variable} fills in is checked when the step runs.
+        shown_name = "X-Variable" if has_reference(name) else str(name)
+        shown_value = value if isinstance(value, str) and not has_reference(value) else ""
+        problem = header_problem(shown_name, shown_value)
+        if problem:
+            raise lines.error(where, problem)
+    if isinstance(auth, str) and auth != "none" and not has_reference(auth) and auth not in known:
+        message = f"unknown variable ${{{auth}}} (auth names a credential variable)"
+        raise lines.error(path + ("auth",), message)
+
+
+def _check_expectations(step: dict[str, Any], path: DocPath, lines: Lines) -> None:
+    """Matchers whose arguments hold (``$gte: "abc"``, ``$regex: "["``) and paths that parse,
+    as far as the file says them (a ``${variable}`` is checked when the step runs)."""
+    expect = step.get("expect", {})
+    webhook = step.get("expect_webhook", {})
+    for spec, at in ((expect, path + ("expect",)), (webhook, path + ("expect_webhook",))):
+        for value, inside in expectations(spec):
+            for where, problem in argument_problems(value, at + inside, has_reference):
+                raise lines.error(where, problem)
+    paths = [(p, path + ("expect", "paths", p), pick_problem) for p in expect.get("paths", {})]
+    paths += [(p, path + ("save", n), pick_problem) for n, p in step.get("save", {}).items()]
+    paths += [
+        (p, path + ("expect_webhook", "save", n), check_path)
+        for n, p in webhook.get("save", {}).items()
+    ]
+    for written, where, check in paths:
+        if not has_reference(written):
+            unreadable = check(str(written))
+            if unreadable:
+                raise lines.error(where, unreadable)
 
 
 def _check_action(control: dict[str, Any], path: DocPath, lines: Lines) -> None:
     name = control["action"]
     if name in RUNNER_ACTIONS:
+        problem = answers_problem(control.get("answers", []))
+        if problem and not has_reference(control.get("answers")):
+            raise lines.error(path + ("answers",), problem)
         return
     action = ACTIONS.get(name)
     if action is None:
@@ -221,6 +302,16 @@ def _check_action(control: dict[str, Any], path: DocPath, lines: Lines) -> None:
     for argument in action.path_arguments:
         if argument not in control:
             raise lines.error(path, f"control action {name!r} needs {argument!r}")
+
+
+def _check_matrix(document: dict[str, Any], lines: Lines) -> None:
+    sizes = [len(values) for values in document.get("matrix", {}).values()]
+    if math.prod(sizes) > MATRIX_ROWS:
+        combinations = " x ".join(map(str, sizes))
+        raise lines.error(
+            ("matrix",),
+            f"matrix: {combinations} = {math.prod(sizes)} combinations, at most {MATRIX_ROWS}",
+        )
 
 
 def expand(document: dict[str, Any], lines: Lines) -> list[Scenario]:

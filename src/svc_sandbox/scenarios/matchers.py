@@ -5,12 +5,16 @@ matches element by element with the same length; a scalar matches by equality. A
 keys all start with ``$`` is a matcher: ``$any``, ``$absent``, ``$regex``, ``$gte``, ``$lte``,
 ``$gt``, ``$lt``, ``$ne``, ``$len``, ``$contains``, ``$type``, ``$iso8601``, ``$hex24``, ``$in``.
 The strings ``"$any"``, ``"$absent"``, ``"$iso8601"`` and ``"$hex24"`` are short forms.
+
+Only the file's own text makes matchers: a value that came from a variable (``Verbatim``, made
+by ``templating.render``) is data, compared as written even when it reads ``"$any"``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +30,30 @@ TYPES: dict[str, type | tuple[type, ...]] = {
     "array": list,
     "null": type(None),
 }
+
+
+@dataclass(frozen=True)
+class Verbatim:
+    """A value a variable put into an expectation: data, never a matcher."""
+
+    value: Any
+
+
+class VerbatimKey(str):
+    """A mapping key a variable wrote: a mapping holding one is data, never a matcher."""
+
+    __slots__ = ()
+
+
+def plain(value: Any) -> Any:
+    """``value`` without its ``Verbatim`` marks (for reports)."""
+    if isinstance(value, Verbatim):
+        return plain(value.value)
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
 
 
 def _iso8601(value: Any) -> bool:
@@ -64,7 +92,7 @@ def same(expected: Any, actual: Any) -> bool:
 
 def _contains(actual: Any, expected: Any) -> bool:
     if isinstance(actual, str):
-        return str(expected) in actual
+        return str(plain(expected)) in actual
     if isinstance(actual, list):
         return any(not match(expected, item) for item in actual)
     return False
@@ -95,16 +123,22 @@ def is_matcher(expected: Any) -> bool:
     return (
         isinstance(expected, dict)
         and bool(expected)
-        and all(isinstance(k, str) and k.startswith("$") for k in expected)
+        and all(
+            isinstance(k, str) and k.startswith("$") and not isinstance(k, VerbatimKey)
+            for k in expected
+        )
     )
 
 
-def match(expected: Any, actual: Any, where: str = "") -> list[str]:
-    """Every way ``actual`` differs from ``expected``; empty when it matches."""
+def match(expected: Any, actual: Any, where: str = "", data: bool = False) -> list[str]:
+    """Every way ``actual`` differs from ``expected``; empty when it matches. ``data``: the
+    expectation came from a variable, so ``$`` forms in it are text, not matchers."""
     label = where or "value"
-    if isinstance(expected, str) and expected in SHORT_FORMS:
+    if isinstance(expected, Verbatim):
+        return match(expected.value, actual, where, data=True)
+    if not data and isinstance(expected, str) and expected in SHORT_FORMS:
         expected = {expected: True}
-    if is_matcher(expected):
+    if not data and is_matcher(expected):
         return _match_matcher(expected, actual, label)
     if actual is MISSING:
         return [f"{label}: missing (expected {expected!r})"]
@@ -113,7 +147,8 @@ def match(expected: Any, actual: Any, where: str = "") -> list[str]:
             return [f"{label}: expected an object, got {actual!r}"]
         found: list[str] = []
         for key, item in expected.items():
-            found += match(item, actual.get(key, MISSING), f"{where}.{key}" if where else key)
+            label = f"{where}.{key}" if where else key
+            found += match(item, actual.get(key, MISSING), label, data)
         return found
     if isinstance(expected, list):
         if not isinstance(actual, list):
@@ -122,7 +157,7 @@ def match(expected: Any, actual: Any, where: str = "") -> list[str]:
             return [f"{label}: expected {len(expected)} items, got {len(actual)}"]
         found = []
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            found += match(want, got, f"{where}[{index}]")
+            found += match(want, got, f"{where}[{index}]", data)
         return found
     return [] if same(expected, actual) else [f"{label}: expected {expected!r}, got {actual!r}"]
 
@@ -140,9 +175,87 @@ def _match_matcher(expected: dict[str, Any], actual: Any, label: str) -> list[st
         check = CHECKS.get(name)
         if check is None:
             found.append(f"{label}: unknown matcher {name} (known: {', '.join(MATCHERS)})")
-        elif not check(actual, argument):
-            found.append(f"{label}: expected {name} {argument!r}, got {actual!r}")
+            continue
+        if name != "$contains":
+            argument = plain(argument)
+        if not check(actual, argument):
+            found.append(f"{label}: expected {name} {plain(argument)!r}, got {actual!r}")
     return found
+
+
+#: Parts of ``expect`` and ``expect_webhook`` that hold expected values (matchers allowed);
+#: ``headers`` and ``paths`` map a name to one.
+EXPECTED = ("json", "data")
+EXPECTED_BY_NAME = ("headers", "paths")
+
+
+def expectations(spec: dict[str, Any]) -> Iterator[tuple[Any, tuple[str | int, ...]]]:
+    """Each expected value of an ``expect`` or ``expect_webhook`` with its path in it."""
+    for key in EXPECTED:
+        if key in spec:
+            yield spec[key], (key,)
+    for key in EXPECTED_BY_NAME:
+        if isinstance(spec.get(key), dict):
+            for name, value in spec[key].items():
+                yield value, (key, str(name))
+
+
+def argument_problems(
+    expected: Any, at: tuple[str | int, ...] = (), later: Callable[[Any], bool] | None = None
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Each matcher inside ``expected`` that cannot be checked as written (an unknown name,
+    ``$gte: "abc"``, ``$regex: "["``), with its path below ``at``. ``later``: arguments only
+    known when the step runs (a ``${variable}``), left for then."""
+    if isinstance(expected, Verbatim):
+        return
+    if isinstance(expected, list):
+        for index, item in enumerate(expected):
+            yield from argument_problems(item, at + (index,), later)
+        return
+    if not isinstance(expected, dict):
+        return
+    if not is_matcher(expected):
+        for key, item in expected.items():
+            yield from argument_problems(item, at + (str(key),), later)
+        return
+    for name, argument in expected.items():
+        where = at + (name,)
+        if name not in MATCHERS:
+            yield where, f"unknown matcher {name} (known: {', '.join(MATCHERS)})"
+        elif name in ("$len", "$contains"):
+            if name == "$len" and not _length_argument(argument, later):
+                yield where, f"$len needs a length or a matcher, got {plain(argument)!r}"
+            yield from argument_problems(argument, where, later)
+        elif later is None or not later(argument):
+            problem = _argument_problem(name, plain(argument))
+            if problem:
+                yield where, problem
+
+
+def _length_argument(argument: Any, later: Callable[[Any], bool] | None) -> bool:
+    value = plain(argument)
+    if later is not None and later(argument):
+        return True
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value >= 0
+    return is_matcher(argument)
+
+
+def _argument_problem(name: str, argument: Any) -> str | None:
+    if name in ("$gte", "$lte", "$gt", "$lt") and not _number(argument):
+        return f"{name} needs a number, got {argument!r}"
+    if name == "$in" and not isinstance(argument, list):
+        return f"$in needs a list of values, got {argument!r}"
+    if name == "$type" and (not isinstance(argument, str) or argument not in TYPES):
+        return f"$type needs one of {', '.join(TYPES)}, got {argument!r}"
+    if name == "$regex":
+        if not isinstance(argument, str):
+            return f"$regex needs a regular expression (text), got {argument!r}"
+        try:
+            re.compile(argument)
+        except re.error as exc:
+            return f"$regex {argument!r} is not a regular expression: {exc}"
+    return None
 
 
 _SEGMENT = re.compile(r"\.?([^.\[\]]+)|\[(\*|-?\d+)\]")

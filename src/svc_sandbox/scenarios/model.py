@@ -52,6 +52,9 @@ class Lines:
     def error(self, path: DocPath, message: str) -> ScenarioError:
         return ScenarioError(self.file, self.of(path), path, message)
 
+    def error_at(self, line: int, path: DocPath, message: str) -> ScenarioError:
+        return ScenarioError(self.file, line, path, message)
+
 
 @dataclass(frozen=True)
 class Scenario:

@@ -11,6 +11,16 @@ from typing import Any
 from svc_sandbox.testing.loopback import LoopbackServer
 
 
+def answers_problem(answers: Any) -> str | None:
+    """Why ``answers`` is not a list of HTTP statuses (100-599) for the receiver, or None."""
+    if not isinstance(answers, list):
+        return f"answers needs a list of HTTP statuses, got {answers!r}"
+    for status in answers:
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            return f"answers holds {status!r}, not an HTTP status (100-599)"
+    return None
+
+
 @dataclass
 class Delivery:
     headers: dict[str, str]

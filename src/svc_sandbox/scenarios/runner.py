@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from svc_sandbox.contract.validation import (
     Contract,
@@ -22,10 +22,21 @@ from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.scenarios.actions import ACTIONS, CONTROL_PREFIX
-from svc_sandbox.scenarios.html import input_value
-from svc_sandbox.scenarios.matchers import MISSING, match, resolve
+from svc_sandbox.scenarios.matchers import (
+    EXPECTED,
+    EXPECTED_BY_NAME,
+    MISSING,
+    Verbatim,
+    argument_problems,
+    check_path,
+    expectations,
+    match,
+    plain,
+    resolve,
+)
 from svc_sandbox.scenarios.model import DocPath, Scenario, ScenarioError, dotted
-from svc_sandbox.scenarios.receiver import Delivery, WebhookReceiver
+from svc_sandbox.scenarios.receiver import Delivery, WebhookReceiver, answers_problem
+from svc_sandbox.scenarios.responses import pick, pick_problem
 from svc_sandbox.scenarios.results import (
     ERROR,
     FAILED,
@@ -35,8 +46,21 @@ from svc_sandbox.scenarios.results import (
     StepResult,
 )
 from svc_sandbox.scenarios.targets import Session, Target, Unsupported
-from svc_sandbox.scenarios.templating import PROVIDED, UnboundVariable, render
-from svc_sandbox.scenarios.transport import HttpRequest, HttpResponse, TransportError
+from svc_sandbox.scenarios.templating import (
+    EXPECT,
+    KEEP,
+    PLAIN,
+    PROVIDED,
+    UnboundVariable,
+    as_text,
+    render,
+)
+from svc_sandbox.scenarios.transport import (
+    HttpRequest,
+    HttpResponse,
+    TransportError,
+    header_problem,
+)
 from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
 
 #: Wall seconds a webhook may take to arrive from a running emulator after its due time.
@@ -67,6 +91,11 @@ class StepFailed(Exception):
 
 class Skip(Exception):
     """This step cannot run against this target; the reason is reported."""
+
+
+class StepError(Exception):
+    """The step cannot run as its values came out (``$gte`` of a saved text, a header value
+    with a line break): the scenario's mistake, reported as the step's error."""
 
 
 class _Stop(Exception):
@@ -110,6 +139,10 @@ class Runner:
             result.status, result.message = ERROR, str(exc)
             result.wall_seconds = monotonic() - began
             return result
+        except Exception as exc:  # noqa: BLE001 - one scenario's error never ends the run
+            result.status, result.message = ERROR, unexpected(exc)
+            result.wall_seconds = monotonic() - began
+            return result
         run = _Run(scenario, session, result, self.seed)
         try:
             run.execute()
@@ -145,14 +178,14 @@ class _Run:
             if self.session.emulator:
                 start = self.session.now()
                 self._open_receiver()
-            for name, value in self.scenario.document.get("vars", {}).items():
-                self.vars[name] = render(value, self.lookup)
-            self.vars.update(self.scenario.row)
+            self._vars()
             self._steps(self.scenario.steps, ("steps",))
         except _Stop:
             self.result.status = self.result.failure.status if self.result.failure else FAILED
         except (TransportError, Skip) as exc:
             self.result.status, self.result.message = ERROR, str(exc)
+        except Exception as exc:  # noqa: BLE001 - one scenario's error never ends the run
+            self.result.status, self.result.message = ERROR, unexpected(exc)
         if (
             self.result.status == PASSED
             and self.result.steps
@@ -165,6 +198,16 @@ class _Run:
                 self.result.sandbox_seconds = (end - start).total_seconds()
             except TransportError:
                 pass
+
+    def _vars(self) -> None:
+        """The file's ``vars``; one needing what the target does not provide (a seeded
+        identity variable against another server) skips the steps that use it."""
+        for name, value in self.scenario.document.get("vars", {}).items():
+            try:
+                self.vars[name] = render(value, self.lookup, KEEP)
+            except Skip as skip:
+                self.unbound[name] = str(skip)
+        self.vars.update(self.scenario.row)
 
     def close(self) -> None:
         if self.receiver is not None:
@@ -233,10 +276,11 @@ class _Run:
         try:
             if kind == "set":
                 for name, value in step["set"].items():
-                    self.vars[name] = render(value, self.lookup)
+                    self.vars[name] = render(value, self.lookup, KEEP)
             elif kind == "expect_webhook":
-                record.expectation = render(step["expect_webhook"], self.lookup)
-                self._expect_webhook(record.expectation)
+                spec = self._expectation(step["expect_webhook"])
+                record.expectation = plain(spec)
+                self._expect_webhook(spec)
             else:
                 request, response, root = (
                     self._request(step["request"])
@@ -244,8 +288,8 @@ class _Run:
                     else self._control(step["control"])
                 )
                 record.request, record.response = request.to_json(), response.to_json()
-                expect = render(step.get("expect", {}), self.lookup)
-                record.expectation = expect or None
+                expect = self._expectation(step.get("expect", {}))
+                record.expectation = plain(expect) or None
                 self._expect(expect, request, response, root, control=kind == "control")
                 self._save(step.get("save", {}), response)
         except Skip as skip:
@@ -262,7 +306,7 @@ class _Run:
                 record.expectation = failed.expectation
             self.result.steps.append(record)
             raise _Stop from None
-        except TransportError as exc:
+        except (TransportError, StepError) as exc:
             record.status, record.message = ERROR, str(exc)
             self.result.steps.append(record)
             raise _Stop from None
@@ -274,7 +318,23 @@ class _Run:
             record.status, record.message = FAILED, f"${{{exc.name}}} has no value here"
             self.result.steps.append(record)
             raise _Stop from None
+        except Exception as exc:  # noqa: BLE001 - a step's error ends its scenario, not the run
+            record.status, record.message = ERROR, unexpected(exc)
+            self.result.steps.append(record)
+            raise _Stop from None
         self._keep(record)
+
+    def _expectation(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """``spec`` rendered, what variables wrote into its expected values as data; a matcher
+        whose argument came out wrong (``$gte`` of a saved text) is the step's error."""
+        matched = EXPECTED + EXPECTED_BY_NAME
+        rendered = {
+            k: render(v, self.lookup, EXPECT if k in matched else PLAIN) for k, v in spec.items()
+        }
+        for value, at in expectations(rendered):
+            for where, problem in argument_problems(value, at):
+                raise StepError(f"{dotted(where)}: {problem}")
+        return rendered
 
     # --- variables ----------------------------------------------------------------------------
 
@@ -302,30 +362,35 @@ class _Run:
         root = spec.get("root", "base_url")
         if root in self.session.missing_roots:
             raise Skip(f"{root} is not known for this target (give --root {root}=URL)")
-        url = spec["path"] if root == "url" else str(self.lookup(root)) + spec["path"]
+        path = as_text(spec["path"])
+        url = path if root == "url" else str(plain(self.lookup(root))) + path
         if spec.get("query"):
             url += ("&" if "?" in url else "?") + urlencode(
-                {k: _text(v) for k, v in spec["query"].items()}
+                {k: as_text(v) for k, v in spec["query"].items()}
             )
         headers: dict[str, str] = {}
         auth = spec.get("auth", "token" if root == "base_url" else "none")
         if isinstance(auth, dict) and "basic" in auth:
-            pair = f"{_text(auth['basic']['username'])}:{_text(auth['basic']['password'])}"
+            pair = f"{as_text(auth['basic']['username'])}:{as_text(auth['basic']['password'])}"
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
         elif isinstance(auth, dict):
             headers["Authorization"] = f"Bearer {auth['bearer']}"
         elif auth != "none":
-            headers["Authorization"] = f"Bearer {self.lookup(auth)}"
+            headers["Authorization"] = f"Bearer {as_text(plain(self.lookup(auth)))}"
         body: bytes | None = None
         if "json" in spec:
             body = json.dumps(spec["json"]).encode()
             headers["Content-Type"] = "application/json"
         elif "form" in spec:
-            body = urlencode({k: _text(v) for k, v in spec["form"].items()}).encode()
+            body = urlencode({k: as_text(v) for k, v in spec["form"].items()}).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         elif "raw" in spec:
-            body = spec["raw"].encode()
-        headers.update({k: _text(v) for k, v in spec.get("headers", {}).items()})
+            body = as_text(spec["raw"]).encode()
+        headers.update({str(k): as_text(v) for k, v in spec.get("headers", {}).items()})
+        for name, value in headers.items():
+            problem = header_problem(name, value)
+            if problem:
+                raise StepError(problem)
         request = HttpRequest(spec.get("method", "GET"), url, headers, body)
         return request, self.session.transport.send(request), root
 
@@ -340,14 +405,18 @@ class _Run:
         path, rest = action.route(spec)
         query = ""
         if action.method == "GET":
-            query, rest = urlencode({k: _text(v) for k, v in rest.items()}), {}
+            query, rest = urlencode({k: as_text(v) for k, v in rest.items()}), {}
         request, response = self.session.control(action.method, path, rest, query)
         return request, response, "control"
 
     def _receiver_action(self, spec: dict[str, Any]) -> tuple[HttpRequest, HttpResponse, str]:
         if self.receiver is None:
             raise StepFailed("the scenario has no webhook receiver (add `webhooks:`)")
-        self.receiver.answer([int(s) for s in spec.get("answers", [])])
+        answers = spec.get("answers", [])
+        problem = answers_problem(answers)
+        if problem:
+            raise StepError(problem)
+        self.receiver.answer(answers)
         request = HttpRequest("SET", self.receiver.url, {}, json.dumps(spec).encode())
         return request, HttpResponse(200, {}, b"{}"), "receiver"
 
@@ -376,7 +445,7 @@ class _Run:
         if "json" in expect:
             problems += match(expect["json"], MISSING if body is None else body, "body")
         for path, want in expect.get("paths", {}).items():
-            problems += match(want, _pick(response, path), path)
+            problems += match(want, self._pick(response, path), path)
         if "body_contains" in expect:
             text = response.body.decode("utf-8", "replace")
             if expect["body_contains"] not in text:
@@ -384,7 +453,7 @@ class _Run:
         if expect.get("schema"):
             problems += self._schema(request, response, root)
         if problems:
-            raise StepFailed("; ".join(problems), request, response, expect)
+            raise StepFailed("; ".join(problems), request, response, plain(expect))
 
     def _schema(self, request: HttpRequest, response: HttpResponse, root: str) -> list[str]:
         contracts = SCHEMA_CONTRACTS.get(root)
@@ -392,7 +461,7 @@ class _Run:
             roots = ", ".join("{" + r + "}" for r in SCHEMA_CONTRACTS)
             return [f"schema: only responses of {roots} are in the contracts"]
         contract = contracts()
-        base = urlsplit(str(self.vars[root])).path.rstrip("/")
+        base = urlsplit(str(plain(self.vars[root]))).path.rstrip("/")
         path = urlsplit(request.url).path[len(base) :] or "/"
         found = contract.find(request.method, path)
         if found is None:
@@ -406,12 +475,19 @@ class _Run:
         )
         return [f"schema: {v.location}: {v.message} ({v.schema_path})" for v in violations]
 
+    @staticmethod
+    def _pick(response: HttpResponse, path: str) -> Any:
+        problem = pick_problem(path)
+        if problem:
+            raise StepError(problem)
+        return pick(response, path)
+
     def _save(self, saves: dict[str, str], response: HttpResponse) -> None:
         for name, path in saves.items():
-            value = _pick(response, path)
+            value = self._pick(response, path)
             if value is MISSING:
                 raise StepFailed(f"save {name}: {path} is not in the response", None, response)
-            self.vars[name] = value
+            self.vars[name] = Verbatim(value)  # response data, never a matcher
 
     # --- webhooks -----------------------------------------------------------------------------
 
@@ -430,7 +506,7 @@ class _Run:
                 raise StepFailed(
                     f"expected no {spec.get('type', 'event')} within {within}, "
                     f"{len(found)} arrived: {found[0].body[:300]!r}",
-                    expectation=spec,
+                    expectation=plain(spec),
                 )
             return
         while True:
@@ -457,7 +533,7 @@ class _Run:
                     f"{count} x {spec.get('type', 'event')} not delivered within {within} "
                     f"of sandbox time ({len(found)} matched; the receiver got "
                     f"{[a.get('type') if isinstance(a, dict) else a for a in arrived]})",
-                    expectation=spec,
+                    expectation=plain(spec),
                 )
             self._advance_to(due[0])
         now = self.session.now()
@@ -465,10 +541,15 @@ class _Run:
             self._check_signature(delivery, now, spec)
             delivery.claimed = True
         for name, path in spec.get("save", {}).items():
+            problem = check_path(as_text(path))
+            if problem:
+                raise StepError(problem)
             value = resolve(found[0].envelope(), path)
             if value is MISSING:
-                raise StepFailed(f"save {name}: {path} is not in the event", expectation=spec)
-            self.vars[name] = value
+                raise StepFailed(
+                    f"save {name}: {path} is not in the event", expectation=plain(spec)
+                )
+            self.vars[name] = Verbatim(value)  # event data, never a matcher
 
     def _advance_to(self, instant: datetime) -> None:
         delta = instant - self.session.now()
@@ -508,42 +589,17 @@ class _Run:
         )
         checked = verify(header, delivery.body, self.webhook_secret, now=now, tolerance=None)
         if not checked.valid:
-            raise StepFailed(f"webhook signature: {checked.message}", expectation=spec)
+            raise StepFailed(f"webhook signature: {checked.message}", expectation=plain(spec))
         if checked.timestamp is not None and checked.timestamp > now.timestamp() + 1:
             raise StepFailed(
                 f"webhook signature time {checked.timestamp} is after the sandbox clock",
-                expectation=spec,
+                expectation=plain(spec),
             )
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _pick(response: HttpResponse, path: str) -> Any:
-    """The value at ``path``; ``<path>?name`` reads the query parameter ``name`` of the URL
-    at ``<path>`` (a redirect's ``headers.Location?code``, a body's ``redirectUrl?state``)."""
-    if "?" in path:
-        where, name = path.rsplit("?", 1)
-        url = _pick(response, where)
-        if not isinstance(url, str):
-            return MISSING
-        values = parse_qs(urlsplit(url).query, keep_blank_values=True).get(name)
-        return MISSING if not values else values[0]
-    if path == "status":
-        return response.status
-    if path.startswith("headers."):
-        found = response.header(path[len("headers.") :])
-        return MISSING if found is None else found
-    if path.startswith("form."):
-        text = response.body.decode("utf-8", "replace")
-        found = input_value(text, path[len("form.") :])
-        return MISSING if found is None else found
-    body = response.json()
-    path = path[len("body") :] if path == "body" or path.startswith("body.") else path
-    return resolve(body, path) if path else body
+def unexpected(exc: Exception) -> str:
+    """A step's or scenario's unforeseen error as its message (the run goes on)."""
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _saves(step: dict[str, Any]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -48,6 +49,24 @@ class HttpResponse:
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "headers": self.headers, "body": shown(self.body)}
+
+
+#: RFC 9110 §5.1: a field name is a token.
+_FIELD_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+
+
+def header_problem(name: str, value: str) -> str | None:
+    """Why ``name: value`` cannot be sent as an HTTP header (it would split the request or
+    cannot be encoded), or None."""
+    if not _FIELD_NAME.match(name):
+        return f"{name!r} is not a header name (letters, digits and !#$%&'*+-.^_`|~)"
+    if any(c in value for c in "\r\n\0"):
+        return f"header {name}: the value holds a line break or NUL"
+    try:
+        value.encode("latin-1")
+    except UnicodeEncodeError:
+        return f"header {name}: the value holds characters a header cannot carry (not Latin-1)"
+    return None
 
 
 class TransportError(Exception):
