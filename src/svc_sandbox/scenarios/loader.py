@@ -131,36 +131,39 @@ class _Index:
         self.seen: set[int] = set()
         self.repeated = 0
 
-    def walk(self, node: yaml.Node, path: DocPath, at: int | None = None) -> None:
+    def walk(
+        self, node: yaml.Node, path: DocPath, at: int | None = None, alias: int | None = None
+    ) -> None:
         """``at``: the line naming the node, its key's for a value, as an alias is the node
-        it names and keeps no line of its own."""
+        it names and keeps no line of its own; ``alias``: inside a repeated node, the line
+        of the alias that repeats it (what its paths are reported at)."""
         line = node.start_mark.line + 1
         if id(node) in self.above:
             raise self.lines.error_at(at or line, path, "YAML: an alias inside its own anchor")
         if id(node) in self.seen:
+            alias = alias or at or line
             self.repeated += 1
             if self.repeated > ALIAS_NODES:
-                raise self.lines.error_at(
-                    at or line, path, f"YAML: aliases repeat more than {ALIAS_NODES} nodes"
-                )
+                message = f"YAML: aliases repeat more than {ALIAS_NODES} nodes"
+                raise self.lines.error_at(alias, path, message)
         self.seen.add(id(node))
-        self.lines.by_path[path] = line
+        self.lines.by_path[path] = alias or line
         if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
             self.above.add(id(node))
         if isinstance(node, yaml.MappingNode):
             written: set[tuple[str, str]] = set()
             for key, value in node.value:
-                key_line = key.start_mark.line + 1
+                key_line = alias or key.start_mark.line + 1
                 if isinstance(key, yaml.ScalarNode) and key.value != "<<":
                     if (key.tag, key.value) in written:
                         raise self.lines.error_at(key_line, path, f"duplicate key {key.value!r}")
                     written.add((key.tag, key.value))
                 child = path + (str(key.value),)
-                self.walk(value, child, key_line)
+                self.walk(value, child, key_line, alias)
                 self.lines.by_path[child] = key_line
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
-                self.walk(item, path + (index,), line)
+                self.walk(item, path + (index,), alias or line, alias)
         self.above.discard(id(node))
 
 

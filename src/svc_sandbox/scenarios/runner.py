@@ -51,6 +51,7 @@ from svc_sandbox.scenarios.templating import (
     KEEP,
     PLAIN,
     PROVIDED,
+    TooLarge,
     UnboundVariable,
     as_text,
     render,
@@ -182,7 +183,7 @@ class _Run:
             self._steps(self.scenario.steps, ("steps",))
         except _Stop:
             self.result.status = self.result.failure.status if self.result.failure else FAILED
-        except (TransportError, Skip) as exc:
+        except (TransportError, Skip, TooLarge) as exc:
             self.result.status, self.result.message = ERROR, str(exc)
         except Exception as exc:  # noqa: BLE001 - one scenario's error never ends the run
             self.result.status, self.result.message = ERROR, unexpected(exc)
@@ -306,7 +307,7 @@ class _Run:
                 record.expectation = failed.expectation
             self.result.steps.append(record)
             raise _Stop from None
-        except (TransportError, StepError) as exc:
+        except (TransportError, StepError, TooLarge) as exc:
             record.status, record.message = ERROR, str(exc)
             self.result.steps.append(record)
             raise _Stop from None

@@ -23,7 +23,7 @@ _NAME = r"([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)"
 REFERENCE = re.compile(r"\$\$\{|\$\{" + _NAME + r"\}")
 _WHOLE = re.compile(r"^\$\{" + _NAME + r"\}$")
 #: Characters plus items (list elements, mapping keys and values) a rendered value may hold.
-RENDER_LIMIT = 5_000_000
+RENDER_LIMIT = 1_000_000
 
 #: Variables the runner computes at each use.
 DYNAMIC = ("now", "now_unix", "uuid", "random_hex")
