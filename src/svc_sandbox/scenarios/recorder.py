@@ -5,6 +5,9 @@ Every request becomes a step expecting the status it got; control-plane mutation
 requests becomes ``advance`` steps. A reset in the journal marks the start: what came before
 it is left out, and the scenario starts at the reset's clock with the emulator's seed, so the
 replay produces the same ids (they come from the seed) as the recording.
+
+Recorded data is data: every ``${`` in it is written ``$${`` (a product titled ``${token}``
+replays as that text, not as the API token).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 import yaml
 
 from svc_sandbox.core.clock import parse_instant
+from svc_sandbox.identity.grants import AUTHORIZE_PARAMS
 from svc_sandbox.scenarios.actions import CONTROL_PREFIX, action_for
 
 #: Control-plane requests that are not replayed (reads, and the recorder's own routes).
@@ -42,7 +46,7 @@ def record(entries: list[dict[str, Any]], info: dict[str, Any], name: str) -> di
         step = _step(entry, roots, credentials)
         if step is None:
             continue
-        page = _form_page(step)
+        page = _form_page(step, steps)
         moves_clock = "control" in step and step["control"]["action"] in (
             "advance",
             "set_clock",
@@ -71,20 +75,60 @@ def dump(document: dict[str, Any]) -> str:
 
 #: Form actions of hosted pages whose page is one path segment up.
 FORM_ACTIONS = ("approve", "fail", "confirm", "cancel")
+#: The identity provider's pages with a form (sign-in, consent) and the statuses they come
+#: with: its ``csrf_token`` is the browser's, the same in each of them.
+IDENTITY_PAGES = ("/oauth2/authorize", "/signin")
+IDENTITY_PAGE_STATUSES = (200, 401)
 
 
-def _form_page(step: dict[str, Any]) -> dict[str, Any] | None:
-    """A GET of the page a recorded form came from, saving its CSRF token for the replay
-    (the recording's token is bound to the recording process's secret)."""
+def _form_page(step: dict[str, Any], before: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Where a recorded form's CSRF token comes from in the replay (the recording's token is
+    bound to the recording process's secret): a hosted page's ``csrf`` from a GET of its page
+    (returned, to go before the form), the identity provider's ``csrf_token`` saved from its
+    last page in ``before`` (or from a GET of its authorize page)."""
     request = step.get("request")
-    if request is None or "csrf" not in request.get("form", {}):
+    if request is None:
         return None
-    request["form"]["csrf"] = "${csrf}"
+    form = request.get("form", {})
+    if "csrf_token" in form:
+        form["csrf_token"] = "${csrf_token}"
+        return _identity_page(request, before)
+    if "csrf" not in form:
+        return None
+    form["csrf"] = "${csrf}"
     path = request["path"]
     head, _, last = path.rpartition("/")
     page_path = head if last in FORM_ACTIONS else path
     page = {"method": "GET", "root": request["root"], "path": page_path, "auth": "none"}
     return {"request": page, "expect": {"status": 200}, "save": {"csrf": "form.csrf"}}
+
+
+def _identity_page(request: dict[str, Any], before: list[dict[str, Any]]) -> dict[str, Any] | None:
+    save = {"csrf_token": "form.csrf_token"}
+    for earlier in reversed(before):
+        page = earlier.get("request")
+        if (
+            page is not None
+            and page["root"] == request["root"]
+            and page["path"] in IDENTITY_PAGES
+            and earlier["expect"]["status"] in IDENTITY_PAGE_STATUSES
+        ):
+            earlier["save"] = {**earlier.get("save", {}), **save}
+            return None
+    query = {k: v for k, v in request["form"].items() if k in AUTHORIZE_PARAMS}
+    get = {"method": "GET", "root": request["root"], "path": IDENTITY_PAGES[0], "query": query}
+    return {"request": {**get, "auth": "none"}, "expect": {"status": 200}, "save": save}
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with every ``${`` of its text written ``$${`` (a scenario reads it as text)."""
+    if isinstance(value, str):
+        return value.replace("${", "$${")
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
 
 
 def _last_reset(entries: list[dict[str, Any]]) -> int | None:
@@ -133,7 +177,7 @@ def _step(
         control: dict[str, Any] = {"action": action, **arguments}
         if isinstance(body, dict):
             control.update(body)
-        return {"control": control, "expect": {"status": entry["status"]}}
+        return {"control": _escaped(control), "expect": {"status": entry["status"]}}
     root, prefix = next(((r, p) for p, r in roots if path.startswith(p + "/")), (None, ""))
     if root is None:
         return None
@@ -160,4 +204,4 @@ def _step(
             request.setdefault("headers", {})["Authorization"] = authorization
     elif root == "base_url":
         request["auth"] = "none"
-    return {"request": request, "expect": {"status": entry["status"]}}
+    return {"request": _escaped(request), "expect": {"status": entry["status"]}}
