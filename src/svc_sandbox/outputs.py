@@ -4,7 +4,16 @@ way are made, and the file appears whole or not at all."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+#: Characters XML 1.0 cannot hold, even escaped (§2.2): C0 controls but tab, newline and
+#: carriage return, lone surrogates, U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def write_file(path: str | Path, data: bytes | str) -> None:
@@ -21,3 +30,21 @@ def write_file(path: str | Path, data: bytes | str) -> None:
 def cannot_write(path: str | Path, error: OSError) -> str:
     """The one-line message a command prints when ``write_file`` failed."""
     return f"svc-sandbox: cannot write {path}: {error.strerror or error}"
+
+
+def xml_text(text: str) -> str:
+    """``text`` with each character XML cannot hold written as its escape (``\\x1b``)."""
+    return _NOT_XML.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
+
+
+def xml_safe(root: Element) -> Element:
+    """``root`` with the text and attributes of every element made ``xml_text`` (a JUnit
+    report naming a scenario with ``\\x01`` in it stays well-formed XML)."""
+    for element in root.iter():
+        if element.text:
+            element.text = xml_text(element.text)
+        if element.tail:
+            element.tail = xml_text(element.tail)
+        for name, value in element.attrib.items():
+            element.attrib[name] = xml_text(value)
+    return root

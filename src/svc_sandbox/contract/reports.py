@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from svc_sandbox.outputs import xml_safe
+
 FORMATS = ("text", "json", "junit")
 
 
@@ -107,4 +109,4 @@ def to_junit(report: dict[str, Any]) -> str:
         ElementTree.SubElement(case, "system-out").text = f"statuses seen: {statuses or '-'}"
     suites = ElementTree.Element("testsuites")
     suites.append(suite)
-    return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True)
+    return ElementTree.tostring(xml_safe(suites), encoding="unicode", xml_declaration=True)

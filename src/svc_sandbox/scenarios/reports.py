@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from svc_sandbox.outputs import write_file
+from svc_sandbox.outputs import write_file, xml_safe
 from svc_sandbox.scenarios.results import ERROR, FAILED, SKIPPED, ScenarioResult, summary
 
 
@@ -77,7 +77,7 @@ def junit(results: list[ScenarioResult], target: str) -> str:
                 skipped
             )
     ElementTree.indent(suite)
-    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
+    return ElementTree.tostring(xml_safe(suite), encoding="unicode", xml_declaration=True)
 
 
 def write_junit(path: str | Path, results: list[ScenarioResult], target: str) -> None:
