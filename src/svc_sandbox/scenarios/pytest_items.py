@@ -71,8 +71,9 @@ class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
-        for tag in scenario.tags:
-            self.add_marker(pytest.mark.svc_scenario(tag))
+        # Every item has the marker (`-m svc_scenario` selects them all), once per tag.
+        for tag in scenario.tags or [None]:
+            self.add_marker(pytest.mark.svc_scenario(tag) if tag else pytest.mark.svc_scenario)
 
     def runtest(self) -> None:
         from svc_sandbox.scenarios.runner import Runner
