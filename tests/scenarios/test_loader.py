@@ -213,3 +213,194 @@ def test_an_unquoted_timestamp_in_an_expectation_stays_text(tmp_path: Path) -> N
     text += "    expect: {json: {clock: {now: 2026-01-01T00:00:00.000Z}}}\n"
     step = one(tmp_path, text).document["steps"][0]
     assert step["expect"]["json"]["clock"]["now"] == "2026-01-01T00:00:00.000Z"
+
+
+def _laughs(depth: int) -> str:
+    """A "billion laughs": each list holds nine aliases of the one before (9^depth leaves)."""
+    lines = ["name: laughs", "vars:", "  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for level in range(1, depth):
+        lines.append(f"  l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * 9) + "]")
+    return "\n".join([*lines, "steps:", "  - set: {x: 1}"]) + "\n"
+
+
+STEP = "name: x\nsteps:\n  - request: {path: /products}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "path", "message"),
+    [
+        (_laughs(7), 8, "vars.l5[0][3][3][7][3][7]", "YAML: aliases repeat more than 100000 nodes"),
+        (
+            STEP + "    expect: {status: 404}\n    expect: {status: 201}\n",
+            5,
+            "steps[0]",
+            "duplicate key 'expect'",
+        ),
+        (
+            STEP + "    expect:\n      json: {total: 5}\n      json: {total: 1}\n",
+            6,
+            "steps[0].expect",
+            "duplicate key 'json'",
+        ),
+        ("name: x\nname: y\nsteps:\n  - set: {x: 1}\n", 2, "", "duplicate key 'name'"),
+        (
+            "name: x\nmatrix:\n  a: &v [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  b: *v\n  c: *v\n"
+            "  d: *v\nsteps:\n  - request: {path: '/${a}${b}${c}${d}'}\n",
+            2,
+            "matrix",
+            "matrix: 10 x 10 x 10 x 10 = 10000 combinations, at most 1000",
+        ),
+        (
+            STEP + "    expect: {json: {total: {$gte: abc}}}\n",
+            4,
+            "steps[0].expect.json.total.$gte",
+            "$gte needs a number, got 'abc'",
+        ),
+        (
+            STEP + "    expect: {json: {total: {$in: 5}}}\n",
+            4,
+            "steps[0].expect.json.total.$in",
+            "$in needs a list of values, got 5",
+        ),
+        (
+            STEP + "    expect: {json: {items: {$len: {$gte: x}}}}\n",
+            4,
+            "steps[0].expect.json.items.$len.$gte",
+            "$gte needs a number, got 'x'",
+        ),
+        (
+            STEP + "    expect: {json: {items: {$len: many}}}\n",
+            4,
+            "steps[0].expect.json.items.$len",
+            "$len needs a length or a matcher, got 'many'",
+        ),
+        (
+            STEP + "    expect: {paths: {'items[0].title': {$regex: '['}}}\n",
+            4,
+            "steps[0].expect.paths.items[0].title.$regex",
+            "$regex '[' is not a regular expression: unterminated character set",
+        ),
+        (
+            STEP + "    expect: {headers: {Content-Type: {$type: text}}}\n",
+            4,
+            "steps[0].expect.headers.Content-Type.$type",
+            "$type needs one of string, integer",
+        ),
+        (
+            STEP + "    expect: {json: {total: {$between: [1, 2]}}}\n",
+            4,
+            "steps[0].expect.json.total.$between",
+            "unknown matcher $between (known: $any",
+        ),
+        (
+            "name: x\nsteps:\n  - control: {action: trigger_event, type: ping}\n"
+            "  - expect_webhook: {type: ping, data: {n: {$lt: soon}}}\n",
+            4,
+            "steps[1].expect_webhook.data.n.$lt",
+            "$lt needs a number, got 'soon'",
+        ),
+        (
+            STEP + "    save: {x: 'items[abc'}\n",
+            4,
+            "steps[0].save.x",
+            "cannot read path 'items[abc'",
+        ),
+        (
+            STEP + "    expect: {paths: {'items]]': 1}}\n",
+            4,
+            "steps[0].expect.paths.items]]",
+            "cannot read path 'items]]'",
+        ),
+        (
+            "name: x\nsteps:\n  - control: {action: trigger_event, type: ping}\n"
+            "  - expect_webhook: {type: ping, save: {e: 'data[x'}}\n",
+            4,
+            "steps[1].expect_webhook.save.e",
+            "cannot read path 'data[x'",
+        ),
+        (
+            "name: x\nsteps:\n  - request:\n      path: /products\n"
+            '      headers: {X-A: "a\\r\\nX-Injected: 1"}\n',
+            5,
+            "steps[0].request.headers.X-A",
+            "header X-A: the value holds a line break",
+        ),
+        (
+            "name: x\nsteps:\n  - request:\n      path: /products\n      headers: {'X A': b}\n",
+            5,
+            "steps[0].request.headers.X A",
+            "'X A' is not a header name",
+        ),
+        (
+            "name: x\nsteps:\n  - request:\n      path: /products\n"
+            '      auth: {bearer: "t\\nX-Injected: 1"}\n',
+            5,
+            "steps[0].request.auth.bearer",
+            "header Authorization: the value holds a line break",
+        ),
+        (
+            "name: x\nwebhooks: {}\nsteps:\n  - control: {action: receiver, answers: [abc]}\n",
+            4,
+            "steps[0].control.answers",
+            "answers holds 'abc', not an HTTP status (100-599)",
+        ),
+        (
+            "name: x\nsteps:\n  - request: {path: /products, auth: nosuchcredential}\n",
+            3,
+            "steps[0].request.auth",
+            "unknown variable ${nosuchcredential} (auth names a credential variable)",
+        ),
+    ],
+    ids=[
+        "billion-laughs",
+        "duplicate-step-key",
+        "duplicate-expect-key",
+        "duplicate-top-level-key",
+        "matrix-too-big",
+        "gte-of-text",
+        "in-of-a-number",
+        "len-matcher-of-text",
+        "len-of-text",
+        "regex-that-does-not-compile",
+        "unknown-type",
+        "unknown-matcher",
+        "webhook-data-matcher",
+        "save-path",
+        "expect-paths-path",
+        "webhook-save-path",
+        "header-value-line-break",
+        "header-name",
+        "bearer-line-break",
+        "receiver-answers",
+        "unknown-auth-credential",
+    ],
+)
+def test_mistakes_a_step_would_crash_on_are_refused_at_load(
+    tmp_path: Path, text: str, line: int, path: str, message: str
+) -> None:
+    test_bad_files_name_file_line_and_path(tmp_path, text, line, path, message)
+
+
+def test_what_variables_fill_in_is_left_for_the_run(tmp_path: Path) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: checked when the step runs
+        vars: {low: 1, prefix: "^p_", kinds: [string], header: "x-${low}", path: items}
+        steps:
+          - request: {path: /products, headers: {X-Trace: "${header}"}}
+            expect:
+              json: {total: {$gte: "${low}"}, items: {$len: "${low}"}}
+              paths: {"$.items[*]._id": {$contains: {$regex: "${prefix}"}}}
+            save: {location: "headers.Location?code", first: "items[0]", named: "${path}"}
+          - request: {path: /products, auth: location}
+        """,
+    )
+    assert scenario.name == "checked when the step runs"
+
+
+def test_a_matrix_may_reach_the_limit_and_aliases_may_repeat_a_little(tmp_path: Path) -> None:
+    text = "name: x\nmatrix:\n  a: &v " + str(list(range(10))) + "\n  b: *v\n  c: *v\n"
+    text += "steps:\n  - request: {path: '/${a}${b}${c}'}\n"
+    assert len(load_file(write(tmp_path, "m.yaml", text))) == 1000
+    assert load_file(write(tmp_path, "l.yaml", _laughs(5)))[0].document["vars"]["l4"][8][8][8]

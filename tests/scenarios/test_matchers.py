@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from svc_sandbox.scenarios.matchers import MISSING, check_path, match, resolve
+from svc_sandbox.scenarios.matchers import (
+    MISSING,
+    Verbatim,
+    VerbatimKey,
+    argument_problems,
+    check_path,
+    match,
+    resolve,
+)
 
 CASES: list[tuple[Any, Any, bool]] = [
     ({"a": 1}, {"a": 1, "b": 2}, True),
@@ -102,3 +110,52 @@ def test_resolve(path: str, value: Any) -> None:
 def test_an_unreadable_path_is_reported() -> None:
     assert check_path("items[x]") is not None
     assert check_path("items[0].a") is None
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "matches"),
+    [
+        (Verbatim("$any"), "x", False),
+        (Verbatim("$any"), "$any", True),
+        (Verbatim("$absent"), MISSING, False),
+        (Verbatim({"$gte": 1}), 5, False),
+        (Verbatim({"$gte": 1}), {"$gte": 1}, True),
+        ({"a": Verbatim(["$hex24"])}, {"a": ["$hex24"]}, True),
+        ({VerbatimKey("$any"): 1}, {"$any": 1}, True),
+        ({"$gte": Verbatim(1)}, 5, True),
+        ({"$in": [Verbatim("a")]}, "a", True),
+        ({"$contains": Verbatim("$any")}, ["x"], False),
+    ],
+)
+def test_what_a_variable_wrote_is_data(expected: Any, actual: Any, matches: bool) -> None:
+    assert (match(expected, actual) == []) is matches
+
+
+@pytest.mark.parametrize(
+    ("expected", "problems"),
+    [
+        ({"a": {"$gte": "1"}}, [(("a", "$gte"), "$gte needs a number, got '1'")]),
+        ({"$in": "ab"}, [(("$in",), "$in needs a list of values, got 'ab'")]),
+        (
+            [{"$type": "int"}],
+            [
+                (
+                    (0, "$type"),
+                    "$type needs one of string, integer, number, boolean, object, array, null, "
+                    "got 'int'",
+                )
+            ],
+        ),
+        ({"$regex": 1}, [(("$regex",), "$regex needs a regular expression (text), got 1")]),
+        ({"$len": -1}, [(("$len",), "$len needs a length or a matcher, got -1")]),
+        ({"$contains": {"$lt": None}}, [(("$contains", "$lt"), "$lt needs a number, got None")]),
+        ({"$gte": 1, "$regex": "^a", "$len": {"$lt": 3}, "$in": [1], "$type": "null"}, []),
+        (Verbatim({"$gte": "1"}), []),
+        ({"$gte": "${low}"}, []),
+    ],
+)
+def test_matcher_arguments_are_checked(expected: Any, problems: list[Any]) -> None:
+    def later(value: Any) -> bool:
+        return isinstance(value, str) and value.startswith("${")
+
+    assert list(argument_problems(expected, (), later)) == problems

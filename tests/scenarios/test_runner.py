@@ -4,16 +4,17 @@ the same scenarios against a running emulator over HTTP."""
 from __future__ import annotations
 
 import socket
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from svc_sandbox.pytest_plugin import RunningServer
-from svc_sandbox.scenarios.loader import load_file
+from svc_sandbox.scenarios.loader import load_file, load_paths
 from svc_sandbox.scenarios.results import ERROR, FAILED, PASSED, SKIPPED
 from svc_sandbox.scenarios.runner import EMULATOR_ONLY, Runner
 from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget
-from tests.scenarios.helpers import one
+from tests.scenarios.helpers import one, write
 
 LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -240,3 +241,180 @@ def test_generated_values_come_from_the_seed_and_now_from_the_sandbox_clock(
         assert response is not None
         names.append(response["body"]["name"])
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        (
+            """
+              - request: {method: POST, path: /products, json: {title: abc, pricingModel: free}}
+                save: {title: product.title}
+              - request: {path: /products}
+                expect: {json: {total: {$gte: "${title}"}}}
+            """,
+            "json.total.$gte: $gte needs a number, got 'abc'",
+        ),
+        (
+            """
+              - set: {pattern: "["}
+              - request: {path: /products}
+                expect: {json: {items: {$contains: {title: {$regex: "${pattern}"}}}}}
+            """,
+            "json.items.$contains.title.$regex: $regex '[' is not a regular expression",
+        ),
+        (
+            """
+              - set: {value: "a\\r\\nX-Injected: 1"}
+              - request: {path: /products, headers: {X-A: "${value}"}}
+            """,
+            "header X-A: the value holds a line break or NUL",
+        ),
+        (
+            """
+              - set: {statuses: [abc]}
+              - control: {action: receiver, answers: "${statuses}"}
+            """,
+            "answers holds 'abc', not an HTTP status (100-599)",
+        ),
+        (
+            """
+              - set: {x: ab}
+              - repeat:
+                  times: 100
+                  steps:
+                    - set: {x: "${x}${x}"}
+            """,
+            "the value would hold more than 1000000 characters and items",
+        ),
+        (
+            """
+              - set: {x: [1]}
+              - repeat:
+                  times: 100
+                  steps:
+                    - set: {x: ["${x}", "${x}"]}
+            """,
+            "the value would hold more than 1000000 characters and items",
+        ),
+        (
+            """
+              - request: {method: POST, path: /products, json: !!set {a}}
+            """,
+            "TypeError: Object of type set is not JSON serializable",
+        ),
+    ],
+    ids=[
+        "gte-of-saved-text",
+        "regex-from-a-variable",
+        "header-line-break-from-a-variable",
+        "receiver-answers-from-a-variable",
+        "text-doubled-in-a-loop",
+        "list-doubled-in-a-loop",
+        "any-other-error",
+    ],
+)
+def test_a_step_that_cannot_run_errs_and_the_run_goes_on(
+    tmp_path: Path, steps: str, message: str
+) -> None:
+    write(tmp_path, "a.yaml", "name: before\nsteps:\n  - request: {path: /products}\n")
+    write(tmp_path, "b.yaml", "name: broken\nwebhooks: {}\nsteps:\n" + textwrap.dedent(steps))
+    write(tmp_path, "c.yaml", "name: after\nsteps:\n  - request: {path: /products}\n")
+    results = Runner(InProcessTarget()).run_all(load_paths([tmp_path]))
+    assert [(r.name, r.status) for r in results] == [
+        ("before", PASSED),
+        ("broken", ERROR),
+        ("after", PASSED),
+    ]
+    failure = results[1].failure
+    assert failure is not None and failure.status == ERROR
+    assert message in failure.message
+
+
+def test_a_raw_body_from_a_number_is_its_text(tmp_path: Path) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: raw number
+        vars: {n: 5, doc: {a: [true]}}
+        steps:
+          - request: {method: POST, path: /products, raw: "${n}", headers: {X-Kind: number}}
+          - request: {method: POST, path: /products, raw: "${doc}", headers: {X-Kind: json}}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == PASSED, result.failure
+    sent = [s.request["body"] for s in result.steps if s.request is not None]
+    assert sent == [5, {"a": [True]}]  # the report shows a JSON body as its JSON
+
+
+@pytest.mark.parametrize("title", ["$any", "$absent", "$iso8601", "$hex24"])
+def test_a_saved_value_is_data_never_a_matcher(tmp_path: Path, title: str) -> None:
+    create = (
+        "  - request: {method: POST, path: /products, json: {title: '"
+        + title
+        + "', pricingModel: free, status: published}}\n    save: {title: product.title, "
+        "product: product, id: product._id}\n"
+    )
+    same = one(
+        tmp_path,
+        "name: equal\nsteps:\n" + create + "  - request: {path: '/products/${id}'}\n"
+        "    expect: {json: {product: {title: '${title}'}}, paths: {product: '${product}'}}\n"
+        "  - set: {copy: '${title}', wrapped: {title: '${title}'}}\n"
+        "  - request: {path: '/products/${id}'}\n"
+        "    expect: {json: {product: {title: '${copy}'}}, paths: {product: '${wrapped}'}}\n",
+    )
+    assert Runner(InProcessTarget()).run(same).status == PASSED
+    other = one(
+        tmp_path,
+        "name: not equal\nsteps:\n" + create + "  - request: {path: /products}\n"
+        "    expect: {json: {total: '${title}'}}\n",
+    )
+    result = Runner(InProcessTarget()).run(other)
+    assert result.status == FAILED
+    assert result.failure is not None
+    assert result.failure.message == f"body.total: expected {title!r}, got 1"
+    assert result.failure.expectation == {"json": {"total": title}}
+
+
+def test_the_files_own_values_stay_matchers_through_variables(tmp_path: Path) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: authored matchers
+        vars: {anything: $any, some: {$gte: 1}}
+        matrix: {expected: [{title: $any}]}
+        steps:
+          - request: {method: POST, path: /products, json: {title: Pen, pricingModel: free}}
+          - request: {path: /products}
+            expect: {json: {total: "${some}", items: [{title: "${anything}"}]}}
+          - request: {path: /products}
+            expect: {json: {items: ["${expected}"]}}
+        """,
+    )
+    assert Runner(InProcessTarget()).run(scenario).status == PASSED
+
+
+def test_vars_needing_a_seeded_identity_value_skip_their_steps_against_another_server(
+    tmp_path: Path, svc_server: RunningServer
+) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: identity vars
+        vars:
+          client: "${public_client_id}"
+          plain: products
+        steps:
+          - request: {path: "/${plain}"}
+            expect: {status: 200}
+          - request: {path: /products, query: {client: "${client}"}}
+        """,
+    )
+    token = svc_server.sandbox.info()["organizations"][0]["tokens"][0]["token"]
+    result = Runner(RealTarget(svc_server.url + "/api", token)).run(scenario)
+    assert result.status == PASSED, (result.message, result.failure)
+    assert [(s.status, s.message) for s in result.steps] == [
+        (PASSED, ""),
+        (SKIPPED, "needs ${client}: the target does not provide ${public_client_id}"),
+    ]

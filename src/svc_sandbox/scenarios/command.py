@@ -107,7 +107,8 @@ def make_target(args: argparse.Namespace) -> Target:
     for item in args.root:
         name, _, url = item.partition("=")
         if name not in ROOT_DEFAULTS or not url:
-            raise ValueError(f"--root {item}: expected NAME=URL with NAME one of {ROOT_DEFAULTS}")
+            names = ", ".join(ROOT_DEFAULTS)
+            raise ValueError(f"--root {item}: expected NAME=URL with NAME one of {names}")
         problem = http_url_problem(url)
         if problem:
             raise ValueError(f"--root {item}: the URL {problem}")
