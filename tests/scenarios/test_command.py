@@ -378,3 +378,60 @@ def test_a_bad_root_url_of_a_real_target_exits_2(
     argv = ["run", str(folder), "--target", "real", "--base-url", "http://127.0.0.1:1"]
     assert main([*argv, "--root", "pay_url=notaurl"]) == 2
     assert "--root pay_url=notaurl: the URL must be an absolute" in capsys.readouterr().err
+
+
+def test_a_scenario_that_errs_still_gets_its_reports_and_the_next_one_runs(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        folder,
+        "erring.yaml",
+        """
+        name: a saved text as a number
+        steps:
+          - request: {method: POST, path: /products, json: {title: abc, pricingModel: free}}
+            save: {title: product.title}
+          - request: {path: /products}
+            expect: {json: {total: {$gte: "${title}"}}}
+        """,
+    )
+    report, junit = folder / "out.json", folder / "out.xml"
+    assert main(["run", str(folder), "--json", str(report), "--junit", str(junit)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+    data = json.loads(report.read_text())
+    assert data["summary"] == {"passed": 1, "failed": 1, "skipped": 0, "error": 1}
+    erring = next(s for s in data["scenarios"] if s["status"] == "error")
+    assert erring["steps"][-1]["message"] == "json.total.$gte: $gte needs a number, got 'abc'"
+    suite = ElementTree.parse(junit).getroot()
+    assert (suite.get("tests"), suite.get("errors")) == ("3", "1")
+
+
+def test_junit_holds_names_with_control_characters(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "odd.yaml",
+        """
+        name: "odd \\x01\\x1b[31m <name> & more"
+        steps:
+          - name: "step \\x0b"
+            request: {path: /products}
+            expect: {json: {total: "never \\x02"}}
+        """,
+    )
+    junit = tmp_path / "out.xml"
+    assert main(["run", str(tmp_path), "--junit", str(junit)]) == 1
+    case = ElementTree.parse(junit).getroot().find("testcase")
+    assert case is not None and case.get("name") == "odd \\x01\\x1b[31m <name> & more"
+    failure = case.find("failure")
+    assert failure is not None and failure.text is not None
+    assert "step \\x0b" in failure.text and "never \\x02" in failure.text
+
+
+def test_an_unknown_root_name_is_a_usage_error_naming_the_roots(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", str(folder), "--target", "real", "--base-url", "http://127.0.0.1:1"]
+    assert main([*argv, "--root", "nope=http://127.0.0.1:2"]) == 2
+    err = capsys.readouterr().err
+    assert "--root nope=http://127.0.0.1:2: expected NAME=URL with NAME one of base_url, " in err
+    assert "{" not in err

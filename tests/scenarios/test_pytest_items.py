@@ -58,3 +58,14 @@ def test_a_bad_file_is_a_collection_error_with_file_and_line(tmp_path: Path) -> 
     ran = pytest_run(tmp_path, "scenarios")
     assert ran.returncode != 0
     assert "bad.yaml:3: unknown control action 'nap'" in ran.stdout, ran.stdout
+
+
+def test_every_item_has_the_svc_scenario_marker_tagged_or_not(tmp_path: Path) -> None:
+    (tmp_path / "scenarios").mkdir()
+    step = "steps:\n  - request: {path: /products}\n    expect: {status: 200}\n"
+    write(tmp_path / "scenarios", "tagged.yaml", "name: tagged\ntags: [x]\n" + step)
+    write(tmp_path / "scenarios", "untagged.yaml", "name: untagged\n" + step)
+    every = pytest_run(tmp_path, "-m", "svc_scenario", "scenarios")
+    assert "2 passed" in every.stdout, every.stdout + every.stderr
+    tagged = pytest_run(tmp_path, "-m", "not svc_scenario", "scenarios")
+    assert "2 deselected" in tagged.stdout, tagged.stdout + tagged.stderr
