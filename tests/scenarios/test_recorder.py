@@ -9,7 +9,9 @@ from typing import Any
 import yaml
 from flask.testing import FlaskClient
 
+from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.scenarios.loader import load_file
+from svc_sandbox.scenarios.recorder import dump, record
 from svc_sandbox.scenarios.results import PASSED
 from svc_sandbox.scenarios.runner import Runner
 from svc_sandbox.scenarios.targets import InProcessTarget
@@ -95,3 +97,91 @@ def test_time_between_requests_becomes_advance_steps(svc_http: FlaskClient) -> N
     steps = recorded(svc_http)["steps"]
     assert steps[1] == {"control": {"action": "advance", "seconds": 180.0}}
     assert steps[2]["expect"] == {"status": 404}
+
+
+def test_recorded_text_holding_template_syntax_replays_as_that_text(
+    svc_http: FlaskClient, auth: dict[str, str], tmp_path: Path
+) -> None:
+    svc_http.post("/_sandbox/reset", json={})
+    title = "Invoice ${order_ref} for ${token}"
+    created = svc_http.post(
+        "/api/products", json={"title": title, "pricingModel": "free"}, headers=auth
+    )
+    assert created.status_code == 201
+    svc_http.get("/api/products", query_string={"status": "${token}"}, headers=auth)
+    svc_http.post("/_sandbox/orgs", json={"name": "Org ${org_id}"})
+
+    document = recorded(svc_http)
+    steps = document["steps"]
+    assert steps[0]["request"]["json"]["title"] == "Invoice $${order_ref} for $${token}"
+    assert steps[1]["request"]["query"] == {"status": "$${token}"}
+    assert steps[2]["control"]["name"] == "Org $${org_id}"
+    file = tmp_path / "recorded.yaml"
+    file.write_text(dump(document))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+    sent = [s.request for s in result.steps if s.request is not None]
+    assert sent[0]["body"]["title"] == title
+    assert sent[1]["url"].endswith("/api/products?status=%24%7Btoken%7D")
+    assert sent[2]["body"]["name"] == "Org ${org_id}"
+
+
+def consent_page_flow(http: FlaskClient) -> None:
+    """A browser: signed in, opens the consent page, denies (the form carries csrf_token)."""
+    http.post("/_sandbox/reset", json={})
+    info = http.get("/_sandbox").json
+    assert info is not None
+    user = next(u for u in info["identity"]["users"] if u["handle"] == "tigist")
+    app = next(a for a in info["identity"]["apps"] if a["clientType"] == "confidential")
+    assert http.post(f"/_sandbox/users/{user['id']}/session", json={}).status_code == 201
+    params = {
+        "response_type": "code",
+        "client_id": app["clientId"],
+        "redirect_uri": app["redirectUris"][0],
+        "scope": "openid profile",
+        "state": "s1",
+        "code_challenge": "a8QrxXYA4zvoe8heBry_f8Qq5QMejNjYTP91dhhwkq8",
+        "code_challenge_method": "S256",
+    }
+    page = http.get("/auth/oauth2/authorize", query_string=params).get_data(as_text=True)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert csrf is not None
+    form = {"csrf_token": csrf.group(1), **params, "decision": "deny"}
+    assert http.post("/auth/oauth2/authorize", data=form).status_code == 303
+
+
+def test_an_identity_page_form_replays_with_the_pages_csrf_token(
+    svc_http: FlaskClient, tmp_path: Path
+) -> None:
+    consent_page_flow(svc_http)
+    steps = recorded(svc_http)["steps"]
+    page, decision = steps[-2]["request"], steps[-1]["request"]
+    assert (page["method"], page["path"]) == ("GET", "/oauth2/authorize")
+    assert steps[-2]["save"] == {"csrf_token": "form.csrf_token"}
+    assert decision["form"]["csrf_token"] == "${csrf_token}"
+    file = tmp_path / "consent.yaml"
+    file.write_text(dump(recorded(svc_http)))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+
+
+def test_without_the_page_in_the_journal_the_replay_opens_the_authorize_page(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    consent_page_flow(svc_http)
+    entries = [
+        e
+        for e in reversed(svc_sandbox.journal.recent(100))
+        if not (e["method"] == "GET" and e["path"] == "/auth/oauth2/authorize")
+    ]
+    document = record(entries, svc_sandbox.info(), "no page")
+    page, decision = document["steps"][-2], document["steps"][-1]["request"]
+    assert page["request"]["path"] == "/oauth2/authorize"
+    assert page["request"]["query"]["state"] == "s1"
+    assert "decision" not in page["request"]["query"]
+    assert page["save"] == {"csrf_token": "form.csrf_token"}
+    assert decision["form"]["csrf_token"] == "${csrf_token}"
+    file = tmp_path / "no_page.yaml"
+    file.write_text(dump(document))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
