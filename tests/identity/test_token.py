@@ -367,6 +367,32 @@ def test_disconnected_user_stops_refresh_at_once(
     assert grant.sub == user
 
 
+def test_a_code_issued_before_a_disconnect_no_longer_redeems(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, public: Client
+) -> None:
+    """Spec §5.6: after a disconnect the app must not get a refresh token (30 days of access)
+    from a code the user approved before; another app's code is untouched."""
+    user = user_id(svc_sandbox)
+    pending = code_for(http, svc_sandbox, confidential)
+    other = code_for(http, svc_sandbox, public)
+    response = http.post(
+        f"/_sandbox/users/{user}/apps/{confidential.client_id}/disconnect", json={}
+    )
+    assert response.json == {  # type: ignore[comparison-overlap]
+        "userId": user,
+        "clientId": confidential.client_id,
+        "refreshTokensStopped": 0,
+        "codesVoided": 1,
+    }
+    before = svc_sandbox.export()
+    assert_error(exchange(http, confidential, pending), 400, "invalid_grant")
+    assert svc_sandbox.export() == before
+    assert svc_sandbox.oauth.consents_of(user) == {
+        public.client_id: ["openid", "profile", "email", "offline_access"]
+    }
+    assert exchange(http, public, other).status_code == 200
+
+
 @pytest.mark.parametrize(("days", "ok"), [(29, True), (30, False)])
 def test_refresh_tokens_live_thirty_days(
     http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, days: int, ok: bool

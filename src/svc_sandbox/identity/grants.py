@@ -230,14 +230,24 @@ class AuthorizationService(Service):
         return {k[len(prefix) :]: v for k, v in self.consents.items() if k.startswith(prefix)}
 
     @locked
-    def disconnect(self, user_id: str, client_id: str) -> int:
+    def disconnect(self, user_id: str, client_id: str) -> tuple[int, int]:
         """Spec §5.6: forgets the consent; refresh tokens stop at once, access tokens live
-        until they expire. Returns the number of refresh tokens stopped. An unknown (or
-        deleted) app is a 404, as for a preset consent: a typo must not pass as a disconnect."""
+        until they expire. The user's codes for the app not yet redeemed are voided too (else
+        one redeemed later would bring a new refresh token). Returns how many refresh tokens
+        stopped and how many codes were voided. An unknown (or deleted) app is a 404, as for a
+        preset consent: a typo must not pass as a disconnect."""
         self.users.get(user_id)
         self.apps.get(client_id)
         self.consents.pop(self._consent_key(user_id, client_id), None)
-        return self.tokens.revoke_refresh_of(user_id, client_id)
+        # A used code stays: its second use must still revoke the grant it made.
+        voided = [
+            key
+            for key, code in self.codes.items()
+            if code.user_id == user_id and code.client_id == client_id and not code.used
+        ]
+        for key in voided:
+            del self.codes[key]
+        return self.tokens.revoke_refresh_of(user_id, client_id), len(voided)
 
     # --- the decision ---------------------------------------------------------------------
 
