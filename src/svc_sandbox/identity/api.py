@@ -19,12 +19,11 @@ from svc_sandbox.identity.grants import AUTHORIZE_PARAMS, AuthorizationRequest, 
 from svc_sandbox.identity.params import Params, optional, problem, required
 from svc_sandbox.identity.sessions import BROWSER_COOKIE, SESSION_COOKIE, BrowserSession
 from svc_sandbox.identity.users import User
-from svc_sandbox.web import json_response, sandbox
+from svc_sandbox.web import FORM_TYPE, form_body, json_response, sandbox
 
 blueprint = Blueprint("identity", __name__, template_folder="templates")
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 def oauth_error_body(error: SandboxError) -> dict[str, Any]:
@@ -50,7 +49,7 @@ def form_params() -> Params:
     convention 4)."""
     if request.mimetype != FORM_TYPE:
         raise InvalidRequest(f"Content-Type must be {FORM_TYPE}")
-    return request.form.to_dict(flat=False)
+    return form_body().to_dict(flat=False)
 
 
 def basic_credentials() -> tuple[str, str] | None:
@@ -254,8 +253,8 @@ def posted_params(form: Params) -> Params:
 @blueprint.post("/signin")
 def sign_in() -> Response:
     sb = sandbox()
-    form = request.form.to_dict(flat=False)
     try:
+        form = form_body().to_dict(flat=False)
         check_csrf(form)
         # Checked again as authorize checks it: a tampered form is an error page, or a
         # redirect to the app's registered address. The §8 authorize limit is not taken: a
@@ -281,8 +280,8 @@ def sign_in() -> Response:
 def consent_decision() -> Response:
     """The consent page's form: approve (with the ticked scopes) or deny."""
     sb = sandbox()
-    form = request.form.to_dict(flat=False)
     try:
+        form = form_body().to_dict(flat=False)
         check_csrf(form)
         params = posted_params(form)
         take("authorize", named_client(params, None))
