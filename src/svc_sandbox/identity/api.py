@@ -13,8 +13,9 @@ from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.exposure import content_security_policy
+from svc_sandbox.identity.bearer import bearer_token
 from svc_sandbox.identity.discovery import metadata
-from svc_sandbox.identity.errors import InvalidClient, InvalidRequest, InvalidToken
+from svc_sandbox.identity.errors import InvalidClient, InvalidRequest
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS, AuthorizationRequest, RedirectError
 from svc_sandbox.identity.params import Params, optional, problem, required
 from svc_sandbox.identity.sessions import BROWSER_COOKIE, SESSION_COOKIE, BrowserSession
@@ -317,24 +318,11 @@ def token() -> Response:
     return no_store(sb.oauth.token(form, basic))
 
 
-def bearer_token() -> str:
-    header = request.headers.get("Authorization")
-    if header is None:
-        error = InvalidToken("send Authorization: Bearer <access token>")
-        # RFC 6750 §3.1: no error code when the request had no authentication at all.
-        error.headers["WWW-Authenticate"] = 'Bearer realm="svc-sandbox"'
-        raise error
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        raise InvalidRequest("Authorization must be Bearer <access token>")
-    return value.strip()
-
-
 @blueprint.route("/oauth2/userinfo", methods=["GET", "POST"])
 def userinfo() -> Response:
     sb = sandbox()
     take("userinfo", None)
-    record = sb.access_tokens.userinfo_token(bearer_token())
+    record = sb.access_tokens.userinfo_token(bearer_token(request.headers.get("Authorization")))
     claims = sb.access_tokens.claims_of(record.user_id, frozenset(record.scopes))
     return no_store(claims)
 
