@@ -16,7 +16,13 @@ from svc_sandbox.exposure import content_security_policy
 from svc_sandbox.identity.bearer import bearer_token
 from svc_sandbox.identity.discovery import metadata
 from svc_sandbox.identity.errors import InvalidClient, InvalidRequest
-from svc_sandbox.identity.grants import AUTHORIZE_PARAMS, AuthorizationRequest, RedirectError
+from svc_sandbox.identity.grants import (
+    AUTHORIZE_PARAMS,
+    CONSENT_PAGE,
+    SIGN_IN_PAGE,
+    AuthorizationRequest,
+    RedirectError,
+)
 from svc_sandbox.identity.params import Params, optional, problem, required
 from svc_sandbox.identity.sessions import BROWSER_COOKIE, SESSION_COOKIE, BrowserSession
 from svc_sandbox.identity.users import User
@@ -208,14 +214,23 @@ def authorize() -> Response:
     return continue_authorization(auth_request)
 
 
-def continue_authorization(auth_request: AuthorizationRequest) -> Response:
-    """Sign-in page, consent page, or straight back to the app (remembered consent)."""
+def continue_authorization(auth_request: AuthorizationRequest, status: int = 302) -> Response:
+    """Sign-in page, consent page, or straight back to the app (``next_step``); ``status``
+    is the redirect's (303 after a form's POST)."""
     sb = sandbox()
     current = signed_in()
-    if current is None:
+    user, session = current if current is not None else (None, None)
+    try:
+        step = sb.oauth.next_step(
+            auth_request,
+            user.id if user is not None else None,
+            session.auth_time if session is not None else None,
+        )
+    except RedirectError as redirected:
+        return redirect(redirected.location, status)  # type: ignore[return-value]
+    if step == SIGN_IN_PAGE or user is None or session is None:
         return sign_in_page(auth_request)
-    user, session = current
-    if sb.oauth.needs_consent(auth_request, user.id):
+    if step == CONSENT_PAGE:
         return page(
             "identity_consent.html",
             action=authorize_path(),
@@ -227,7 +242,7 @@ def continue_authorization(auth_request: AuthorizationRequest) -> Response:
     location = sb.oauth.decide(
         auth_request, user.id, True, list(auth_request.scopes), session.auth_time
     )
-    return redirect(location, 302)  # type: ignore[return-value]
+    return redirect(location, status)  # type: ignore[return-value]
 
 
 def sign_in_page(auth_request: AuthorizationRequest, status: int = 200, **context: Any) -> Response:
@@ -235,6 +250,7 @@ def sign_in_page(auth_request: AuthorizationRequest, status: int = 200, **contex
     per parameter (as on the consent page), so the sign-in post checks each as authorize does
     and the app's name and redirect address come from its registration."""
     sb = sandbox()
+    context.setdefault("login", auth_request.login_hint)  # OpenID Connect Core §3.1.2.1
     return page(
         "identity_signin.html",
         status,
@@ -272,7 +288,9 @@ def sign_in() -> Response:
     user = sb.users.check_password(login, password)
     if user is None:
         return sign_in_page(auth_request, 401, login=login, error="Wrong handle, email or password")
-    response = redirect(authorize_path() + "?" + urlencode(auth_request.params()), 303)
+    # Back to authorize with the request, less what this sign-in met (prompt=login, max_age).
+    query = urlencode(auth_request.after_sign_in().params())
+    response = redirect(authorize_path() + "?" + query, 303)
     set_cookie(response, SESSION_COOKIE, sb.browser_sessions.sign_in(user.id))  # type: ignore[arg-type]
     return response  # type: ignore[return-value]
 
@@ -298,7 +316,7 @@ def consent_decision() -> Response:
         return error_page(error)
     current = signed_in()
     if current is None:
-        return continue_authorization(auth_request)
+        return continue_authorization(auth_request, 303)
     user, session = current
     location = sb.oauth.decide(
         auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
