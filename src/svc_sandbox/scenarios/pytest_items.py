@@ -72,8 +72,10 @@ class ScenarioItem(pytest.Item):
         super().__init__(**kwargs)
         self.scenario = scenario
         # Every item has the marker (`-m svc_scenario` selects them all), once per tag.
-        for tag in scenario.tags or [None]:
-            self.add_marker(pytest.mark.svc_scenario(tag) if tag else pytest.mark.svc_scenario)
+        if not scenario.tags:
+            self.add_marker(pytest.mark.svc_scenario)
+        for tag in scenario.tags:
+            self.add_marker(pytest.mark.svc_scenario(tag))
 
     def runtest(self) -> None:
         from svc_sandbox.scenarios.runner import Runner
