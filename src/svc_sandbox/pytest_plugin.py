@@ -126,11 +126,8 @@ def _read_options(config: pytest.Config) -> Options:
         )
     try:
         gc_freeze = bool(config.getini("svc_gc_freeze"))
-    except (ValueError, pytest.UsageError):
-        raw = config.inicfg.get("svc_gc_freeze")
-        raise pytest.UsageError(
-            f"svc_gc_freeze (ini) must be true or false, not {str(raw)!r}"
-        ) from None
+    except (ValueError, pytest.UsageError) as exc:  # "invalid truth value 'maybe'"
+        raise pytest.UsageError(f"svc_gc_freeze (ini) must be true or false: {exc}") from None
     url = _option(config, "svc_url").strip() or None
     if url is not None:
         from svc_sandbox.core.validation import http_url_problem
