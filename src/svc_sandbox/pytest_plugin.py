@@ -2,15 +2,16 @@
 docs/testing.md shows each with an example).
 
 * ``svc_sandbox``: a Sandbox (frozen clock, seed ``--svc-seed``, strict contract mode); a fresh
-  one per test by default, or per module/session with ``--svc-scope``.
+  one per test by default, or per module/session with ``--svc-scope`` (then its sandbox-wide
+  controls, faults, rules, triggers and rate counters, are cleared after each test).
 * ``svc_emulator``: the emulator the test talks to: that Sandbox served by a real server on a
   thread (one per test process, so one per xdist worker), or the emulator at ``--svc-url``.
 * ``svc_org``: a fresh tenant per test (a sandbox and a production organization, each with a
   token), so tests isolate on one shared emulator without a reset.
 * ``svc_client``: a ``SvcClient`` bound to ``svc_org``'s sandbox token (``svc_live_client``:
   its production token).
-* ``svc_clock``: advance/set the sandbox clock (``follow_with_freezegun()`` or the
-  ``svc_freezegun`` marker moves freezegun's clock along).
+* ``svc_clock``: advance/set the sandbox clock. The ``svc_freezegun`` marker (or
+  ``svc_clock.follow_with_freezegun()``) moves freezegun's clock with every move of it.
 * ``svc_webhooks``: a capturing receiver registered as ``svc_org``'s webhook endpoint.
 * ``svc_user`` / ``svc_app`` / ``svc_authorize``: a fresh identity user (KYC approved, funded
   wallet), a fresh confidential OAuth app of ``svc_org``, and the sign-in flow giving tokens.
@@ -19,7 +20,8 @@ docs/testing.md shows each with an example).
 
 The Flask app is built once per process and finds the test's Sandbox per request
 (``app.bind``), so a fresh Sandbox per test costs about a millisecond. When a test fails, its
-report shows the requests the emulator journaled during the test.
+report shows the requests the emulator journaled during the test. Options, ini values and
+``SVC_SANDBOX_*`` variables are checked once in ``pytest_configure`` (testing/environment.py).
 """
 
 from __future__ import annotations
