@@ -6,8 +6,11 @@ unknown name draws the CLI's warning, and a root's origin is replaced by the plu
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from svc_sandbox.settings import Settings
 
 #: What the plugin's Sandbox always sets over the environment (``Runtime.new_sandbox``).
 PLUGIN_OVERRIDES: dict[str, Any] = {"clock_mode": "frozen", "strict": True, "host": "127.0.0.1"}
@@ -57,13 +60,14 @@ def check(seed: int) -> list[str]:
     return warnings
 
 
-def localize(settings: Any) -> None:
+def localize(settings: Settings) -> None:
     """Points ``public_url`` and every root set from the environment at the plugin's own
     server (``settings.origin``, 127.0.0.1 and its port), keeping each root's path."""
     from svc_sandbox.settings import ROOT_DEFAULTS
 
     for name in PLACED_ELSEWHERE:
-        setattr(settings, name, None)
+        if getattr(settings, name) is not None:
+            setattr(settings, name, None)
     for name in ROOT_DEFAULTS:
         value = getattr(settings, name)
         if value is not None:
