@@ -32,7 +32,6 @@ from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
     MAX_BODY_BYTES,
     REQUEST_ID,
-    error_response,
     json_response,
     request_details,
     sandbox_of,
@@ -49,6 +48,9 @@ ROUTED_ROOTS = (
     "product_page_url",
     "provider_url",
 )
+#: Answers no identity route gave, by their code: RFC 6749's for a request the provider cannot
+#: take (an OAuth client maps it); no RFC code names a wrong path or method, so these keep theirs.
+IDENTITY_CODES = {"request_entity_too_large": "invalid_request"}
 DASHBOARD_PREFIX = CONTROL_PREFIX + "/ui"
 #: Not journaled: the journal's own reads, the dashboard's pages (it polls them) and assets.
 UNJOURNALED = (
@@ -167,14 +169,34 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         path = request.path
         return bool(wallet_root) and (path == wallet_root or path.startswith(wallet_root + "/"))
 
+    #: The identity provider's root, under the wallet's rule: empty when its path is another
+    #: API's too (or the origin's), whose unknown paths then answer as theirs do.
+    identity_root = settings.path_of("auth_url")
+    if identity_root in {settings.path_of(r) for r in ROUTED_ROOTS if r != "auth_url"}:
+        identity_root = ""
+
+    def is_identity() -> bool:
+        path = request.path
+        return bool(identity_root) and (
+            path == identity_root or path.startswith(identity_root + "/")
+        )
+
     def framework_body(code: str, message: str) -> dict[str, str]:
         """The body of an answer no route gave: the control plane's ``{error, code}``, the
-        wallet's ``{error: <code>, message}`` (spec §7), else ``{error: <message>}``."""
+        identity provider's RFC 6749 ``{error: <code>, error_description}`` (docs/spec-gaps.md),
+        the wallet's ``{error: <code>, message}`` (spec §7), else ``{error: <message>}``."""
         if is_control():
             return {"error": message, "code": code}
+        if is_identity():
+            return {"error": IDENTITY_CODES.get(code, code), "error_description": message}
         if is_wallet():
             return {"error": code, "message": message}
         return {"error": message}
+
+    def framework_answer(code: str, message: str, status: int, headers: dict[str, str]) -> Response:
+        if is_identity():  # every identity error is no-store (RFC 6749 §5.1)
+            headers = {**headers, **identity_api.NO_STORE}
+        return json_response(framework_body(code, message), status, headers)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
@@ -191,13 +213,12 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         # What the exception says in headers stays (a 405's Allow, RFC 9110 §15.5.6); its
         # Content-Type is for werkzeug's HTML page, not this JSON.
         headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
-        body = framework_body(error.name.lower().replace(" ", "_"), message)
-        return json_response(body, status, headers)
+        return framework_answer(error.name.lower().replace(" ", "_"), message, status, headers)
 
     @app.errorhandler(SandboxError)
     def refused(error: SandboxError) -> Response:
         """A refusal before any route matched (the Host check on an unknown path)."""
-        return error_response(error, framework_body(error.code, error.message))
+        return framework_answer(error.code, error.message, error.status, error.headers)
 
     return app
 

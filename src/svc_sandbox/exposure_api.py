@@ -21,6 +21,7 @@ from svc_sandbox.exposure import (
     remote_control_refusal,
 )
 from svc_sandbox.settings import Settings
+from svc_sandbox.web import form_body
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -123,5 +124,5 @@ def require_form_token(subject: str) -> None:
     request needs none (no other site can send one without the browser asking CORS)."""
     if request.mimetype == "application/json":
         return
-    if not form_tokens().valid(subject, request.form.get(FormTokens.FIELD)):
+    if not form_tokens().valid(subject, form_body().get(FormTokens.FIELD)):
         raise Forbidden(STALE_FORM, code="form_token")

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from flask import Flask, Request, Response, current_app, request
 from pydantic import BaseModel
+from werkzeug.datastructures import MultiDict
 from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
@@ -51,6 +52,28 @@ def json_body(optional: bool = False) -> Any:
             "Content-Type must be application/json", status=415, code="unsupported_media_type"
         )
     return json_input.decode(raw)
+
+
+FORM_TYPE = "application/x-www-form-urlencoded"
+
+
+def form_body() -> MultiDict[str, str]:
+    """The request's form. werkzeug reads a form-urlencoded body that is not UTF-8 as an empty
+    form (a token request then lost every field and was refused for the first one it
+    needed); here it is 400 ``invalid_request`` saying so. Every route reading a form reads it
+    here."""
+    if request.mimetype == FORM_TYPE:
+        # Kept, so the form below is parsed from this copy (the stream is read once).
+        raw = request.get_data(cache=True)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise SandboxError(
+                f"the body is not valid UTF-8 (byte {error.start}): a {FORM_TYPE} body "
+                "must be UTF-8, with any other byte percent-encoded",
+                code="invalid_request",
+            ) from None
+    return request.form
 
 
 def parse_body(model: type[M]) -> M:

@@ -226,3 +226,40 @@ def test_odd_forms_are_4xx_never_500(http: FlaskClient, svc_sandbox: Sandbox, bo
         )
         assert response.json["error_description"][0] != " "
     assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize("endpoint", ["token", "introspect", "revoke"])
+@pytest.mark.parametrize(
+    "body",
+    [b"token=\xff", b"grant_type=refresh_token&refresh_token=rt_\xe9t\xe9", b"\xc3(=x"],
+    ids=["lone byte", "latin-1 value", "broken sequence in a name"],
+)
+def test_a_form_that_is_not_utf8_is_named_as_such(
+    http: FlaskClient,
+    svc_sandbox: Sandbox,
+    confidential: Client,
+    endpoint: str,
+    body: bytes,
+) -> None:
+    """werkzeug reads such a body as an empty form: the request was refused for a field it
+    did send (client_id or grant_type "missing")."""
+    form = body + b"&client_id=" + confidential.client_id.encode()
+    form += b"&client_secret=" + str(confidential.secret).encode()
+    before = svc_sandbox.export()
+    response = http.post(f"{AUTH}/oauth2/{endpoint}", data=form, content_type=FORM)
+    assert response.status_code == 400
+    assert response.json["error"] == "invalid_request"
+    assert response.json["error_description"].startswith("the body is not valid UTF-8")
+    assert response.headers["Cache-Control"] == "no-store"
+    assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize("path", ["/signin", "/oauth2/authorize"])
+def test_a_page_form_that_is_not_utf8_is_an_error_page(
+    http: FlaskClient, svc_sandbox: Sandbox, path: str
+) -> None:
+    before = svc_sandbox.export()
+    response = http.post(f"{AUTH}{path}", data=b"login=\xff&password=x", content_type=FORM)
+    assert response.status_code == 400 and response.mimetype == "text/html"
+    assert "the body is not valid UTF-8" in response.text
+    assert svc_sandbox.export() == before

@@ -330,6 +330,54 @@ def test_refresh_can_narrow_but_never_widen(
     assert set(info) == {"sub"}
 
 
+@pytest.mark.parametrize(
+    ("asked", "issued"),
+    [
+        ("email", "openid email"),
+        ("offline_access", "openid offline_access"),
+        ("profile email wallet:read", "openid profile email wallet:read"),
+    ],
+)
+def test_a_refresh_narrowed_without_openid_keeps_openid(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, asked: str, issued: str
+) -> None:
+    """Spec §5: openid is "Required"; the token response still carries an ID token, so its
+    scope says openid (as the consent page, which cannot untick it)."""
+    first = tokens_for(http, svc_sandbox, confidential)
+    response = refresh(http, confidential, first["refresh_token"], scope=asked)
+    assert response.status_code == 200
+    body = response.json
+    assert body["scope"] == issued
+    assert decode_jwt(http, body["id_token"]).claims["sub"] == user_id(svc_sandbox)
+    assert userinfo(http, body["access_token"]).json["sub"] == user_id(svc_sandbox)
+    inspected = http.post(
+        f"{AUTH}/oauth2/introspect",
+        data={
+            "token": body["access_token"],
+            "client_id": confidential.client_id,
+            "client_secret": confidential.secret,
+        },
+    )
+    assert inspected.json["scope"] == issued
+
+
+def test_userinfo_needs_the_openid_scope(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    """OpenID Connect Core §5.3: userinfo answers tokens of an OpenID Connect request. The
+    provider issues none without openid, so the token is one of an imported state."""
+    token = tokens_for(http, svc_sandbox, confidential, resource=False)["access_token"]
+    state = http.get("/_sandbox/state").json
+    for record in state["services"]["tokens"]["access"]:
+        record["scopes"] = [s for s in record["scopes"] if s != "openid"]
+    assert http.put("/_sandbox/state", json=state).status_code == 200
+    response = userinfo(http, token)
+    assert response.status_code == 403
+    assert response.json["error"] == "insufficient_scope"
+    challenge = response.headers["WWW-Authenticate"]
+    assert 'error="insufficient_scope"' in challenge and 'scope="openid"' in challenge
+
+
 def test_refresh_keeps_the_token_wallet_bound_only_with_resource(
     http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
 ) -> None:
@@ -365,6 +413,32 @@ def test_disconnected_user_stops_refresh_at_once(
     assert userinfo_status(http, tokens["access_token"]) == 200
     grant = svc_sandbox.access_tokens.verify_resource_token(tokens["access_token"])
     assert grant.sub == user
+
+
+def test_a_code_issued_before_a_disconnect_no_longer_redeems(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, public: Client
+) -> None:
+    """Spec §5.6: after a disconnect the app must not get a refresh token (30 days of access)
+    from a code the user approved before; another app's code is untouched."""
+    user = user_id(svc_sandbox)
+    pending = code_for(http, svc_sandbox, confidential)
+    other = code_for(http, svc_sandbox, public)
+    response = http.post(
+        f"/_sandbox/users/{user}/apps/{confidential.client_id}/disconnect", json={}
+    )
+    assert response.json == {  # type: ignore[comparison-overlap]
+        "userId": user,
+        "clientId": confidential.client_id,
+        "refreshTokensStopped": 0,
+        "codesVoided": 1,
+    }
+    before = svc_sandbox.export()
+    assert_error(exchange(http, confidential, pending), 400, "invalid_grant")
+    assert svc_sandbox.export() == before
+    assert svc_sandbox.oauth.consents_of(user) == {
+        public.client_id: ["openid", "profile", "email", "offline_access"]
+    }
+    assert exchange(http, public, other).status_code == 200
 
 
 @pytest.mark.parametrize(("days", "ok"), [(29, True), (30, False)])

@@ -57,6 +57,34 @@ def test_missing_token_is_401_with_a_bare_bearer_challenge(http: FlaskClient) ->
     assert response.headers["WWW-Authenticate"] == 'Bearer realm="svc-sandbox"'
 
 
+#: Authorization headers without a usable bearer token, and whether a challenge names the error
+#: (RFC 6750 §3.1: none for a request without authentication or with another method).
+NO_USABLE_BEARER = {
+    "basic": ("Basic Zm9vOmJhcg==", False),
+    "dpop": ("DPoP abc", False),
+    "empty bearer": ("Bearer ", True),
+    "bare scheme": ("Bearer", True),
+}
+
+
+@pytest.mark.parametrize(
+    ("header", "names_error"), NO_USABLE_BEARER.values(), ids=list(NO_USABLE_BEARER)
+)
+def test_a_header_without_a_usable_bearer_token_is_401_with_a_challenge(
+    http: FlaskClient, header: str, names_error: bool
+) -> None:
+    """As userinfo's other errors and the wallet's (docs/spec-gaps.md "Error body format"); it
+    was 400 invalid_request without a challenge."""
+    response = http.get(f"{AUTH}/oauth2/userinfo", headers={"Authorization": header})
+    assert response.status_code == 401
+    assert response.json["error"] == "invalid_token"
+    assert "Authorization: Bearer <access token>" in response.json["error_description"]
+    assert response.headers["Cache-Control"] == "no-store"
+    challenge = response.headers["WWW-Authenticate"]
+    assert challenge.startswith('Bearer realm="svc-sandbox"')
+    assert ('error="invalid_token"' in challenge) is names_error
+
+
 @pytest.mark.parametrize("resource", [True, False], ids=["jwt", "opaque"])
 def test_expired_and_revoked_tokens_are_401(
     http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, resource: bool

@@ -91,9 +91,14 @@ def preset_consent(user_id: str, client_id: str) -> Response:
 @blueprint.post("/users/<user_id>/apps/<client_id>/disconnect")
 def disconnect(user_id: str, client_id: str) -> Response:
     json_body(optional=True)
-    stopped = sandbox().oauth.disconnect(user_id, client_id)
+    stopped, voided = sandbox().oauth.disconnect(user_id, client_id)
     return json_response(
-        {"userId": user_id, "clientId": client_id, "refreshTokensStopped": stopped}
+        {
+            "userId": user_id,
+            "clientId": client_id,
+            "refreshTokensStopped": stopped,
+            "codesVoided": voided,
+        }
     )
 
 

@@ -13,18 +13,24 @@ from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.exposure import content_security_policy
+from svc_sandbox.identity.bearer import bearer_token
 from svc_sandbox.identity.discovery import metadata
-from svc_sandbox.identity.errors import InvalidClient, InvalidRequest, InvalidToken
-from svc_sandbox.identity.grants import AUTHORIZE_PARAMS, AuthorizationRequest, RedirectError
+from svc_sandbox.identity.errors import InvalidClient, InvalidRequest
+from svc_sandbox.identity.grants import (
+    AUTHORIZE_PARAMS,
+    CONSENT_PAGE,
+    SIGN_IN_PAGE,
+    AuthorizationRequest,
+    RedirectError,
+)
 from svc_sandbox.identity.params import Params, optional, problem, required
 from svc_sandbox.identity.sessions import BROWSER_COOKIE, SESSION_COOKIE, BrowserSession
 from svc_sandbox.identity.users import User
-from svc_sandbox.web import json_response, sandbox
+from svc_sandbox.web import FORM_TYPE, form_body, json_response, sandbox
 
 blueprint = Blueprint("identity", __name__, template_folder="templates")
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 def oauth_error_body(error: SandboxError) -> dict[str, Any]:
@@ -50,7 +56,7 @@ def form_params() -> Params:
     convention 4)."""
     if request.mimetype != FORM_TYPE:
         raise InvalidRequest(f"Content-Type must be {FORM_TYPE}")
-    return request.form.to_dict(flat=False)
+    return form_body().to_dict(flat=False)
 
 
 def basic_credentials() -> tuple[str, str] | None:
@@ -208,14 +214,23 @@ def authorize() -> Response:
     return continue_authorization(auth_request)
 
 
-def continue_authorization(auth_request: AuthorizationRequest) -> Response:
-    """Sign-in page, consent page, or straight back to the app (remembered consent)."""
+def continue_authorization(auth_request: AuthorizationRequest, status: int = 302) -> Response:
+    """Sign-in page, consent page, or straight back to the app (``next_step``); ``status``
+    is the redirect's (303 after a form's POST)."""
     sb = sandbox()
     current = signed_in()
-    if current is None:
+    user, session = current if current is not None else (None, None)
+    try:
+        step = sb.oauth.next_step(
+            auth_request,
+            user.id if user is not None else None,
+            session.auth_time if session is not None else None,
+        )
+    except RedirectError as redirected:
+        return redirect(redirected.location, status)  # type: ignore[return-value]
+    if step == SIGN_IN_PAGE or user is None or session is None:
         return sign_in_page(auth_request)
-    user, session = current
-    if sb.oauth.needs_consent(auth_request, user.id):
+    if step == CONSENT_PAGE:
         return page(
             "identity_consent.html",
             action=authorize_path(),
@@ -227,7 +242,7 @@ def continue_authorization(auth_request: AuthorizationRequest) -> Response:
     location = sb.oauth.decide(
         auth_request, user.id, True, list(auth_request.scopes), session.auth_time
     )
-    return redirect(location, 302)  # type: ignore[return-value]
+    return redirect(location, status)  # type: ignore[return-value]
 
 
 def sign_in_page(auth_request: AuthorizationRequest, status: int = 200, **context: Any) -> Response:
@@ -235,6 +250,7 @@ def sign_in_page(auth_request: AuthorizationRequest, status: int = 200, **contex
     per parameter (as on the consent page), so the sign-in post checks each as authorize does
     and the app's name and redirect address come from its registration."""
     sb = sandbox()
+    context.setdefault("login", auth_request.login_hint)  # OpenID Connect Core §3.1.2.1
     return page(
         "identity_signin.html",
         status,
@@ -254,8 +270,8 @@ def posted_params(form: Params) -> Params:
 @blueprint.post("/signin")
 def sign_in() -> Response:
     sb = sandbox()
-    form = request.form.to_dict(flat=False)
     try:
+        form = form_body().to_dict(flat=False)
         check_csrf(form)
         # Checked again as authorize checks it: a tampered form is an error page, or a
         # redirect to the app's registered address. The §8 authorize limit is not taken: a
@@ -272,7 +288,9 @@ def sign_in() -> Response:
     user = sb.users.check_password(login, password)
     if user is None:
         return sign_in_page(auth_request, 401, login=login, error="Wrong handle, email or password")
-    response = redirect(authorize_path() + "?" + urlencode(auth_request.params()), 303)
+    # Back to authorize with the request, less what this sign-in met (prompt=login, max_age).
+    query = urlencode(auth_request.after_sign_in().params())
+    response = redirect(authorize_path() + "?" + query, 303)
     set_cookie(response, SESSION_COOKIE, sb.browser_sessions.sign_in(user.id))  # type: ignore[arg-type]
     return response  # type: ignore[return-value]
 
@@ -281,8 +299,8 @@ def sign_in() -> Response:
 def consent_decision() -> Response:
     """The consent page's form: approve (with the ticked scopes) or deny."""
     sb = sandbox()
-    form = request.form.to_dict(flat=False)
     try:
+        form = form_body().to_dict(flat=False)
         check_csrf(form)
         params = posted_params(form)
         take("authorize", named_client(params, None))
@@ -298,7 +316,7 @@ def consent_decision() -> Response:
         return error_page(error)
     current = signed_in()
     if current is None:
-        return continue_authorization(auth_request)
+        return continue_authorization(auth_request, 303)
     user, session = current
     location = sb.oauth.decide(
         auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
@@ -318,24 +336,11 @@ def token() -> Response:
     return no_store(sb.oauth.token(form, basic))
 
 
-def bearer_token() -> str:
-    header = request.headers.get("Authorization")
-    if header is None:
-        error = InvalidToken("send Authorization: Bearer <access token>")
-        # RFC 6750 §3.1: no error code when the request had no authentication at all.
-        error.headers["WWW-Authenticate"] = 'Bearer realm="svc-sandbox"'
-        raise error
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() != "bearer" or not value.strip():
-        raise InvalidRequest("Authorization must be Bearer <access token>")
-    return value.strip()
-
-
 @blueprint.route("/oauth2/userinfo", methods=["GET", "POST"])
 def userinfo() -> Response:
     sb = sandbox()
     take("userinfo", None)
-    record = sb.access_tokens.userinfo_token(bearer_token())
+    record = sb.access_tokens.userinfo_token(bearer_token(request.headers.get("Authorization")))
     claims = sb.access_tokens.claims_of(record.user_id, frozenset(record.scopes))
     return no_store(claims)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc_sandbox.identity.grants import PROMPT_VALUES
 from svc_sandbox.identity.scopes import SCOPES, claim_names
 from svc_sandbox.settings import Settings
 
@@ -52,6 +53,7 @@ def metadata(settings: Settings) -> dict[str, Any]:
             "nonce",
             "at_hash",
         ],
+        "prompt_values_supported": list(PROMPT_VALUES),
         "claims_parameter_supported": False,
         "request_parameter_supported": False,
         "request_uri_parameter_supported": False,

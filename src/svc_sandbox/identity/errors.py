@@ -60,6 +60,18 @@ class AccessDenied(OAuthError):
     code = "access_denied"
 
 
+class LoginRequired(OAuthError):
+    """OpenID Connect Core §3.1.2.6: ``prompt=none`` and the user would have to sign in."""
+
+    code = "login_required"
+
+
+class ConsentRequired(OAuthError):
+    """OpenID Connect Core §3.1.2.6: ``prompt=none`` and the user would have to consent."""
+
+    code = "consent_required"
+
+
 class RedirectUriMismatch(OAuthError):
     code = "redirect_uri_mismatch"
 

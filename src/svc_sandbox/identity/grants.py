@@ -12,7 +12,7 @@ import base64
 import hashlib
 import hmac
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -24,11 +24,13 @@ from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
 from svc_sandbox.identity.errors import (
     AccessDenied,
+    ConsentRequired,
     InvalidClient,
     InvalidGrant,
     InvalidRequest,
     InvalidScope,
     InvalidTarget,
+    LoginRequired,
     OAuthError,
     RedirectUriMismatch,
     UnauthorizedClient,
@@ -43,6 +45,7 @@ from svc_sandbox.identity.users import UserService
 CODE_TTL = timedelta(minutes=10)
 CHALLENGE_SHAPE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 VERIFIER_SHAPE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
+MAX_AGE_SHAPE = re.compile(r"^[0-9]+$")
 #: The parameters of an authorize request that travel through the sign-in and consent forms.
 AUTHORIZE_PARAMS = (
     "response_type",
@@ -53,7 +56,16 @@ AUTHORIZE_PARAMS = (
     "code_challenge",
     "code_challenge_method",
     "nonce",
+    "prompt",
+    "max_age",
+    "login_hint",
 )
+#: OpenID Connect Core §3.1.2.1 ``prompt`` values (discovery's ``prompt_values_supported``).
+#: ``select_account`` shows the sign-in page, where any user can sign in (docs/spec-gaps.md).
+NONE, LOGIN, CONSENT, SELECT_ACCOUNT = "none", "login", "consent", "select_account"
+PROMPT_VALUES = (NONE, LOGIN, CONSENT, SELECT_ACCOUNT)
+#: What the browser of an authorization request sees next.
+SIGN_IN_PAGE, CONSENT_PAGE, BACK_TO_APP = "sign_in", "consent", "back_to_app"
 
 
 def s256(verifier: str) -> str:
@@ -81,6 +93,16 @@ class AuthorizationRequest:
     state: str | None
     code_challenge: str
     nonce: str | None
+    #: OpenID Connect Core §3.1.2.1: ``prompt`` values, ``max_age`` seconds, ``login_hint``.
+    prompt: tuple[str, ...] = ()
+    max_age: int | None = None
+    login_hint: str | None = None
+
+    def after_sign_in(self) -> AuthorizationRequest:
+        """The request once the user has just signed in: ``prompt=login`` (and
+        ``select_account``) and ``max_age`` are met, so the next authorize does not ask again."""
+        kept = tuple(p for p in self.prompt if p not in (LOGIN, SELECT_ACCOUNT))
+        return replace(self, prompt=kept, max_age=None)
 
     def params(self) -> dict[str, str]:
         """The request as query parameters again (hidden fields of the pages' forms)."""
@@ -96,7 +118,34 @@ class AuthorizationRequest:
             params["state"] = self.state
         if self.nonce is not None:
             params["nonce"] = self.nonce
+        if self.prompt:
+            params["prompt"] = " ".join(self.prompt)
+        if self.max_age is not None:
+            params["max_age"] = str(self.max_age)
+        if self.login_hint is not None:
+            params["login_hint"] = self.login_hint
         return params
+
+
+def parse_prompt(value: str | None) -> tuple[str, ...]:
+    """``prompt``: space-separated values of ``PROMPT_VALUES``; ``none`` alone."""
+    values = tuple(parse_scope(value or ""))
+    unknown = [v for v in values if v not in PROMPT_VALUES]
+    if unknown:
+        raise InvalidRequest(
+            f"prompt value {unknown[0]} is not supported: use {', '.join(PROMPT_VALUES)}"
+        )
+    if NONE in values and len(values) > 1:
+        raise InvalidRequest("prompt none cannot be combined with other values")
+    return values
+
+
+def parse_max_age(value: str | None) -> int | None:
+    if value is None:
+        return None
+    if not MAX_AGE_SHAPE.match(value):
+        raise InvalidRequest("max_age must be a whole number of seconds, 0 or more")
+    return int(value)
 
 
 class RedirectError(Exception):
@@ -198,7 +247,44 @@ class AuthorizationService(Service):
             state=state,
             code_challenge=challenge,
             nonce=optional(params, "nonce"),
+            prompt=parse_prompt(optional(params, "prompt")),
+            max_age=parse_max_age(optional(params, "max_age")),
+            login_hint=optional(params, "login_hint"),
         )
+
+    # --- interaction (OpenID Connect Core §3.1.2.1, §3.1.2.3) --------------------------------
+
+    @locked
+    def next_step(
+        self, request: AuthorizationRequest, user_id: str | None, auth_time: datetime | None
+    ) -> str:
+        """What the browser sees next: the sign-in page (no session, ``prompt=login`` or
+        ``select_account``, a session older than ``max_age``), the consent page (scopes not
+        approved yet, or ``prompt=consent``), or the app with a code. With ``prompt=none`` a
+        page is an error redirect instead: ``login_required`` or ``consent_required``."""
+        if user_id is None or auth_time is None or self._must_sign_in(request, auth_time):
+            step = SIGN_IN_PAGE
+        elif CONSENT in request.prompt or self.needs_consent(request, user_id):
+            step = CONSENT_PAGE
+        else:
+            return BACK_TO_APP
+        if NONE in request.prompt:
+            error: OAuthError = (
+                LoginRequired("prompt=none, but the user must sign in first")
+                if step == SIGN_IN_PAGE
+                else ConsentRequired("prompt=none, but the user has not approved these scopes")
+            )
+            raise self._redirect(error, request.redirect_uri, request.state)
+        return step
+
+    def _must_sign_in(self, request: AuthorizationRequest, auth_time: datetime) -> bool:
+        if LOGIN in request.prompt or SELECT_ACCOUNT in request.prompt:
+            return True
+        if request.max_age is None:
+            return False
+        # §3.1.2.1: "max_age=0 is equivalent to prompt=login"; else an older sign-in.
+        age = (self.clock.now() - auth_time).total_seconds()
+        return request.max_age == 0 or age > request.max_age
 
     # --- consent --------------------------------------------------------------------------
 
@@ -230,14 +316,24 @@ class AuthorizationService(Service):
         return {k[len(prefix) :]: v for k, v in self.consents.items() if k.startswith(prefix)}
 
     @locked
-    def disconnect(self, user_id: str, client_id: str) -> int:
+    def disconnect(self, user_id: str, client_id: str) -> tuple[int, int]:
         """Spec §5.6: forgets the consent; refresh tokens stop at once, access tokens live
-        until they expire. Returns the number of refresh tokens stopped. An unknown (or
-        deleted) app is a 404, as for a preset consent: a typo must not pass as a disconnect."""
+        until they expire. The user's codes for the app not yet redeemed are voided too (else
+        one redeemed later would bring a new refresh token). Returns how many refresh tokens
+        stopped and how many codes were voided. An unknown (or deleted) app is a 404, as for a
+        preset consent: a typo must not pass as a disconnect."""
         self.users.get(user_id)
         self.apps.get(client_id)
         self.consents.pop(self._consent_key(user_id, client_id), None)
-        return self.tokens.revoke_refresh_of(user_id, client_id)
+        # A used code stays: its second use must still revoke the grant it made.
+        voided = [
+            key
+            for key, code in self.codes.items()
+            if code.user_id == user_id and code.client_id == client_id and not code.used
+        ]
+        for key in voided:
+            del self.codes[key]
+        return self.tokens.revoke_refresh_of(user_id, client_id), len(voided)
 
     # --- the decision ---------------------------------------------------------------------
 
@@ -292,6 +388,9 @@ class AuthorizationService(Service):
         self.users.get(user_id)
         try:
             request = self.check_request(params)
+            # The user signs in and decides here, which meets prompt=login, consent and
+            # max_age; prompt=none still asks for no page (consent_required if one is due).
+            self.next_step(request.after_sign_in(), user_id, self.clock.now())
             return self.decide(request, user_id, approve, granted)
         except RedirectError as redirect:
             return redirect.location

@@ -18,9 +18,9 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
-from svc_sandbox.identity.errors import InvalidGrant, InvalidScope, InvalidToken
+from svc_sandbox.identity.errors import InsufficientScope, InvalidGrant, InvalidScope, InvalidToken
 from svc_sandbox.identity.keys import KeyService
-from svc_sandbox.identity.scopes import OFFLINE_ACCESS, SCOPES, scope_string
+from svc_sandbox.identity.scopes import OFFLINE_ACCESS, OPENID, SCOPES, scope_string
 from svc_sandbox.identity.users import UserService
 
 ACCESS_TTL = timedelta(hours=1)
@@ -268,7 +268,10 @@ class TokenService(Service):
                     f"scope may only narrow the granted scopes ({scope_string(grant.scopes)})"
                 )
             scopes = [s for s in grant.scopes if s in asked]
-        scopes = issuable(app, scopes)
+        # openid stays even when the narrowed scope leaves it out (spec §5: "Required"): the
+        # response still carries an ID token and the access token still opens userinfo.
+        kept = issuable(app, scopes)
+        scopes = [s for s in grant.scopes if s in kept or s == OPENID]
         token.rotated = True
         return self.issue(grant, app, scopes, resource, with_nonce=False)
 
@@ -358,10 +361,16 @@ class TokenService(Service):
 
     @locked
     def userinfo_token(self, value: str) -> AccessToken:
-        """The access token behind a userinfo bearer: opaque, or a JWT verified in full."""
+        """The access token behind a userinfo bearer: opaque, or a JWT verified in full, with
+        ``openid`` among its scopes (OpenID Connect Core §5.3: userinfo answers tokens of an
+        OpenID Connect request; RFC 6750 §3.1 ``insufficient_scope`` otherwise)."""
         if value.count(".") == 2:
-            return self._verify_jwt(value)
-        return self._live(self.access.get(digest(value)), "access token")
+            record = self._verify_jwt(value)
+        else:
+            record = self._live(self.access.get(digest(value)), "access token")
+        if OPENID not in record.scopes:
+            raise InsufficientScope("userinfo needs an access token with the openid scope", OPENID)
+        return record
 
     @locked
     def verify_resource_token(self, token: str) -> ResourceGrant:

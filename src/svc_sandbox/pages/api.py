@@ -27,7 +27,7 @@ from svc_sandbox.core.validation import parse
 from svc_sandbox.exposure import FormTokens
 from svc_sandbox.exposure_api import form_tokens, require_form_token
 from svc_sandbox.pages.views import field_errors, product_view, pwyw_santim, session_view
-from svc_sandbox.web import error_response, json_body, json_response, sandbox
+from svc_sandbox.web import error_response, form_body, json_body, json_response, sandbox
 
 #: The stylesheet and the small scripts of the hosted pages and the dashboard (no CDN).
 assets = Blueprint("assets", __name__, static_folder="static", static_url_path="")
@@ -70,7 +70,7 @@ def page(
 
 def form_page(template: str, error: SandboxError, *, form_subject: str, **context: Any) -> Response:
     """The form again after a refused submission: what was typed, the error by its field."""
-    values = {k: v for k, v in request.form.items() if k != FormTokens.FIELD}
+    values = {k: v for k, v in form_body().items() if k != FormTokens.FIELD}
     response = page(
         template,
         error.status,
@@ -106,7 +106,7 @@ def form_fields() -> dict[str, str]:
     """A submitted form without its empty inputs (an empty input means "not given") and
     without its CSRF token (checked before). Its strings pass the same check as a JSON body's
     (no NUL: a form can send ``%00``)."""
-    fields = {k: v for k, v in request.form.items() if v.strip() != "" and k != FormTokens.FIELD}
+    fields = {k: v for k, v in form_body().items() if v.strip() != "" and k != FormTokens.FIELD}
     json_input.check(fields, "form")
     return fields
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.core.errors import Unauthorized
+from svc_sandbox.identity.bearer import NoBearerToken, bearer_token
 from svc_sandbox.identity.errors import InsufficientScope, InvalidToken
 from svc_sandbox.identity.scopes import WALLET_SEND
 from svc_sandbox.wallet.errors import key_required
@@ -34,20 +35,14 @@ class WalletCaller:
     scopes: frozenset[str]
 
 
-def bearer_token(header: str | None) -> str:
-    if header is None:
-        raise InvalidToken("Missing access token: send 'Authorization: Bearer <access token>'")
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token:
-        raise InvalidToken("Malformed Authorization header: expected 'Bearer <access token>'")
-    return token
-
-
 def authenticate(
     sandbox: Sandbox, authorization: str | None, key: str | None, scope: str
 ) -> WalletCaller:
-    grant = sandbox.access_tokens.verify_resource_token(bearer_token(authorization))
+    try:
+        token = bearer_token(authorization)
+    except NoBearerToken as missing:  # issue 12: error="invalid_token" even without a token
+        raise InvalidToken(missing.message) from None
+    grant = sandbox.access_tokens.verify_resource_token(token)
     app = sandbox.oauth_apps.find(grant.client_id)
     if app is None or app.deleted:
         raise InvalidToken("The app this token was issued to has been deleted")
