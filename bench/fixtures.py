@@ -3,6 +3,7 @@
 In-process, per call (median of rounds):
   * ``svc_org``: a fresh tenant (a sandbox and a production organization with tokens);
   * a fresh ``Sandbox``;
+  * ``Sandbox.clear_controls``, what the plugin runs after each test of a shared Sandbox;
   * ``svc_http`` today (a fresh Sandbox bound to the one app + a test client) against the
     former per-test fixture (a fresh Sandbox + ``create_app`` + a test client);
   * the baseline: a bare Flask app with one route + its test client, built in the same run.
@@ -108,6 +109,9 @@ def main() -> None:
             lambda: emulator.create_tenant(f"t{next(names)}"), 200, rounds
         ),
         "fresh Sandbox": per_call(fresh_sandbox, 50, rounds),
+        "clear_controls (after each test of a shared Sandbox)": per_call(
+            shared.clear_controls, 200, rounds
+        ),
         "svc_http now (fresh Sandbox bound to the one app)": per_call(svc_http_now, 50, rounds),
         "svc_http before (fresh Sandbox + create_app)": per_call(svc_http_before, 5, rounds),
     }

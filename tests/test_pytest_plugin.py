@@ -389,3 +389,242 @@ def test_svc_user_svc_app_and_svc_authorize(
 ) -> None:
     pytester.makepyfile(test_identity=IDENTITY)
     pytester.runpytest(*QUIET, *emulator_options).assert_outcomes(passed=3)
+
+
+SHARED_CONTROLS = """
+import httpx
+
+def no_token_checkouts(svc_emulator, svc_client, count):
+    product = svc_client.create_product("Book", "fixed", amount=5000, status="published")
+    body = {"productId": product.product.checkout_token, "gateway": "telebirr",
+            "customer": {"email": "a@b.et", "phone": "251900000003"}}
+    with httpx.Client(base_url=svc_emulator.base_url) as http:
+        return [http.post("/checkout", json=body).status_code for _ in range(count)]
+
+def test_a_sets_every_sandbox_wide_control(svc_emulator, svc_client, svc_clock):
+    # §8: 40 no-token checkouts per 5 minutes per IP, and every test comes from 127.0.0.1.
+    assert no_token_checkouts(svc_emulator, svc_client, 41)[-1] == 429
+    control = svc_emulator.control
+    control("POST", "/_sandbox/faults", {"refuseCheckouts": 2, "initiateFailures": ["down"]})
+    control("PATCH", "/_sandbox/payments/provider", {"productionPushOutcome": "payment_rejected"})
+    control("POST", "/_sandbox/faults/latency", {"path": "/api/*", "delaySeconds": 600})
+    control("POST", "/_sandbox/faults/notifications", {"kind": "lost"})
+    control("POST", "/_sandbox/webhooks/faults/receiver", {"count": 3})
+    control("POST", "/_sandbox/triggers", {"phone": "0911000111", "outcome": "fail"})
+    svc_clock.advance("1m")
+
+def test_b_finds_them_cleared_and_the_clock_shared(svc_emulator, svc_client, svc_clock):
+    control = svc_emulator.control
+    provider = control("GET", "/_sandbox/faults")
+    assert (provider["refuseCheckouts"], provider["initiateFailures"]) == (0, [])
+    assert provider["productionPushOutcome"] == "approve"
+    assert control("GET", "/_sandbox/faults/latency")["items"] == []
+    assert control("GET", "/_sandbox/faults/notifications")["items"] == []
+    assert control("GET", "/_sandbox/webhooks/faults/receiver")["count"] == 0
+    triggers = control("GET", "/_sandbox/triggers")["items"]
+    assert [t for t in triggers if t["source"] == "custom"] == []
+    assert svc_clock.now().isoformat() == "2026-01-01T00:01:00+00:00"  # shared, as documented
+    assert no_token_checkouts(svc_emulator, svc_client, 1) == [200]
+"""
+
+
+@pytest.mark.parametrize("scope", ["module", "session"])
+def test_a_shared_sandbox_clears_sandbox_wide_controls_after_each_test(
+    pytester: pytest.Pytester, scope: str
+) -> None:
+    """Faults, rules, triggers and per-IP counters a test set do not reach the next test's own
+    svc_org; the data and the clock stay shared (docs/testing.md)."""
+    pytester.makepyfile(test_shared=SHARED_CONTROLS)
+    pytester.runpytest(*QUIET, f"--svc-scope={scope}").assert_outcomes(passed=2)
+
+
+FREEZEGUN_FOLLOWS = """
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+def python_now():
+    return datetime.now(timezone.utc)
+
+@pytest.mark.svc_freezegun
+def test_wait_for_moves_python_time(svc_client, svc_webhooks, svc_emulator):
+    session = svc_client.create_custom_checkout(1000, "Ticket")
+    svc_webhooks.wait_for("checkout.session.expired", sessionId=session.session_id)
+    assert python_now() == svc_emulator.now() > datetime(2026, 1, 1, 0, 29, tzinfo=timezone.utc)
+
+@pytest.mark.svc_freezegun
+def test_the_clock_set_naive_is_utc_and_python_follows(svc_clock):
+    svc_clock.set(datetime(2026, 2, 1))
+    assert svc_clock.now() == datetime(2026, 2, 1, tzinfo=timezone.utc) == python_now()
+"""
+
+FREEZEGUN_IN_PROCESS = """
+from datetime import datetime, timedelta, timezone
+
+import httpx
+import pytest
+
+def python_now():
+    return datetime.now(timezone.utc)
+
+@pytest.mark.svc_freezegun
+def test_without_svc_clock_svc_sandbox_advance_moves_python_time(svc_sandbox):
+    assert python_now() == svc_sandbox.now()
+    svc_sandbox.advance(timedelta(hours=5))
+    assert python_now() == svc_sandbox.now() == datetime(2026, 1, 1, 5, tzinfo=timezone.utc)
+
+@pytest.mark.svc_freezegun
+def test_a_control_plane_request_moves_python_time(svc_emulator, svc_clock):
+    httpx.post(svc_emulator.url + "/_sandbox/clock/advance", json={"duration": "2h"})
+    assert python_now() == svc_clock.now() == datetime(2026, 1, 1, 2, tzinfo=timezone.utc)
+
+@pytest.mark.svc_freezegun("bogus", when=3)
+def test_arguments_are_refused(svc_clock):
+    pass
+
+def test_python_time_is_real_after_the_tests():
+    import freezegun.api
+
+    assert python_now().year >= 2025 and not freezegun.api.freeze_factories
+"""
+
+
+def test_the_svc_freezegun_marker_follows_every_clock_move(
+    pytester: pytest.Pytester, emulator_options: tuple[str, ...]
+) -> None:
+    pytester.makepyfile(test_follows=FREEZEGUN_FOLLOWS)
+    pytester.runpytest(*QUIET, *emulator_options).assert_outcomes(passed=2)
+
+
+def test_the_svc_freezegun_marker_in_process(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_in_process=FREEZEGUN_IN_PROCESS)
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*@pytest.mark.svc_freezegun takes no arguments*"])
+
+
+WITHOUT_FREEZEGUN = """
+import sys
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "freezegun":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, Block())
+for name in [name for name in sys.modules if name.split(".")[0] == "freezegun"]:
+    del sys.modules[name]
+"""
+
+
+def test_the_svc_freezegun_marker_without_freezegun_says_to_install_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """A subprocess: the import block must not reach this process."""
+    pytester.makeconftest(WITHOUT_FREEZEGUN)
+    pytester.makepyfile(
+        test_marked="import pytest\n\n@pytest.mark.svc_freezegun\ndef test_marked(svc_clock):\n"
+        "    pass\n"
+    )
+    result = pytester.runpytest_subprocess(*QUIET)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*svc_freezegun marker * need freezegun: pip install freezegun"])
+    assert "ModuleNotFoundError" not in result.stdout.str()
+
+
+ONE_TEST = """
+def test_one(svc_client):
+    svc_client.create_product("Book", "fixed", amount=5000, status="published")
+
+def test_two(svc_client):
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("ini", "message"),
+    [
+        ("svc_seed = abc", "svc_seed (ini) / --svc-seed must be an integer, not 'abc'"),
+        (
+            "svc_gc_freeze = maybe",
+            "svc_gc_freeze (ini) must be true or false: invalid truth value 'maybe'",
+        ),
+        (
+            "svc_url = not-a-url",
+            "svc_url (ini) / --svc-url must be an absolute http(s) URL with a host, "
+            "not 'not-a-url'",
+        ),
+        ("svc_url = http://127.0.0.1:1", "svc_url (ini) / --svc-url http://127.0.0.1:1: no svc*"),
+    ],
+)
+def test_a_bad_ini_value_is_one_usage_error_naming_it(
+    pytester: pytest.Pytester, ini: str, message: str
+) -> None:
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(test_one=ONE_TEST)
+    result = pytester.runpytest(*QUIET)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_unreachable_svc_url_option_is_one_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_one=ONE_TEST)
+    result = pytester.runpytest(*QUIET, "--svc-url=http://127.0.0.1:1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: svc_url (ini) / --svc-url http://127.0.0.1:1: no *"])
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "status", "line"),
+    [
+        (
+            "SVC_SANDBOX_RATE_LIMITS",
+            "maybe",
+            pytest.ExitCode.USAGE_ERROR,
+            "ERROR: svc-sandbox: invalid settings from the environment: SVC_SANDBOX_RATE_LIMITS *",
+        ),
+        (  # the CLI's warning (Settings.unknown_env_names), as a pytest warning
+            "SVC_SANDBOX_CLOCK",
+            "real",
+            pytest.ExitCode.OK,
+            "*PytestConfigWarning: svc-sandbox: warning: SVC_SANDBOX_CLOCK is no setting and is "
+            "ignored (did you mean SVC_SANDBOX_CLOCK_MODE?)",
+        ),
+    ],
+    ids=["bad value", "unknown name"],
+)
+def test_svc_sandbox_variables_are_checked_once_at_start(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    status: pytest.ExitCode,
+    line: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    pytester.makepyfile(test_one=ONE_TEST)
+    result = pytester.runpytest(*QUIET)
+    assert result.ret == status
+    pytest.LineMatcher(result.outlines + result.errlines).fnmatch_lines([line])
+    assert "Traceback" not in result.stdout.str()
+
+
+ROOTS = """
+def test_the_client_talks_to_the_plugins_server(svc_emulator, svc_client):
+    assert svc_emulator.base_url == svc_emulator.url + "/v2/api"
+    assert svc_client.create_product("Book", "fixed", amount=5000).product.title == "Book"
+"""
+
+
+def test_a_root_from_the_environment_keeps_its_path_on_the_plugins_server(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SVC_SANDBOX_BASE_URL", "http://10.1.2.3/v2/api")
+    monkeypatch.setenv("SVC_SANDBOX_PUBLIC_URL", "https://sandbox.example")
+    pytester.makepyfile(test_roots=ROOTS)
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(passed=1, warnings=2)
+    result.stdout.fnmatch_lines(
+        ["*SVC_SANDBOX_BASE_URL=http://10.1.2.3/v2/api: the pytest plugin serves on its own*"]
+    )

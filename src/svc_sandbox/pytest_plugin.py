@@ -2,15 +2,16 @@
 docs/testing.md shows each with an example).
 
 * ``svc_sandbox``: a Sandbox (frozen clock, seed ``--svc-seed``, strict contract mode); a fresh
-  one per test by default, or per module/session with ``--svc-scope``.
+  one per test by default, or per module/session with ``--svc-scope`` (then its sandbox-wide
+  controls, faults, rules, triggers and rate counters, are cleared after each test).
 * ``svc_emulator``: the emulator the test talks to: that Sandbox served by a real server on a
   thread (one per test process, so one per xdist worker), or the emulator at ``--svc-url``.
 * ``svc_org``: a fresh tenant per test (a sandbox and a production organization, each with a
   token), so tests isolate on one shared emulator without a reset.
 * ``svc_client``: a ``SvcClient`` bound to ``svc_org``'s sandbox token (``svc_live_client``:
   its production token).
-* ``svc_clock``: advance/set the sandbox clock (``follow_with_freezegun()`` or the
-  ``svc_freezegun`` marker moves freezegun's clock along).
+* ``svc_clock``: advance/set the sandbox clock. The ``svc_freezegun`` marker (or
+  ``svc_clock.follow_with_freezegun()``) moves freezegun's clock with every move of it.
 * ``svc_webhooks``: a capturing receiver registered as ``svc_org``'s webhook endpoint.
 * ``svc_user`` / ``svc_app`` / ``svc_authorize``: a fresh identity user (KYC approved, funded
   wallet), a fresh confidential OAuth app of ``svc_org``, and the sign-in flow giving tokens.
@@ -19,7 +20,8 @@ docs/testing.md shows each with an example).
 
 The Flask app is built once per process and finds the test's Sandbox per request
 (``app.bind``), so a fresh Sandbox per test costs about a millisecond. When a test fails, its
-report shows the requests the emulator journaled during the test.
+report shows the requests the emulator journaled during the test. Options, ini values and
+``SVC_SANDBOX_*`` variables are checked once in ``pytest_configure`` (testing/environment.py).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
     from svc_sandbox.client import SvcClient
     from svc_sandbox.sandbox import Sandbox
     from svc_sandbox.server import ServerThread
-    from svc_sandbox.testing.clock import SvcClock
+    from svc_sandbox.testing.clock import FreezegunFollower, SvcClock
     from svc_sandbox.testing.emulator import Emulator, RemoteEmulator, Tenant
     from svc_sandbox.testing.identity import Authorizer, SvcApp, SvcUser
     from svc_sandbox.testing.webhooks import SvcWebhooks, WebhookReceiver
@@ -82,10 +84,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "svc_freezegun: svc_clock moves freezegun's clock along with the sandbox"
+        "markers",
+        "svc_freezegun: Python's clock is frozen at the sandbox time and moves with it",
     )
     scenario_items.pytest_configure(config)
-    _scope(config)  # a bad ini value is a usage error now, not an INTERNALERROR at setup
+    # Every option, ini value and SVC_SANDBOX_* variable is checked here: a bad one is one
+    # usage error naming it, not an INTERNALERROR or a traceback in every test.
+    config.stash[_OPTIONS] = _read_options(config)
+
+
+@dataclass(frozen=True)
+class Options:
+    scope: str
+    seed: int
+    url: str | None
+    gc_freeze: bool
+
+
+_OPTIONS = pytest.StashKey[Options]()
 
 
 def _option(config: pytest.Config, name: str) -> str:
@@ -103,8 +119,63 @@ def _scope(config: pytest.Config) -> str:
     return scope
 
 
+def _read_options(config: pytest.Config) -> Options:
+    scope = _scope(config)
+    seed_text = _option(config, "svc_seed").strip()
+    if not seed_text.lstrip("-").isdigit() or not seed_text.isascii():
+        raise pytest.UsageError(
+            f"svc_seed (ini) / --svc-seed must be an integer, not {seed_text!r}"
+        )
+    try:
+        gc_freeze = bool(config.getini("svc_gc_freeze"))
+    except (ValueError, pytest.UsageError) as exc:  # "invalid truth value 'maybe'"
+        raise pytest.UsageError(f"svc_gc_freeze (ini) must be true or false: {exc}") from None
+    url = _option(config, "svc_url").strip() or None
+    if url is not None:
+        from svc_sandbox.core.validation import http_url_problem
+
+        problem = http_url_problem(url)
+        if problem:
+            raise pytest.UsageError(f"svc_url (ini) / --svc-url {problem}, not {url!r}")
+        url = url.rstrip("/")
+    options = Options(scope, int(seed_text), url, gc_freeze)
+    if url is None:
+        _check_environment(config, options.seed)
+    return options
+
+
+def _check_environment(config: pytest.Config, seed: int) -> None:
+    """SVC_SANDBOX_* as ``svc-sandbox serve`` reads them (in-process only: with --svc-url
+    the running emulator has its own)."""
+    from svc_sandbox.testing import environment
+
+    if not environment.any_set():
+        return
+    try:
+        warnings = environment.check(seed)
+    except ValueError as exc:
+        raise pytest.UsageError(
+            f"svc-sandbox: invalid settings from the environment: {exc}"
+        ) from None
+    for line in warnings:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(line), stacklevel=2)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """An emulator at --svc-url that does not answer is one usage error naming the option,
+    before any test (not a connection error retried in each)."""
+    options = session.config.stash.get(_OPTIONS, None)
+    if options is None or options.url is None:
+        return
+    from svc_sandbox.testing.emulator import unreachable
+
+    problem = unreachable(options.url)
+    if problem:
+        raise pytest.UsageError(f"svc_url (ini) / --svc-url {options.url}: {problem}")
+
+
 def _sandbox_scope(fixture_name: str, config: pytest.Config) -> Any:
-    return _scope(config)
+    return config.stash[_OPTIONS].scope
 
 
 # --- the process-wide parts: one app, one server, one receiver ------------------------------
@@ -113,10 +184,14 @@ def _sandbox_scope(fixture_name: str, config: pytest.Config) -> Any:
 class Runtime:
     """What one test process (one xdist worker) shares; each part is made on first use."""
 
-    def __init__(self, config: pytest.Config) -> None:
-        self.seed = int(_option(config, "svc_seed"))
-        self.remote_url = _option(config, "svc_url") or None
-        self.gc_freeze = bool(config.getini("svc_gc_freeze"))
+    def __init__(self, options: Options) -> None:
+        self.seed = options.seed
+        self.remote_url = options.url
+        self.gc_freeze = options.gc_freeze
+        #: The Sandbox of a module or session scope, which tests share: after each test its
+        #: sandbox-wide controls are cleared (``Sandbox.clear_controls``).
+        self.shared: Sandbox | None = None
+        self._shared_scope = options.scope != "function"
         self._app: Flask | None = None
         self._server: ServerThread | None = None
         self._receiver: WebhookReceiver | None = None
@@ -126,8 +201,13 @@ class Runtime:
 
     def new_sandbox(self) -> Sandbox:
         from svc_sandbox.sandbox import Sandbox
+        from svc_sandbox.testing.environment import PLUGIN_OVERRIDES, localize
 
-        return Sandbox(clock_mode="frozen", seed=self.seed, strict=True)
+        sandbox = Sandbox(**PLUGIN_OVERRIDES, seed=self.seed)
+        localize(sandbox.settings)
+        if self._shared_scope:
+            self.shared = sandbox
+        return sandbox
 
     def app_for(self, sandbox: Sandbox) -> Flask:
         """The one app, serving ``sandbox`` from now on."""
@@ -147,6 +227,7 @@ class Runtime:
     def serve(self, sandbox: Sandbox) -> str:
         """Serves ``sandbox`` on the one server thread; its URLs name the server's port."""
         from svc_sandbox.server import ServerThread
+        from svc_sandbox.testing.environment import localize
 
         settings = sandbox.settings
         settings.host = "127.0.0.1"
@@ -154,6 +235,7 @@ class Runtime:
             settings.port = 0  # a free one, written back by the server
             self._server = ServerThread(self.app_for(sandbox), settings).start()
         settings.port = self._server.port
+        localize(settings)  # roots from SVC_SANDBOX_* keep their path, on this server
         self.app_for(sandbox)  # bound once the port is known: the app's rules name the origin
         return self._server.origin
 
@@ -190,13 +272,55 @@ class Runtime:
                 part.close()
 
 
+_RUNTIME = pytest.StashKey["Runtime"]()
+_FOLLOWER = pytest.StashKey["FreezegunFollower"]()
+
+
 @pytest.fixture(scope="session")
 def _svc_runtime(pytestconfig: pytest.Config) -> Iterator[Runtime]:
-    runtime = Runtime(pytestconfig)
+    runtime = pytestconfig.stash[_RUNTIME] = Runtime(pytestconfig.stash[_OPTIONS])
     try:
         yield runtime
     finally:
+        del pytestconfig.stash[_RUNTIME]
         runtime.close()
+
+
+@pytest.fixture(autouse=True)
+def _svc_each_test(request: pytest.FixtureRequest) -> Iterator[FreezegunFollower | None]:
+    """Around every test (cheap when it uses no svc fixture): the ``svc_freezegun`` marker's
+    freezegun, and after a test on a shared Sandbox, its sandbox-wide controls cleared."""
+    follower = _freezegun_of(request)
+    if follower is not None:
+        request.node.stash[_FOLLOWER] = follower  # started just before the body
+    try:
+        yield follower
+    finally:
+        if follower is not None:
+            follower.stop()
+        runtime = request.config.stash.get(_RUNTIME, None)
+        if runtime is not None and runtime.shared is not None:
+            runtime.shared.clear_controls()
+
+
+def _freezegun_of(request: pytest.FixtureRequest) -> FreezegunFollower | None:
+    marker = request.node.get_closest_marker("svc_freezegun")
+    if marker is None:
+        return None
+    if marker.args or marker.kwargs:
+        pytest.fail(
+            "@pytest.mark.svc_freezegun takes no arguments: Python's clock follows the "
+            f"sandbox clock (got {marker.args!r}, {marker.kwargs!r})",
+            pytrace=False,
+        )
+    from svc_sandbox.testing.clock import FreezegunFollower
+
+    emulator: Emulator = request.getfixturevalue("svc_emulator")
+    try:
+        return FreezegunFollower(emulator)
+    except ModuleNotFoundError as exc:
+        missing = str(exc)
+    pytest.fail(missing, pytrace=False)  # outside the except: no chained traceback
 
 
 # --- the emulator -------------------------------------------------------------------------
@@ -253,12 +377,12 @@ def svc_live_client(svc_emulator: Emulator, svc_org: Tenant, _svc_runtime: Runti
 
 
 @pytest.fixture
-def svc_clock(request: pytest.FixtureRequest, svc_emulator: Emulator) -> Iterator[SvcClock]:
+def svc_clock(
+    svc_emulator: Emulator, _svc_each_test: FreezegunFollower | None
+) -> Iterator[SvcClock]:
     from svc_sandbox.testing.clock import SvcClock
 
-    clock = SvcClock(svc_emulator)
-    if request.node.get_closest_marker("svc_freezegun"):
-        clock.follow_with_freezegun()
+    clock = SvcClock(svc_emulator, _svc_each_test)
     try:
         yield clock
     finally:
@@ -339,10 +463,14 @@ def svc_server(svc_sandbox: Sandbox, _svc_runtime: Runtime) -> RunningServer:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    """Marks where the test's requests start in the emulator's journal."""
+    """Marks where the test's requests start in the emulator's journal; starts the
+    ``svc_freezegun`` marker's freezegun once the fixtures are set up."""
     funcargs: dict[str, Any] = getattr(item, "funcargs", {})
     if "svc_emulator" in funcargs or "svc_sandbox" in funcargs:
         _mark_journal(item, funcargs)
+    follower = item.stash.get(_FOLLOWER, None)
+    if follower is not None:
+        follower.start()
     yield
 
 

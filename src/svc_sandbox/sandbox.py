@@ -35,6 +35,7 @@ from svc_sandbox.core.clock import (
     MAX_ADVANCE,
     Clock,
     ClockMode,
+    as_utc,
     isoformat,
     out_of_range,
     parse_instant,
@@ -277,6 +278,8 @@ class Sandbox:
 
     def advance(self, delta: timedelta) -> list[RanEntry]:
         """Moves the clock forward, running due work in due-time order, each at its due time."""
+        if not isinstance(delta, timedelta):
+            raise ValidationFailed(f"duration must be a timedelta, not {type(delta).__name__}")
         if delta < timedelta(0):
             raise ValidationFailed("duration must not be negative")
         if delta > MAX_ADVANCE:
@@ -302,8 +305,12 @@ class Sandbox:
         return instant
 
     def set_time(self, instant: datetime) -> list[RanEntry]:
-        """Sets the clock; moving forward runs the work due on the way."""
-        self._bounded(instant, "now")
+        """Sets the clock; moving forward runs the work due on the way. A naive ``instant``
+        is taken as UTC, as ``POST /_sandbox/clock/set`` reads one (``--svc-url`` then gives
+        the same time as in-process)."""
+        if not isinstance(instant, datetime):
+            raise ValidationFailed(f"now must be a datetime, not {type(instant).__name__}")
+        instant = self._bounded(as_utc(instant), "now")
         with self._moving:
             with self.lock:
                 if instant <= self.clock.now():
@@ -523,6 +530,22 @@ class Sandbox:
         self.journal.clear()
         for recorder in self.recorders.values():
             recorder.clear()
+
+    def clear_controls(self) -> None:
+        """Clears what a test sets for the whole sandbox rather than for its own organization,
+        leaving the data and the clock alone: provider faults and settings (back to the
+        serve flags), latency and notification rules, the receiver fault, custom triggers
+        (back to ``--triggers``) and the rate limiters' counters. The pytest plugin calls it
+        after each test of a shared (module or session) Sandbox; it costs a few attribute
+        assignments, whatever the state holds."""
+        with self.lock:
+            self.payments.reset_config()
+            self.latency.clear()
+            self.notice_faults.clear()
+            self.deliveries.set_fault(0)
+            self.triggers.restore(self._initial["services"]["triggers"])
+            self.limits.restore({})
+            self.identity_limits.restore({})
 
     def warm_up(self) -> None:
         """What the first requests would otherwise pay: every contract's validators compiled,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 from freezegun import freeze_time
@@ -10,6 +11,7 @@ from freezegun import freeze_time
 from svc_sandbox.core.clock import Clock, ClockMode, isoformat, parse_instant
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
+EAT = timezone(timedelta(hours=3))
 
 
 def test_frozen_clock_stands_still_while_the_wall_clock_moves() -> None:
@@ -66,3 +68,38 @@ def test_wire_format_is_utc_milliseconds_with_z(instant: datetime, wire: str) ->
 def test_instants_are_parsed_as_utc() -> None:
     assert parse_instant("2026-01-01T03:00:00+03:00") == START
     assert parse_instant("2026-01-01T00:00:00") == START
+
+
+@pytest.mark.parametrize(
+    "instant",
+    [
+        datetime(2026, 2, 1),  # noqa: DTZ001 (naive on purpose)
+        datetime(2026, 2, 1, tzinfo=UTC),
+        datetime(2026, 2, 1, 3, tzinfo=EAT),
+    ],
+    ids=["naive", "utc", "eat"],
+)
+def test_sandbox_set_time_reads_a_naive_instant_as_utc(instant: datetime) -> None:
+    """As POST /_sandbox/clock/set reads one (what svc_clock.set sends with --svc-url)."""
+    from svc_sandbox.sandbox import Sandbox
+
+    sandbox = Sandbox(clock_mode="frozen")
+    sandbox.set_time(instant)
+    assert sandbox.now() == datetime(2026, 2, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda s: s.set_time("2026-02-01"), "now must be a datetime, not str"),
+        (lambda s: s.advance(60), "duration must be a timedelta, not int"),
+    ],
+)
+def test_sandbox_clock_controls_name_a_wrong_argument(call: Any, message: str) -> None:
+    from svc_sandbox.core.errors import ValidationFailed
+    from svc_sandbox.sandbox import Sandbox
+
+    sandbox = Sandbox(clock_mode="frozen")
+    with pytest.raises(ValidationFailed, match=message):
+        call(sandbox)
+    assert sandbox.now() == START

@@ -69,3 +69,43 @@ def test_every_item_has_the_svc_scenario_marker_tagged_or_not(tmp_path: Path) ->
     assert "2 passed" in every.stdout, every.stdout + every.stderr
     tagged = pytest_run(tmp_path, "-m", "not svc_scenario", "scenarios")
     assert "2 deselected" in tagged.stdout, tagged.stdout + tagged.stderr
+
+
+K8S = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+
+
+def test_unrelated_yaml_in_a_scenarios_folder_says_how_to_stop_collecting_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "deploy" / "scenarios").mkdir(parents=True)
+    (tmp_path / "deploy" / "scenarios" / "configmap.yaml").write_text(K8S)
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    ran = pytest_run(tmp_path)
+    assert ran.returncode != 0
+    assert "configmap.yaml:1: schema: 'name' is a required property" in ran.stdout, ran.stdout
+    assert "set 'svc_scenarios_folder =' in the pytest ini file" in ran.stdout
+    (tmp_path / "pytest.ini").write_text("[pytest]\nsvc_scenarios_folder =\n")
+    assert "1 passed" in pytest_run(tmp_path).stdout
+
+
+def test_the_folder_name_can_be_another_and_svc_scenarios_still_collects(tmp_path: Path) -> None:
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "configmap.yaml").write_text(K8S)
+    for folder in ("flows", "qa"):
+        (tmp_path / folder).mkdir()
+        write(
+            tmp_path / folder,
+            "listing.yaml",
+            f"""
+            name: listing in {folder}
+            steps:
+              - request: {{path: /products}}
+                expect: {{status: 200}}
+            """,
+        )
+    (tmp_path / "pytest.ini").write_text("[pytest]\nsvc_scenarios_folder = flows\n")
+    ran = pytest_run(tmp_path, "--svc-scenarios", "qa")
+    assert "2 passed" in ran.stdout, ran.stdout + ran.stderr
+    # Given on purpose, a folder's YAML errors without the hint about folder names.
+    bad = pytest_run(tmp_path, "--svc-scenarios", "scenarios", "scenarios")
+    assert "configmap.yaml:1: schema" in bad.stdout and "svc_scenarios_folder" not in bad.stdout

@@ -57,6 +57,18 @@ def test_tolerance_can_be_switched_off_or_changed() -> None:
     assert not verify(header, BODY, SECRET, now=T + 61, tolerance=60).valid
 
 
+def test_the_hmac_is_over_the_t_text_as_sent() -> None:
+    """§6: "HMAC-SHA256 over the string `<t>.<raw body>`": the header's t as written, so a
+    zero-padded t is signed over its padded text, not over its number."""
+    padded = "0" + str(T)
+    over_text = hmac.new(SECRET.encode(), f"{padded}.".encode() + BODY, hashlib.sha256)
+    over_number = independent_v1(SECRET, T, BODY)
+    accepted = verify(f"t={padded},v1={over_text.hexdigest()}", BODY, SECRET, now=T)
+    refused = verify(f"t={padded},v1={over_number}", BODY, SECRET, now=T)
+    assert (accepted.valid, accepted.timestamp) == (True, T)
+    assert (refused.valid, refused.reason) == (False, "signature_mismatch")
+
+
 def test_any_of_several_v1_values_may_match() -> None:
     good = compute_signature(SECRET, T, BODY)
     header = f"t={T},v1={'0' * 64},v0=ignored,v1={good}"

@@ -125,8 +125,9 @@ def _seconds(instant: float | datetime) -> float:
     return instant.timestamp() if isinstance(instant, datetime) else float(instant)
 
 
-def compute_signature(secret: str, timestamp: int, body: bytes | str) -> str:
-    """The hex ``v1`` value of ``body`` signed at ``timestamp`` with ``secret``."""
+def compute_signature(secret: str, timestamp: int | str, body: bytes | str) -> str:
+    """The hex ``v1`` value of ``body`` signed at ``timestamp`` with ``secret``; a ``str``
+    timestamp is signed as written (a header's ``t`` text, leading zeros and all)."""
     if not secret:
         raise ValueError("secret must not be empty")
     message = str(timestamp).encode("ascii") + b"." + _raw(body)
@@ -141,7 +142,14 @@ def sign(body: bytes | str, secret: str, timestamp: int | datetime) -> str:
 
 def parse_header(header: str) -> tuple[int, list[str]]:
     """Splits a header into its timestamp and every ``v1`` value (other schemes are ignored)."""
-    timestamp: int | None = None
+    text, signatures = _header_parts(header)
+    return int(text), signatures
+
+
+def _header_parts(header: str) -> tuple[str, list[str]]:
+    """The header's ``t`` as written (spec §6 signs ``<t>.<raw body>``: the text that was
+    sent, so ``t=017...`` is checked over ``017...``, not over its number) and its ``v1``s."""
+    timestamp: str | None = None
     signatures: list[str] = []
     for part in header.split(","):
         key, sep, value = part.strip().partition("=")
@@ -156,7 +164,7 @@ def parse_header(header: str) -> tuple[int, list[str]]:
                     "malformed_header",
                     f"header must carry one t= of at most {MAX_TIMESTAMP_DIGITS} digits",
                 )
-            timestamp = int(value)
+            timestamp = value
         elif key == SCHEME:
             signatures.append(value.strip().lower())
     if timestamp is None:
@@ -183,10 +191,11 @@ def verify(
     try:
         if not header:
             raise SignatureError("malformed_header", f"{SIGNATURE_HEADER} header is missing")
-        timestamp, candidates = parse_header(header)
+        text, candidates = _header_parts(header)
     except SignatureError as error:
         return Verification(False, error.reason, error.message, None)
-    expected = compute_signature(secret, timestamp, body)
+    timestamp = int(text)
+    expected = compute_signature(secret, text, body)
     matched = False
     for candidate in candidates:
         matched |= hmac.compare_digest(candidate.encode("ascii", "replace"), expected.encode())

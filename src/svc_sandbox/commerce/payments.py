@@ -241,10 +241,7 @@ class PaymentService(Service):
         super().__init__(ctx)
         self.triggers = triggers
         self.notice_faults = notice_faults
-        self.config = ProviderConfig(
-            push_outcome=ctx.settings.production_push_outcome,
-            push_delay_seconds=ctx.settings.production_push_delay_seconds,
-        )
+        self.reset_config()
         self.attempts: dict[str, PaymentAttempt] = {}
         #: Derived index: session id -> its attempts, oldest first (a poll reads the one in
         #: flight without scanning every attempt; rebuilt on import).
@@ -558,6 +555,14 @@ class PaymentService(Service):
         if initiate_failures is not None:
             self.config.initiate_failures = list(initiate_failures)
         return self.config
+
+    @locked
+    def reset_config(self) -> None:
+        """The provider as the settings start it: no fault, the serve flags' push outcome."""
+        self.config = ProviderConfig(
+            push_outcome=self.settings.production_push_outcome,
+            push_delay_seconds=self.settings.production_push_delay_seconds,
+        )
 
     @locked
     def clear_faults(self) -> ProviderConfig:

@@ -14,8 +14,36 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+
+#: Told the new time whenever the clock is set (advance, set, run-due, reset, import).
+ClockListener = Callable[[datetime], None]
+
+
+class ClockListeners:
+    """Who is told when a clock moves. Subscribing swaps in a new list, so telling them never
+    holds a lock and a listener may unsubscribe while being told."""
+
+    def __init__(self) -> None:
+        self._items: list[ClockListener] = []
+
+    def subscribe(self, listener: ClockListener) -> Callable[[], None]:
+        """Adds ``listener``; returns the call that removes it."""
+        self._items = [*self._items, listener]
+
+        def unsubscribe() -> None:
+            self._items = [other for other in self._items if other is not listener]
+
+        return unsubscribe
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def tell(self, instant: datetime) -> None:
+        for listener in self._items:
+            listener(instant)
 
 
 class ClockMode(StrEnum):
@@ -56,7 +84,11 @@ def wall_sleep(seconds: float) -> None:
 
 def parse_instant(value: str) -> datetime:
     """Parses an ISO 8601 instant; a naive one is taken as UTC."""
-    instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
+
+
+def as_utc(instant: datetime) -> datetime:
+    """``instant`` in UTC; a naive one is taken as UTC (as the control plane reads one)."""
     if instant.tzinfo is None:
         instant = instant.replace(tzinfo=UTC)
     return instant.astimezone(UTC)
@@ -84,6 +116,7 @@ class Clock:
         self._anchor_sandbox = start if start is not None else wall_now()
         self._anchor_wall = monotonic()
         self._pinned: datetime | None = None
+        self.listeners = ClockListeners()
 
     def now(self) -> datetime:
         with self._lock:
@@ -100,10 +133,18 @@ class Clock:
         return min(self._anchor_sandbox + timedelta(seconds=elapsed), LATEST)
 
     def set(self, instant: datetime) -> None:
-        """Moves the clock to ``instant`` (and lets it flow on from there outside frozen mode)."""
+        """Moves the clock to ``instant`` (and lets it flow on from there outside frozen mode);
+        every listener is told, whatever moved it."""
         with self._lock:
             self._anchor_sandbox = instant
             self._anchor_wall = monotonic()
+        self.listeners.tell(instant)
+
+    def subscribe(self, listener: ClockListener) -> Callable[[], None]:
+        """Calls ``listener(new time)`` after every ``set`` (under the state lock when the
+        sandbox moves the clock: it must be quick and take no lock); returns the unsubscribe.
+        The pytest plugin moves freezegun's clock along this way (testing/clock.py)."""
+        return self.listeners.subscribe(listener)
 
     def pin(self, instant: datetime | None) -> None:
         """Holds ``now()`` at ``instant`` until ``pin(None)``; used while due work runs."""

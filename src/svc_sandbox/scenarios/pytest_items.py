@@ -1,6 +1,8 @@
 """pytest collection of scenario files: every ``*.yaml`` under a folder named ``scenarios``
-(and under each folder given with ``--svc-scenarios``) is a file of test items, one per
-scenario and matrix row, run in-process with the same failure report as ``svc-sandbox run``.
+(the ini value ``svc_scenarios_folder``; empty: none) and under each folder given with
+``--svc-scenarios`` is a file of test items, one per scenario and matrix row, run in-process
+with the same failure report as ``svc-sandbox run``. A file collected only for its folder's
+name that does not load says how to stop that (unrelated YAML in a ``scenarios`` folder).
 
 pytest_plugin.py calls the hooks below, so installing svc-sandbox is enough.
 """
@@ -19,6 +21,7 @@ from svc_sandbox.scenarios.reports import failure_text
 from svc_sandbox.scenarios.results import ERROR, FAILED, SKIPPED, ScenarioResult
 
 OPTION = "--svc-scenarios"
+FOLDER_INI = "svc_scenarios_folder"
 FOLDER = "scenarios"
 
 
@@ -29,6 +32,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="DIR",
         help="collect the YAML scenarios of DIR as test items (repeatable)",
+    )
+    parser.addini(
+        FOLDER_INI,
+        "YAML under a folder of this name is collected as scenarios (empty: only "
+        f"{OPTION} folders)",
+        default=FOLDER,
     )
 
 
@@ -44,20 +53,35 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     given = [Path(d).resolve() for d in parent.config.getoption(OPTION) or []]
     resolved = file_path.resolve()
-    if FOLDER in resolved.parent.parts or any(resolved.is_relative_to(d) for d in given):
-        collector: pytest.Collector = ScenarioFile.from_parent(parent, path=file_path)
-        return collector
-    return None
+    if any(resolved.is_relative_to(d) for d in given):
+        by_folder = None
+    else:
+        by_folder = str(parent.config.getini(FOLDER_INI)).strip() or None
+        if by_folder is None or by_folder not in resolved.parent.parts:
+            return None
+    collector = ScenarioFile.from_parent(parent, path=file_path)
+    collector.by_folder = by_folder
+    return collector
 
 
 class ScenarioFile(pytest.File):
+    #: The folder name it was collected for (None: a --svc-scenarios folder).
+    by_folder: str | None = None
+
     def collect(self) -> Iterator[pytest.Item]:
         for scenario in load_file(self.path):
             yield ScenarioItem.from_parent(self, name=scenario.name, scenario=scenario)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ScenarioError):
-            return excinfo.value.describe()
+            if self.by_folder is None:
+                return excinfo.value.describe()
+            return (
+                f"{excinfo.value.describe()}\n(svc-sandbox collects every YAML file under a "
+                f"folder named {self.by_folder!r} as a scenario; if this one is no scenario, "
+                f"set '{FOLDER_INI} =' in the pytest ini file to stop that, or name another "
+                f"folder, and give scenario folders with {OPTION} DIR)"
+            )
         return super().repr_failure(excinfo)
 
 

@@ -5,13 +5,14 @@ plane). The fixtures ``svc_org``, ``svc_clock`` and ``svc_webhooks`` only use th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 
-from svc_sandbox.core.clock import parse_instant
+from svc_sandbox.core.clock import ClockListener, ClockListeners, parse_instant
 from svc_sandbox.orgs.organizations import Environment, KycStatus
 from svc_sandbox.sandbox import Sandbox
 
@@ -74,6 +75,12 @@ class Emulator:
     def set_time(self, instant: datetime) -> None:
         raise NotImplementedError
 
+    def on_clock_move(self, listener: ClockListener) -> Callable[[], None]:
+        """Calls ``listener(new time)`` after every move of the clock this process can see:
+        in-process every move, whatever made it; remote the moves made through this object.
+        Returns the unsubscribe."""
+        raise NotImplementedError
+
     def next_due(self) -> datetime | None:
         """When the earliest scheduled effect is due (None: nothing scheduled)."""
         raise NotImplementedError
@@ -114,6 +121,9 @@ class InProcessEmulator(Emulator):
     def set_time(self, instant: datetime) -> None:
         self.sandbox.set_time(instant)
 
+    def on_clock_move(self, listener: ClockListener) -> Callable[[], None]:
+        return self.sandbox.clock.subscribe(listener)
+
     def next_due(self) -> datetime | None:
         pending = self.sandbox.scheduler.pending()
         return min((entry.due for entry in pending), default=None)
@@ -137,6 +147,7 @@ class RemoteEmulator(Emulator):
     def __init__(self, origin: str, timeout: float = 30.0) -> None:
         self.url = origin.rstrip("/")
         self._http = httpx.Client(base_url=self.url, timeout=timeout)
+        self._listeners = ClockListeners()
         info = self._call("GET", "/_sandbox")
         self.base_url = str(info["roots"]["base_url"])
 
@@ -158,9 +169,18 @@ class RemoteEmulator(Emulator):
 
     def advance(self, delta: timedelta) -> None:
         self._call("POST", "/_sandbox/clock/advance", {"seconds": delta.total_seconds()})
+        self._moved()
 
     def set_time(self, instant: datetime) -> None:
         self._call("POST", "/_sandbox/clock/set", {"now": instant.isoformat()})
+        self._moved()
+
+    def on_clock_move(self, listener: ClockListener) -> Callable[[], None]:
+        return self._listeners.subscribe(listener)
+
+    def _moved(self) -> None:
+        if self._listeners:
+            self._listeners.tell(self.now())
 
     def next_due(self) -> datetime | None:
         scheduled = self._call("GET", "/_sandbox/clock")["scheduled"]
@@ -177,6 +197,22 @@ class RemoteEmulator(Emulator):
             "items"
         ]
         return items
+
+
+def unreachable(origin: str, timeout: float = 10.0) -> str | None:
+    """Why the emulator at ``origin`` cannot be used (no answer, or not svc-sandbox's
+    ``GET /_sandbox``), or None when it answers."""
+    try:
+        answer = httpx.get(origin.rstrip("/") + "/_sandbox", timeout=timeout)
+    except httpx.HTTPError as error:
+        return f"no svc-sandbox answers there ({type(error).__name__}: {error})"
+    try:
+        roots = answer.json()["roots"] if answer.status_code == 200 else None
+    except (ValueError, KeyError, TypeError):
+        roots = None
+    if not isinstance(roots, dict):
+        return f"GET /_sandbox answered {answer.status_code}, not svc-sandbox's description"
+    return None
 
 
 def control_call(http: httpx.Client, origin: str, method: str, path: str, body: Any) -> Any:
