@@ -38,6 +38,7 @@ CASES: list[tuple[str, Callable[[SvcClient], Any], str]] = [
     ("nothing to update", lambda c: c.update_product("p_abc"), "update_product"),
     ("update status", lambda c: c.update_product("p_abc", status="deleted"), "status"),
     ("page zero", lambda c: c.list_products(page=0), "page"),
+    ("page 2^53", lambda c: c.list_withdrawals(page=2**53), "page"),
     ("limit 101", lambda c: c.list_orders(limit=101), "limit"),
     ("order status", lambda c: c.list_orders(status="refunded"), "status"),
     ("gateway", lambda c: c.create_checkout("p_abc", gateway="paypal"), "gateway"),

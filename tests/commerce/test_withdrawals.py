@@ -525,7 +525,7 @@ def test_list_is_newest_first_with_pages_and_status(
     ("query", "message"),
     [
         ("?status=done", "status must be one of pending, reviewing, approved, rejected"),
-        ("?page=0", "page must be an integer at least 1"),
+        ("?page=0", "page must be an integer between 1 and 9007199254740991"),
         ("?limit=101", "limit must be an integer between 1 and 100"),
         ("?limit=x", "limit must be an integer between 1 and 100"),
     ],

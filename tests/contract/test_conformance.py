@@ -58,6 +58,20 @@ def report(client: FlaskClient) -> dict[str, Any]:
         ),
         (
             "get",
+            "/api/products?page=9007199254740992",
+            {},
+            "query.page",
+            "#/components/parameters/Page/schema/maximum",
+        ),
+        (
+            "get",
+            "/api/products?page=" + "9" * 4301,  # past int(): named, never a 500
+            {},
+            "query.page",
+            "#/components/parameters/Page/schema",
+        ),
+        (
+            "get",
             "/api/products?status=deleted",
             {},
             "query.status",

@@ -159,6 +159,12 @@ def tiny_contract() -> Contract:
         ),
         (
             200,
+            {"X-Remaining": "9" * 4301},  # past int(): named, never a ValueError
+            b"[]",
+            [("header.X-Remaining", "#/components/headers/Remaining/schema")],
+        ),
+        (
+            200,
             {"X-Remaining": "3"},
             b"{}",
             [("body", "#/components/responses/Things/content/application~1json/schema/type")],
@@ -176,3 +182,26 @@ def test_a_response_is_checked_through_its_refs_the_same_every_time(
     for _ in range(2):
         found = contract.validate_response(operation, status, headers, "application/json", body)
         assert [(v.location, v.schema_path) for v in found] == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("9" * 4301, "page is a number longer than 4300 digits"),
+        ("-" + "9" * 4301, "page is a number longer than 4300 digits"),
+        ("9" * 4300, "is greater than the maximum of 9007199254740991"),
+        ("0", "0 is less than the minimum of 1"),
+    ],
+    ids=["4301 digits", "minus 4301 digits", "4300 digits", "zero"],
+)
+def test_a_query_integer_past_pythons_conversion_limit_is_named_not_converted(
+    raw: str, message: str
+) -> None:
+    """A parameter's text is read as its schema's integer; one with more digits than
+    ``int()`` converts (a ValueError, a 500 in the request hook) is a violation naming it."""
+    contract = commerce_contract()
+    pointer = "#/components/parameters/Page/schema"
+    schema = contract.node(pointer)
+    (violation,) = contract.check_text(pointer, schema, raw, "request", "query.page")
+    assert violation.location == "query.page"
+    assert message in violation.message

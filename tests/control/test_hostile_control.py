@@ -166,3 +166,29 @@ def test_success_and_redirect_urls_are_parsed_too(
     assert redirect.status_code == 400
     assert "redirectUrls[0]" in redirect.json["error"]  # type: ignore[index]
     assert_unharmed(svc_http, before)
+
+
+@pytest.mark.parametrize("path", ["/_sandbox/clock", "/_sandbox/requests", "/_sandbox/scenario"])
+@pytest.mark.parametrize(
+    "limit",
+    ["9" * 4301, "%C2%B2", "%D9%A1", "+5", "0", "1001", "1" + "0" * 5000],
+    ids=["4301 digits", "superscript two", "arabic-indic one", "plus", "zero", "1001", "10^5000"],
+)
+def test_a_control_limit_is_ascii_digits_1_to_1000_never_a_500(
+    svc_http: FlaskClient, path: str, limit: str
+) -> None:
+    """``int()`` took ``²`` past ``isdigit()`` and raised on more than 4300 digits (a 500 on
+    /_sandbox/scenario); every control ``limit`` is read by one rule now."""
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.get(f"{path}?limit={limit}")
+    assert response.status_code == 400
+    assert response.json == {
+        "error": "limit must be an integer between 1 and 1000",
+        "code": "validation_failed",
+    }
+    assert svc_http.get("/_sandbox/state").data == before
+
+
+@pytest.mark.parametrize("path", ["/_sandbox/clock", "/_sandbox/requests", "/_sandbox/scenario"])
+def test_a_control_limit_with_leading_zeros_is_read(svc_http: FlaskClient, path: str) -> None:
+    assert svc_http.get(f"{path}?limit=" + "0" * 5000 + "7").status_code == 200

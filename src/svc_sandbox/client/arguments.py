@@ -17,6 +17,8 @@ PHONE = re.compile(r"^(2519[0-9]{8}|09[0-9]{8}|9[0-9]{8})$")
 HTTP_URL = re.compile(r"https?://\S.*")
 ABSOLUTE_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S.*")  # RFC 3986: a scheme, then more
 GATEWAYS = ("telebirr", "mpesa", "cbe")
+#: The highest ``page`` the service answers (the contract's ``Page`` maximum, 2^53 - 1).
+MAX_PAGE = 2**53 - 1
 
 
 def integer(name: str, value: Any, minimum: int = 0, maximum: int | None = None) -> int:
@@ -122,7 +124,7 @@ def string_map(name: str, value: Any, scalars: bool = False) -> dict[str, Any]:
 
 def page_query(page: Any, limit: Any, status: Any, statuses: Sequence[str]) -> dict[str, Any]:
     query: dict[str, Any] = {
-        "page": integer("page", page, minimum=1),
+        "page": integer("page", page, minimum=1, maximum=MAX_PAGE),
         "limit": integer("limit", limit, minimum=1, maximum=100),
     }
     if status is not None:

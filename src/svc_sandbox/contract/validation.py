@@ -296,6 +296,17 @@ class Contract:
             return []
         return self.explain(schema_pointer, instance, kind, location)
 
+    def check_text(
+        self, schema_pointer: str, schema: Mapping[str, Any], raw: str, kind: str, location: str
+    ) -> list[Violation]:
+        """A parameter's or header's text against its schema, read as the value the schema
+        expects (``coerce``); an integer too long to convert is named, not converted."""
+        value = coerce(raw, schema, self)
+        if isinstance(value, json_input.LongInteger):
+            message = json_input.too_long_message(location.partition(".")[2] or location)
+            return [Violation(kind, location, message, schema_pointer)]
+        return self.check(schema_pointer, value, kind, location)
+
     def explain(
         self, schema_pointer: str, instance: Any, kind: str, location: str
     ) -> list[Violation]:
@@ -363,9 +374,7 @@ class Contract:
                     )
                 continue
             if "schema" in param:
-                found += self.check(
-                    ptr + "/schema", coerce(raw, param["schema"], self), "request", location
-                )
+                found += self.check_text(ptr + "/schema", param["schema"], raw, "request", location)
         if operation.requires_auth:
             found += self._check_security(operation, lowered, query)
         found += self._validate_request_body(operation, content_type, body)
@@ -517,11 +526,8 @@ class Contract:
                     )
                 continue
             if "schema" in header:
-                found += self.check(
-                    header_ptr + "/schema",
-                    coerce(raw, header["schema"], self),
-                    "response",
-                    f"header.{name}",
+                found += self.check_text(
+                    header_ptr + "/schema", header["schema"], raw, "response", f"header.{name}"
                 )
         if not plan.content:
             return found
@@ -615,13 +621,14 @@ def _schema_of(owner: str, media: str) -> str:
 
 def coerce(raw: str, schema: Mapping[str, Any], contract: Contract) -> Any:
     """A parameter's text as the JSON value its schema expects (``"20"`` -> 20), or the text
-    itself when it does not read as one (then validation names the type)."""
+    itself when it does not read as one (then validation names the type); an integer with
+    more digits than Python converts is a ``json_input.LongInteger``."""
     if "$ref" in schema:
         schema = contract.node(schema["$ref"])
     kinds = schema.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
     if "integer" in kinds and re.fullmatch(r"-?[0-9]+", raw):
-        return int(raw)
+        return json_input.integer(raw)
     if "number" in kinds:
         try:
             return float(raw)

@@ -20,7 +20,7 @@ from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.scheduler import RanEntry
-from svc_sandbox.core.validation import ascii_digits, parse
+from svc_sandbox.core.validation import parse, query_integer
 from svc_sandbox.orgs.organizations import Organization
 from svc_sandbox.web import error_response, json_body, json_response, parse_body, sandbox
 
@@ -87,11 +87,7 @@ def read_clock() -> Response:
 
 
 def parse_limit(raw: str | None, default: int = 100, most: int = 1000) -> int:
-    if raw is None:
-        return default
-    if not ascii_digits(raw, len(str(most))) or not 1 <= int(raw) <= most:
-        raise ValidationFailed(f"limit must be an integer between 1 and {most}")
-    return int(raw)
+    return query_integer(raw, "limit", default, most)
 
 
 @blueprint.post("/clock/advance")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
+from svc_sandbox.core.validation import query_integer
 from svc_sandbox.web import error_response, sandbox
 
 blueprint = Blueprint("control_scenarios", __name__)
@@ -20,13 +21,11 @@ def recorded_scenario() -> Response:
     name = request.args.get("name", "recorded flow").strip()
     if not 1 <= len(name) <= 200:
         raise ValidationFailed("name must be 1 to 200 characters")
-    limit = request.args.get("limit", "1000")
-    if not limit.isdigit() or not 1 <= int(limit) <= 1000:
-        raise ValidationFailed("limit must be an integer between 1 and 1000")
+    limit = query_integer(request.args.get("limit"), "limit", 1000, 1000)
     # The recorder (and PyYAML) load on the first recording, not at every start-up.
     from svc_sandbox.scenarios.recorder import dump, record
 
     sb = sandbox()
-    entries = list(reversed(sb.journal.recent(int(limit))))
+    entries = list(reversed(sb.journal.recent(limit)))
     text = dump(record(entries, sb.info(), name))
     return Response(text, 200, mimetype="application/yaml")

@@ -58,31 +58,36 @@ class NumberTooLong(ValidationFailed):
     sign (a route may answer "too large" or "too small" for its field)."""
 
     def __init__(self, what: str, path: tuple[int | str, ...], negative: bool) -> None:
-        super().__init__(
-            f"{_where(what, path)} is a number longer than {sys.get_int_max_str_digits()} digits"
-        )
+        super().__init__(too_long_message(_where(what, path)))
         self.path = path
         self.negative = negative
 
 
 @dataclass(frozen=True)
-class _LongInteger:
-    """Stands for an integer too long to convert, while its path is looked for."""
+class LongInteger:
+    """Stands for an integer too long to convert (in a body while its path is looked for, in
+    a query value while the contract check words it)."""
 
     negative: bool
 
 
-def _integer(text: str) -> int | _LongInteger:
+def integer(text: str) -> int | LongInteger:
+    """The integer of ``text`` (``-?[0-9]+``), or a LongInteger when it has more digits than
+    Python converts (``int()`` would raise ValueError)."""
     limit = sys.get_int_max_str_digits()
     if limit and len(text.lstrip("-")) > limit:
-        return _LongInteger(text.startswith("-"))
+        return LongInteger(text.startswith("-"))
     return int(text)
+
+
+def too_long_message(where: str) -> str:
+    return f"{where} is a number longer than {sys.get_int_max_str_digits()} digits"
 
 
 #: One decoder for every body (``json.loads`` with an option builds a new one per call).
 _DECODER = json.JSONDecoder(parse_constant=_keep_constant)
 #: Only after _DECODER refused a too-long integer: the same parse, marking where it is.
-_LOCATOR = json.JSONDecoder(parse_constant=_keep_constant, parse_int=_integer)
+_LOCATOR = json.JSONDecoder(parse_constant=_keep_constant, parse_int=integer)
 
 
 def _decode(raw: bytes | str, what: str) -> Any:
@@ -117,7 +122,7 @@ def _locate_long_integer(text: str, what: str) -> None:
     stack: list[tuple[Any, tuple[int | str, ...]]] = [(value, ())]
     while stack:
         item, path = stack.pop()
-        if isinstance(item, _LongInteger):
+        if isinstance(item, LongInteger):
             raise NumberTooLong(what, path, item.negative)
         if isinstance(item, dict):
             stack.extend((child, (*path, key)) for key, child in reversed(item.items()))

@@ -6,12 +6,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import query_integer
 
 T = TypeVar("T")
 
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
+#: The highest ``page`` (§8 gives none): the largest integer every JSON client reads exactly
+#: (JavaScript's ``Number.MAX_SAFE_INTEGER``), so the envelope's ``page`` is the one asked for.
+#: A bound also keeps ``int()`` off texts past Python's 4300-digit conversion limit.
+MAX_PAGE = 2**53 - 1
 
 
 @dataclass(frozen=True)
@@ -20,25 +24,11 @@ class PageRequest:
     limit: int = DEFAULT_LIMIT
 
 
-def _positive_int(raw: str | None, name: str, default: int, maximum: int | None) -> int:
-    if raw is None:
-        return default
-    bound = f"between 1 and {maximum}" if maximum else "at least 1"
-    # ASCII digits only, as the contract's `integer` reads a query value: int() would also
-    # take " 1", "+1", "1_0" and other scripts' digits.
-    if not (raw.isascii() and raw.isdigit()):
-        raise ValidationFailed(f"{name} must be an integer {bound}")
-    value = int(raw, 10)
-    if value < 1 or (maximum is not None and value > maximum):
-        raise ValidationFailed(f"{name} must be an integer {bound}")
-    return value
-
-
 def parse_page_request(args: dict[str, str]) -> PageRequest:
     """Reads ``page`` and ``limit`` from query arguments, naming the field when one is bad."""
     return PageRequest(
-        page=_positive_int(args.get("page"), "page", 1, None),
-        limit=_positive_int(args.get("limit"), "limit", DEFAULT_LIMIT, MAX_LIMIT),
+        page=query_integer(args.get("page"), "page", 1, MAX_PAGE),
+        limit=query_integer(args.get("limit"), "limit", DEFAULT_LIMIT, MAX_LIMIT),
     )
 
 

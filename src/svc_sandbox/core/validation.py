@@ -82,6 +82,20 @@ def ascii_digits(value: str, max_length: int = 18) -> bool:
     return 0 < len(value) <= max_length and value.isascii() and value.isdigit()
 
 
+def query_integer(raw: str | None, name: str, default: int, maximum: int) -> int:
+    """A query parameter's whole number from 1 to ``maximum`` (``default`` when absent), or
+    400 ``<name> must be an integer between 1 and <maximum>``. ASCII digits only, as the
+    contracts' ``integer`` reads a query value (``int()`` would also take `` 1``, ``+1``,
+    ``1_0`` and other scripts' digits); leading zeros aside, no more digits than ``maximum``
+    has, so ``int()`` never meets a text past Python's 4300-digit conversion limit."""
+    if raw is None:
+        return default
+    significant = raw.lstrip("0") or "0"
+    if not (ascii_digits(significant, len(str(maximum))) and 1 <= int(significant) <= maximum):
+        raise ValidationFailed(f"{name} must be an integer between 1 and {maximum}")
+    return int(significant)
+
+
 MAX_URL_LENGTH = 2048
 
 
