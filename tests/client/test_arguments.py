@@ -22,6 +22,22 @@ CASES: list[tuple[str, Callable[[SvcClient], Any], str]] = [
     ("unknown model", lambda c: c.create_product("Book", "subscription"), "pricing_model"),
     ("fixed without amount", lambda c: c.create_product("Book", "fixed"), "amount"),
     ("pwyw without minimum", lambda c: c.create_product("Tip", "pwyw"), "minimum_amount"),
+    ("free with an amount", lambda c: c.create_product("E", "free", amount=999), "amount"),
+    (
+        "pwyw with an amount",
+        lambda c: c.create_product("T", "pwyw", minimum_amount=1, amount=9),
+        "amount",
+    ),
+    (
+        "fixed with a minimum",
+        lambda c: c.create_product("B", "fixed", amount=500, minimum_amount=100),
+        "minimum_amount",
+    ),
+    (
+        "fixed with a default",
+        lambda c: c.create_product("B", "fixed", amount=500, default_amount=100),
+        "default_amount",
+    ),
     ("negative amount", lambda c: c.create_product("Book", "fixed", amount=-1), "amount"),
     ("float amount", lambda c: c.create_product("Book", "fixed", amount=1.5), "amount"),
     ("bool amount", lambda c: c.create_product("Book", "fixed", amount=True), "amount"),

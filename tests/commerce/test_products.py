@@ -352,6 +352,80 @@ def test_update_validation_answers_400_and_changes_nothing(
     assert svc_http.get(f"/api/products/{product_id}", headers=auth).json == before
 
 
+# --- price fields and the pricing model (one rule, on create and on update) ----------------
+
+FIXED_ONLY = "price.amount can only be set on fixed products"
+PWYW_MINIMUM = "price.minimumAmount can only be set on pwyw products"
+PWYW_DEFAULT = "price.defaultAmount can only be set on pwyw products"
+#: A product of each model and a price field it does not take (its Price never shows it).
+FOREIGN_FIELDS = [
+    ("free", None, {"amount": 999}, FIXED_ONLY),
+    ("free", None, {"amount": 0, "minimumAmount": 100}, PWYW_MINIMUM),
+    ("free", None, {"defaultAmount": 100}, PWYW_DEFAULT),
+    ("pwyw", {"minimumAmount": 100}, {"minimumAmount": 100, "amount": 999}, FIXED_ONLY),
+    ("pwyw", {"minimumAmount": 100}, {"minimumAmount": 100, "amount": 0}, FIXED_ONLY),
+    ("fixed", {"amount": 500}, {"amount": 500, "minimumAmount": 100}, PWYW_MINIMUM),
+    ("fixed", {"amount": 500}, {"amount": 500, "defaultAmount": 50}, PWYW_DEFAULT),
+]
+FOREIGN_IDS = [
+    f"{model} " + " ".join(f"{k}={v}" for k, v in sent.items())
+    for model, _, sent, _ in FOREIGN_FIELDS
+]
+
+
+@pytest.mark.parametrize("action", ["create", "update"])
+@pytest.mark.parametrize(("pricing", "valid", "price", "message"), FOREIGN_FIELDS, ids=FOREIGN_IDS)
+def test_a_price_field_the_pricing_model_does_not_take_is_refused(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    action: str,
+    pricing: str,
+    valid: dict[str, int] | None,
+    price: dict[str, int],
+    message: str,
+) -> None:
+    """One rule on create and update. It was not: create dropped such fields (a "free"
+    product sent with price.amount 999 was created free and published), update refused
+    price.amount but dropped a fixed product's minimumAmount (200, nothing changed)."""
+    if action == "create":
+        path, method = "/api/products", "post"
+        body = {"title": "Ebook", "pricingModel": pricing, "price": price, "status": "published"}
+    else:
+        created = create_product(svc_http, auth, pricingModel=pricing, price=valid)
+        path, method = f"/api/products/{created['product']['_id']}", "patch"
+        body = {"price": price}
+    before = svc_http.get("/_sandbox/state").data
+    response = getattr(svc_http, method)(path, json=body, headers=auth)
+    assert response.status_code == 400
+    assert response.json == {"error": message}
+    assert svc_http.get("/_sandbox/state").data == before
+
+
+@pytest.mark.parametrize(
+    ("pricing", "price"),
+    [
+        ("fixed", {"amount": 500}),
+        ("pwyw", {"minimumAmount": 100}),
+        ("pwyw", {"minimumAmount": 100, "defaultAmount": 250}),
+        ("free", None),
+    ],
+)
+def test_a_price_echoed_back_is_accepted_on_update_and_create(
+    svc_http: FlaskClient, auth: dict[str, str], pricing: str, price: dict[str, int] | None
+) -> None:
+    """PriceInput takes `type` and `currency` so that a client can send a Price back: the
+    whole Price, a free product's `amount` 0 included (that PATCH was a 400)."""
+    created = create_product(svc_http, auth, pricingModel=pricing, price=price)
+    shown = created["price"]
+    path = f"/api/products/{created['product']['_id']}"
+    response = svc_http.patch(path, json={"price": shown, "title": "Renamed"}, headers=auth)
+    assert response.status_code == 200, response.json
+    assert response.json["price"] == shown  # type: ignore[index]
+    assert response.json["product"]["title"] == "Renamed"  # type: ignore[index]
+    again = create_product(svc_http, auth, pricingModel=pricing, price=shown)
+    assert again["price"] == shown
+
+
 # --- archive --------------------------------------------------------------------------------
 
 

@@ -179,6 +179,28 @@ def price(
     return {key: integer(names[key], v) for key, v in given.items() if v is not None}
 
 
+#: The price arguments each pricing model takes (the service refuses the others, but for the
+#: value the product's Price shows: a free product's amount 0).
+PRICE_ARGUMENTS = {
+    "fixed": ("amount",),
+    "pwyw": ("minimum_amount", "default_amount"),
+    "free": (),
+}
+
+
+def price_for(
+    model: str, amount: int | None, minimum_amount: int | None, default_amount: int | None
+) -> dict[str, int]:
+    """``price`` for a product of ``model``: an argument the model does not take is refused."""
+    given = {"amount": amount, "minimum_amount": minimum_amount, "default_amount": default_amount}
+    for name, value in given.items():
+        echo = model == "free" and name == "amount" and value == 0
+        if value is not None and name not in PRICE_ARGUMENTS[model] and not echo:
+            owner = next(m for m, names in PRICE_ARGUMENTS.items() if name in names)
+            raise ValueError(f"{name} can only be set on {owner} products, not {model}")
+    return price(amount, minimum_amount, default_amount)
+
+
 def idempotency_key(value: Any) -> str:
     key = text("idempotency_key", value, 1, 255)
     if not key.isprintable() or not key.isascii():

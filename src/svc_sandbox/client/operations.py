@@ -66,7 +66,8 @@ def create_product(
     metadata: Mapping[str, str] | None = None,
     status: str | None = None,
 ) -> Call[ProductResponse]:
-    """POST /products. ``amount`` is required for fixed, ``minimum_amount`` for pwyw."""
+    """POST /products. ``amount`` is required for fixed, ``minimum_amount`` for pwyw; a price
+    argument the pricing model does not take is a ValueError."""
     model = check.choice("pricing_model", pricing_model, ("fixed", "pwyw", "free"))
     if model == "fixed" and amount is None:
         raise ValueError("amount is required for a fixed product")
@@ -76,7 +77,7 @@ def create_product(
         "title": check.text("title", title, 1, 120),
         "pricingModel": model,
     }
-    price = check.price(amount, minimum_amount, default_amount)
+    price = check.price_for(model, amount, minimum_amount, default_amount)
     if price:
         body["price"] = price
     body.update(_product_fields(description, media, metadata))

@@ -59,16 +59,23 @@ class Product:
         return body
 
     def price(self) -> dict[str, Any]:
-        price: dict[str, Any] = {"type": self.pricing_model, "currency": "ETB"}
-        if self.pricing_model == "fixed":
-            price["amount"] = self.amount
-        elif self.pricing_model == "pwyw":
-            price["minimumAmount"] = self.minimum_amount
-            if self.default_amount is not None:
-                price["defaultAmount"] = self.default_amount
-        else:
-            price["amount"] = 0
-        return price
+        return price_view(self.pricing_model, self.amount, self.minimum_amount, self.default_amount)
+
+
+def price_view(
+    pricing_model: str, amount: int | None, minimum: int | None, default: int | None
+) -> dict[str, Any]:
+    """The Price a product of ``pricing_model`` shows (a free one: ``amount`` 0)."""
+    price: dict[str, Any] = {"type": pricing_model, "currency": "ETB"}
+    if pricing_model == "fixed":
+        price["amount"] = amount
+    elif pricing_model == "pwyw":
+        price["minimumAmount"] = minimum
+        if default is not None:
+            price["defaultAmount"] = default
+    else:
+        price["amount"] = 0
+    return price
 
 
 def validate_product_ref(ref: str, field_name: str = "id") -> str:
@@ -84,6 +91,29 @@ REQUEST_PRICE = {
     "default": "price.defaultAmount",
 }
 RECORD_PRICE = {"amount": "amount", "minimum": "minimum_amount", "default": "default_amount"}
+
+#: The price fields (request names) each pricing model takes: §4 "`amount` for fixed products
+#: only"; a pwyw product has a minimum and a default; a free one none.
+PRICE_FIELDS: dict[str, tuple[str, ...]] = {
+    "fixed": ("amount",),
+    "pwyw": ("minimumAmount", "defaultAmount"),
+    "free": (),
+}
+
+
+def foreign_price_field(pricing_model: str, price: PriceBody) -> str | None:
+    """The one rule, on create and update, for a price field that ``pricing_model`` does not
+    take: refused, naming it, unless it holds what the product's own Price shows for that
+    field (an echo of the Price: a free product's ``amount`` 0). Silently dropping it hid a
+    client's mistake (a "free" product sent with a price)."""
+    shown = price_view(pricing_model, None, None, None)
+    for name in ("amount", "minimumAmount", "defaultAmount"):
+        value = getattr(price, name)
+        if value is None or name in PRICE_FIELDS[pricing_model] or shown.get(name) == value:
+            continue
+        takers = " or ".join(m for m, names in PRICE_FIELDS.items() if name in names)
+        return f"price.{name} can only be set on {takers} products"
+    return None
 
 
 def price_problem(
@@ -117,7 +147,7 @@ class ProductService(Service):
     def create(self, org_id: str, body: ProductCreateBody) -> Product:
         price = body.price or PriceBody()
         self._check_price_type(body.pricingModel, price)
-        problem = price_problem(
+        problem = foreign_price_field(body.pricingModel, price) or price_problem(
             body.pricingModel, price.amount, price.minimumAmount, None, REQUEST_PRICE
         )
         if problem:
@@ -175,11 +205,9 @@ class ProductService(Service):
         self._check_locked(product, body)
         changes = body.model_dump(exclude_unset=True)
         if body.price is not None:
-            if body.price.amount is not None and product.pricing_model != "fixed":
-                raise ValidationFailed("price.amount can only be set on fixed products")
-            explicit_null = "amount" in body.price.model_fields_set and body.price.amount is None
-            if product.pricing_model == "fixed" and explicit_null:
-                raise ValidationFailed("price.amount must be an integer")
+            problem = foreign_price_field(product.pricing_model, body.price)
+            if problem:
+                raise ValidationFailed(problem)
             self._apply_price(product, body.price)
         for name, attr in (("title", "title"), ("description", "description")):
             if name in changes:
