@@ -491,6 +491,36 @@ def test_one_withdrawal_above_the_cap_is_429(
     withdraw(svc_http, live_auth, 10_000_000)
 
 
+@pytest.mark.parametrize("spent", [0, 5_000_000], ids=["nothing spent", "half spent"])
+@pytest.mark.parametrize("amount", [10_000_001, 50_000_000_000])
+def test_an_amount_above_the_whole_cap_is_429_without_retry_after(
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str], spent: int, amount: int
+) -> None:
+    """No wait makes it fit: it used to say Retry-After 86400 and, after that wait, refuse
+    again with Retry-After 86400 (a client honouring the header looped forever). Still §8's
+    429, now without the header and with a message saying why (strict contract mode checks
+    the answer against PayoutCapExceeded)."""
+    earn(svc_http, live_auth, amount + spent)
+    if spent:
+        withdraw(svc_http, live_auth, spent)
+    before = svc_http.get("/_sandbox/state").data
+    for _ in range(2):
+        response = svc_http.post(
+            "/api/withdrawals", json={"amount": amount, **DESTINATION}, headers=live_auth
+        )
+        assert response.status_code == 429
+        assert "Retry-After" not in response.headers
+        assert response.json == {  # type: ignore[comparison-overlap]
+            "error": "Daily payout limit: this amount alone passes the cap of 10000000 "
+            "(100,000.00 ETB) per rolling 24 hours, so no wait makes it fit: withdraw at most "
+            "10000000 at a time"
+        }
+        assert svc_http.get("/_sandbox/state").data == before
+        svc_sandbox.advance(timedelta(hours=24))  # the old Retry-After: still no use
+        before = svc_http.get("/_sandbox/state").data
+    withdraw(svc_http, live_auth, 10_000_000)  # the cap itself fits, once the window is clear
+
+
 def test_rejected_withdrawals_leave_the_cap(
     svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:

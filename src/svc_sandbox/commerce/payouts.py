@@ -296,6 +296,14 @@ class PayoutService(Service):
             raise ValidationFailed(f"KYC is not approved (status {org.kyc.value})")
 
     def _check_daily_cap(self, org_id: str, amount: int) -> None:
+        if amount > DAILY_CAP:
+            # Still §8's 429, but no Retry-After: waiting would only be refused again.
+            raise RateLimited(
+                f"Daily payout limit: this amount alone passes the cap of {DAILY_CAP} "
+                "(100,000.00 ETB) per rolling 24 hours, so no wait makes it fit: withdraw at "
+                f"most {DAILY_CAP} at a time",
+                retry_after=None,
+            )
         now = self.clock.now()
         wait = rolling_cap_wait(
             (

@@ -91,9 +91,11 @@ POSITIVE_ALLOWANCES = (
     Allowance(
         "updateProduct",
         ("400", "422"),
-        "locked pricingModel/price.type changes answer 422, and price.amount on a pwyw or free "
-        "product or a defaultAmount below the minimum answer 400: both depend on the stored "
-        f"product; {INTEGRAL_FLOATS}; a media URL as on createProduct",
+        "locked pricingModel/price.type changes answer 422, and a price field the product's "
+        "pricing model does not take (price.amount on a pwyw or free product but a free "
+        "product's 0, price.minimumAmount or price.defaultAmount on a fixed or free one) or a "
+        "defaultAmount below the minimum answer 400: both depend on the stored product; "
+        f"{INTEGRAL_FLOATS}; a media URL as on createProduct",
     ),
 )
 

@@ -69,8 +69,11 @@ class RateLimited(SandboxError):
     status = 429
     code = "rate_limited"
 
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message, headers={"Retry-After": str(max(1, retry_after))})
+    def __init__(self, message: str, retry_after: int | None) -> None:
+        """``retry_after`` None: no ``Retry-After`` header, as no wait would help (a payout
+        above the whole daily cap)."""
+        headers = {} if retry_after is None else {"Retry-After": str(max(1, retry_after))}
+        super().__init__(message, headers=headers)
         self.retry_after = retry_after
 
 

@@ -75,7 +75,12 @@ def rolling_cap_wait(
 ) -> int | None:
     """Seconds until ``amount`` more fits under ``cap`` per rolling ``window``, or None when
     it fits now. ``recent`` holds (time, amount) of what counts against the cap; what left
-    the window is ignored, and the wait is until enough of the oldest leaves it."""
+    the window is ignored, and the wait is until enough of the oldest leaves it.
+
+    An ``amount`` above ``cap`` never fits, however long the wait: a ValueError, as a caller
+    refuses it on its own without a ``Retry-After`` (a wait would only be refused again)."""
+    if amount > cap:
+        raise ValueError(f"{amount} alone passes the cap of {cap}: no wait makes it fit")
     inside = sorted((t, a) for t, a in recent if t > now - window)
     total = sum(a for _, a in inside) + amount
     if total <= cap:
@@ -84,4 +89,4 @@ def rolling_cap_wait(
         total -= spent
         if total <= cap:
             return max(1, math.ceil((at + window - now).total_seconds()))
-    return math.ceil(window.total_seconds())
+    raise AssertionError("unreachable: with nothing left inside the window, amount <= cap fits")
