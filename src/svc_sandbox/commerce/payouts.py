@@ -23,6 +23,7 @@ from svc_sandbox.commerce.schemas import WithdrawalCreateBody
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import (
+    BeyondCap,
     NotFound,
     PaymentRequired,
     RateLimited,
@@ -298,11 +299,10 @@ class PayoutService(Service):
     def _check_daily_cap(self, org_id: str, amount: int) -> None:
         if amount > DAILY_CAP:
             # Still §8's 429, but no Retry-After: waiting would only be refused again.
-            raise RateLimited(
+            raise BeyondCap(
                 f"Daily payout limit: this amount alone passes the cap of {DAILY_CAP} "
                 "(100,000.00 ETB) per rolling 24 hours, so no wait makes it fit: withdraw at "
-                f"most {DAILY_CAP} at a time",
-                retry_after=None,
+                f"most {DAILY_CAP} at a time"
             )
         now = self.clock.now()
         wait = rolling_cap_wait(

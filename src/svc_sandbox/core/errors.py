@@ -69,12 +69,17 @@ class RateLimited(SandboxError):
     status = 429
     code = "rate_limited"
 
-    def __init__(self, message: str, retry_after: int | None) -> None:
-        """``retry_after`` None: no ``Retry-After`` header, as no wait would help (a payout
-        above the whole daily cap)."""
-        headers = {} if retry_after is None else {"Retry-After": str(max(1, retry_after))}
-        super().__init__(message, headers=headers)
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message, headers={"Retry-After": str(max(1, retry_after))})
         self.retry_after = retry_after
+
+
+class BeyondCap(SandboxError):
+    """A 429 that no wait cures (one payout above the whole daily cap): no ``Retry-After``,
+    which a client would honour only to be refused again."""
+
+    status = 429
+    code = "rate_limited"
 
 
 class ProviderRefused(SandboxError):
