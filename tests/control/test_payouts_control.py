@@ -31,6 +31,64 @@ def test_lists_every_organizations_withdrawals(
     assert one["status"] == "pending"  # type: ignore[index]
 
 
+@pytest.mark.parametrize("name", ["orgId", "org"])
+def test_the_organization_filter_is_orgId_as_on_every_control_route_or_org(
+    svc_sandbox: Sandbox, svc_http: FlaskClient, live_auth: dict[str, str], name: str
+) -> None:
+    """`orgId` listed every organization's withdrawals (it was ignored); it is the name the
+    other control routes use, and `org` (documented first) stays the same filter."""
+    created = svc_http.post("/_sandbox/orgs", json={"name": "B", "environment": "production"})
+    other = {"Authorization": f"Bearer {created.json['tokens'][0]['token']}"}  # type: ignore[index]
+    earn(svc_http, live_auth, 50000)
+    earn(svc_http, other, 50000)
+    mine = withdraw(svc_http, live_auth, 10000)
+    withdraw(svc_http, other, 10000)
+    org_id = org_id_of(svc_sandbox, live_auth)
+    listed = svc_http.get(f"/_sandbox/withdrawals?{name}={org_id}")
+    assert listed.status_code == 200
+    assert [w["_id"] for w in listed.json["items"]] == [mine["_id"]]  # type: ignore[index]
+    both = svc_http.get(f"/_sandbox/withdrawals?orgId={org_id}&org={org_id}")
+    assert both.json["total"] == 1  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("statuss=reviewing", "statuss is not a known field"),
+        ("orgid=x", "orgid is not a known field"),
+        ("organizationId=x", "organizationId is not a known field"),
+        ("orgId=a&org=b", "orgId and org are the same filter: send one"),
+        ("status=done", "status must be one of pending, reviewing, approved, rejected"),
+    ],
+)
+def test_an_unknown_or_contradictory_filter_is_a_400_naming_it(
+    svc_http: FlaskClient, live_auth: dict[str, str], query: str, message: str
+) -> None:
+    """As GET /_sandbox/events and /_sandbox/webhooks/attempts refuse theirs: a misspelt
+    filter used to be ignored, listing every withdrawal."""
+    earn(svc_http, live_auth, 50000)
+    withdraw(svc_http, live_auth, 10000)
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.get(f"/_sandbox/withdrawals?{query}")
+    assert response.status_code == 400
+    assert response.json["code"] == "validation_failed"  # type: ignore[index]
+    assert response.json["error"].startswith(message)  # type: ignore[index]
+    assert svc_http.get("/_sandbox/state").data == before
+
+
+@pytest.mark.parametrize(
+    "route", ["/_sandbox/withdrawals?orgId=nope", "/_sandbox/events?orgId=nope"]
+)
+def test_an_organization_that_does_not_exist_has_nothing_as_in_the_event_log(
+    svc_http: FlaskClient, live_auth: dict[str, str], route: str
+) -> None:
+    earn(svc_http, live_auth, 50000)
+    withdraw(svc_http, live_auth, 10000)
+    response = svc_http.get(route)
+    assert response.status_code == 200
+    assert response.json["items"] == [] and response.json["total"] == 0  # type: ignore[index]
+
+
 def test_lifecycle_table_is_published(svc_http: FlaskClient) -> None:
     table = svc_http.get("/_sandbox/withdrawals/lifecycle").json
     moves = {(t["from"], t["to"]) for t in table["transitions"]}  # type: ignore[index]

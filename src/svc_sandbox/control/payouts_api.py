@@ -10,7 +10,7 @@ from flask import Blueprint, Response, request
 
 from svc_sandbox.commerce.payouts import LIFECYCLE, Withdrawal
 from svc_sandbox.control.api import render_error
-from svc_sandbox.control.schemas import OwnerWalletBody, ReviewBody
+from svc_sandbox.control.schemas import OwnerWalletBody, ReviewBody, WithdrawalListQuery
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.core.validation import parse
@@ -27,8 +27,11 @@ def withdrawal_view(withdrawal: Withdrawal) -> dict[str, object]:
 
 @blueprint.get("/withdrawals")
 def list_withdrawals() -> Response:
+    """Newest first; filters ``orgId`` (or ``org``) and ``status``; an organization that does
+    not exist has no withdrawals (an empty page, as the event log's ``orgId``)."""
+    query = parse(WithdrawalListQuery, dict(request.args))
     page = parse_page_request(request.args)
-    found = sandbox().payouts.list_for(request.args.get("org"), request.args.get("status"))
+    found = sandbox().payouts.list_for(query.organization(), query.status)
     return json_response(paginate(found, page, withdrawal_view))
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictStr
 
 from svc_sandbox.commerce.schemas import Uri
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.orgs.organizations import Environment, KycStatus
 
 
@@ -55,6 +56,24 @@ class TokenCreateBody(Strict):
 class ReviewBody(Strict):
     #: Shown as the withdrawal's ``note`` (a rejection defaults to "Rejected in review").
     note: Annotated[StrictStr, Field(min_length=1, max_length=500)] | None = None
+
+
+class WithdrawalListQuery(Strict):
+    """``GET /_sandbox/withdrawals``: any other parameter is a 400 naming it (as the event log
+    and the webhook journal refuse theirs), so a misspelt filter never lists everything."""
+
+    #: The organization, named ``orgId`` as on the other control routes; ``org`` (the name
+    #: first documented) is the same filter.
+    orgId: StrictStr | None = None
+    org: StrictStr | None = None
+    status: StrictStr | None = None
+    page: StrictStr | None = None  # read by core/pagination.py
+    limit: StrictStr | None = None
+
+    def organization(self) -> str | None:
+        if self.orgId is not None and self.org is not None and self.orgId != self.org:
+            raise ValidationFailed("orgId and org are the same filter: send one")
+        return self.orgId if self.orgId is not None else self.org
 
 
 class OwnerWalletBody(Strict):
