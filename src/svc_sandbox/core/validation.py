@@ -3,6 +3,7 @@ names the field (``price.amount: Input should be greater than or equal to 0``)."
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -23,6 +24,9 @@ _FRIENDLY = {
     "list_type": "must be an array",
     "dict_type": "must be an object",
     "model_type": "must be an object",
+    # pydantic's "Unable to parse input string as an integer, exceeded maximum size": a query
+    # value (all text) past Python's conversion limit, worded as json_input words a body's.
+    "int_parsing_size": f"is a number longer than {sys.get_int_max_str_digits()} digits",
 }
 
 
