@@ -89,3 +89,5 @@ def test_the_highest_page_and_leading_zeros_are_read_exactly(
     response = svc_http.get(f"{path}?{query}", headers=headers_for(svc_sandbox, environment))
     assert response.status_code == 200, response.json
     assert response.json == {"items": [], "total": 0, "page": page, "limit": limit}
+    # The contract check agrees: what the emulator reads is no violation.
+    assert svc_http.get("/_sandbox/conformance").json["violations"] == []  # type: ignore[index]

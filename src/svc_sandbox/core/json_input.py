@@ -74,10 +74,14 @@ class LongInteger:
 def integer(text: str) -> int | LongInteger:
     """The integer of ``text`` (``-?[0-9]+``), or a LongInteger when it has more digits than
     Python converts (``int()`` would raise ValueError)."""
+    negative = text.startswith("-")
+    # Leading zeros (a query value may have them; JSON may not) are no digits of the number,
+    # but int() counts them against its limit.
+    digits = text.lstrip("-").lstrip("0") or "0"
     limit = sys.get_int_max_str_digits()
-    if limit and len(text.lstrip("-")) > limit:
-        return LongInteger(text.startswith("-"))
-    return int(text)
+    if limit and len(digits) > limit:
+        return LongInteger(negative)
+    return -int(digits) if negative else int(digits)
 
 
 def too_long_message(where: str) -> str:
