@@ -20,7 +20,13 @@ from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import Customer, CustomerService
 from svc_sandbox.commerce.orders import CUSTOM_PAYMENT_TITLE, ORDER_LIFECYCLE, Order, OrderService
-from svc_sandbox.commerce.payments import Channel, Failure, PaymentAttempt, PaymentService
+from svc_sandbox.commerce.payments import (
+    SESSION_EXPIRED,
+    Channel,
+    Failure,
+    PaymentAttempt,
+    PaymentService,
+)
 from svc_sandbox.commerce.products import Product, ProductService, validate_product_ref
 from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PayBody
 from svc_sandbox.core.clock import isoformat
@@ -533,7 +539,7 @@ class CheckoutService(Service):
         still out when the 30 minutes end was not answered in time."""
         if self.payments.in_flight_of(session.id) is not None:
             return Failure.of("payment_timed_out")
-        return session.last_failure or Failure.of("session_expired")
+        return session.last_failure or Failure.of(SESSION_EXPIRED)
 
     def _complete(self, session: CheckoutSession) -> None:
         SESSION_LIFECYCLE.move(session, "completed")
