@@ -350,6 +350,43 @@ def test_a_poll_finalizes_an_overdue_session_before_the_scheduler_runs(
     assert len(events(svc_sandbox, "checkout.session.expired")) == 1
 
 
+@pytest.mark.parametrize("runner", ["scheduler", "poll"])
+@pytest.mark.parametrize(
+    ("delay", "state", "kinds"),
+    [
+        (1799, "completed", ["order.created", "order.completed"]),
+        (1800, "expired", ["order.created", "checkout.session.expired"]),
+    ],
+    ids=["due before expiresAt", "due at expiresAt"],
+)
+def test_a_decision_due_at_the_expiry_instant_ends_the_same_whoever_runs_it(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    svc_sandbox: Sandbox,
+    runner: str,
+    delay: int,
+    state: str,
+    kinds: list[str],
+) -> None:
+    """One tie rule: a session takes a payment strictly before expiresAt. The scheduler runs
+    the expiry (scheduled when the session opened) before a decision due at the same instant;
+    a poll settling the session first follows the same order."""
+    trigger = {"phone": "0911000222", "outcome": "approve", "decisionDelaySeconds": delay}
+    assert svc_http.post("/_sandbox/triggers", json=trigger).status_code == 201
+    session_id = _push(svc_http, auth, "0911000222")
+    expiry = svc_sandbox.now() + timedelta(minutes=30)
+    if runner == "scheduler":
+        svc_sandbox.advance(timedelta(minutes=30))
+    else:
+        svc_sandbox.clock.set(expiry)  # the clock moved, nothing ran: the poll settles it
+    status = status_of(svc_http, session_id)
+    assert status["status"] == state
+    if state == "expired":
+        assert status["failure"]["code"] == "payment_timed_out"
+    svc_sandbox.run_due()
+    assert [e.type for e in events(svc_sandbox, session_id=session_id)] == kinds
+
+
 # --- faults ------------------------------------------------------------------------------------
 
 
