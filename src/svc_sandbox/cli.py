@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc_sandbox import __version__
 from svc_sandbox.arguments import http_url, positive_int
+from svc_sandbox.commerce.payments import PUSH_OUTCOMES
 from svc_sandbox.contract.document import BY_NAME
 from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
@@ -107,8 +108,10 @@ def _serve_options(
     )
     serve.add_argument(
         "--production-push-outcome",
+        choices=PUSH_OUTCOMES,
         help="what a production direct push does by itself: approve (default), a failure "
-        "code, or none (wait for the control plane)",
+        "code (never session_expired: a session expires by itself), or none (wait for the "
+        "control plane)",
     )
     serve.add_argument(
         "--production-push-delay",

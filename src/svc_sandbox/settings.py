@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from svc_sandbox.commerce.payments import PUSH_OUTCOMES, provider_decision
 from svc_sandbox.core.clock import ClockMode, isoformat, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS, parse_duration
 from svc_sandbox.core.errors import ValidationFailed
@@ -70,18 +71,10 @@ class Settings(BaseModel):
     tick_seconds: float = Field(default=0.5, gt=0, le=3600)
 
     rate_limits: bool = True
-    #: What a production direct push does by itself: "approve", a failure code of §7, or
-    #: "none" (wait for the control plane); after ``production_push_delay_seconds``.
-    production_push_outcome: Literal[
-        "approve",
-        "payment_rejected",
-        "payment_failed",
-        "payment_canceled",
-        "payment_timed_out",
-        "initiate_failed",
-        "session_expired",
-        "none",
-    ] = "approve"
+    #: What a production direct push does by itself: "approve", a failure code of §7 but
+    #: session_expired, or "none" (wait for the control plane); after
+    #: ``production_push_delay_seconds``. One of ``commerce.payments.PUSH_OUTCOMES``.
+    production_push_outcome: str = "approve"
     production_push_delay_seconds: float = Field(default=10.0, ge=0, le=86400)
     #: A status poll checks the payment provider at most once per this many seconds per
     #: session (spec §3 "throttled per session"; see spec-gaps, notification model).
@@ -200,6 +193,14 @@ class Settings(BaseModel):
         if isinstance(value, str) and value.strip().isdigit():
             return int(value.strip())
         return value
+
+    @field_validator("production_push_outcome")
+    @classmethod
+    def _push_outcome(cls, value: str) -> str:
+        try:
+            return provider_decision(value, PUSH_OUTCOMES, "production_push_outcome")
+        except ValidationFailed as refused:  # pydantic words a ValueError under the field
+            raise ValueError(refused.message.removeprefix("production_push_outcome ")) from None
 
     @field_validator("clock_start")
     @classmethod

@@ -6,10 +6,11 @@ With app.py and the api.py modules, this is the only place that imports Flask.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import Flask, Request, Response, current_app, request
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from werkzeug.datastructures import MultiDict
 from werkzeug.wsgi import get_content_length
 
@@ -19,6 +20,7 @@ from svc_sandbox.core.validation import parse
 from svc_sandbox.sandbox import Sandbox
 
 M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V", bound=Callable[..., Any])
 
 MAX_BODY_BYTES = 1024 * 1024
 
@@ -78,6 +80,45 @@ def form_body() -> MultiDict[str, str]:
 
 def parse_body(model: type[M]) -> M:
     return parse(model, json_body())
+
+
+class NoFields(BaseModel):
+    """The body of a route that takes none: any field sent is "<field> is not a known field"."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+#: The attribute ``takes_no_body`` sets on a view function.
+_TAKES_NO_BODY = "svc_sandbox_takes_no_body"
+#: Methods whose body HTTP gives no meaning (RFC 9110 §9.3.1, §9.3.2, §9.3.5): on the control
+#: plane no route of these reads one, so none needs the mark.
+BODYLESS_METHODS = frozenset({"GET", "HEAD", "DELETE"})
+
+
+def takes_no_body(view: V) -> V:
+    """Marks a POST/PUT/PATCH control-plane route that takes no body: ``check_no_body``
+    checks one if sent, before the route runs (tests/control/test_bodyless_routes.py finds
+    any such route left unmarked)."""
+    setattr(view, _TAKES_NO_BODY, True)
+    return view
+
+
+def check_no_body(app: Flask, current: Request) -> None:
+    """Before a control-plane route that takes no body runs (a GET, HEAD or DELETE, or one
+    marked ``takes_no_body``): a body sent anyway is checked as every body is (415 for another
+    content type; 400 for broken JSON, too deep, ...: ``json_body``) and must hold nothing: none
+    or ``{}``; ``null`` or an array is "body must be a JSON object", as on a route whose body
+    is optional; a field is "<field> is not a known field". So a refusal never acts."""
+    environ = current.environ
+    if not get_content_length(environ) and "HTTP_TRANSFER_ENCODING" not in environ:
+        return  # no body: the common case, decided without reading the stream
+    if current.url_rule is None:
+        return  # no route: its 404 or 405 answers
+    if current.method not in BODYLESS_METHODS and not getattr(
+        app.view_functions.get(current.endpoint or ""), _TAKES_NO_BODY, False
+    ):
+        return  # the route reads its body itself
+    parse(NoFields, json_body(optional=True))
 
 
 #: One encoder for every answer (``json.dumps`` with an option builds a new one per call).

@@ -63,6 +63,13 @@ CASES: list[tuple[str, Callable[[SvcClient], Any], str]] = [
     ("customer field", lambda c: c.create_checkout("p_abc", customer={"age": 3}), "customer.age"),
     ("success url", lambda c: c.create_checkout("p_abc", success_url="shop/done"), "success_url"),
     ("checkout link", lambda c: c.create_checkout("p_abc", checkout_link="x_1"), "checkout_link"),
+    ("bare cl_", lambda c: c.create_checkout("p_abc", checkout_link="cl_"), "checkout_link"),
+    ("link space", lambda c: c.create_checkout("p_abc", checkout_link="cl_a b"), "checkout_link"),
+    (
+        "long checkout link",
+        lambda c: c.create_checkout("p_abc", checkout_link="cl_" + "a" * 101),
+        "checkout_link",
+    ),
     ("nested metadata", lambda c: c.create_checkout("p_abc", metadata={"a": {}}), "metadata.a"),
     ("custom amount 99", lambda c: c.create_custom_checkout(99, "Tip"), "amount"),
     ("custom description", lambda c: c.create_custom_checkout(100, ""), "description"),

@@ -290,6 +290,20 @@ BAD_PRODUCT_BODIES: list[tuple[str, dict[str, Any], str]] = [
         {"customer": BUYER, "collectedFields": []},
         "collectedFields",
     ),
+    # §4: checkoutLink is a "string starting cl_"; only a stale token of that shape is ignored.
+    *(
+        (f"checkoutLink {name}", {"customer": BUYER, "checkoutLink": value}, "checkoutLink")
+        for name, value in [
+            ("of another prefix", "xx_1"),
+            ("empty", ""),
+            ("blank", " "),
+            ("a product token", "p_8odNXR1yHnGA3cCc"),
+            ("bare prefix", "cl_"),
+            ("with a space", "cl_a b"),
+            ("of 5000 characters", "cl_" + "x" * 4997),
+            ("not a string", 5),
+        ]
+    ),
 ]
 
 
@@ -307,6 +321,16 @@ def test_bad_input_is_400_naming_the_field_and_creates_nothing(
     before = svc_sandbox.export()["services"]
     result = checkout(svc_http, auth, 400, **{"productId": product["_id"], **body})
     assert result["error"].startswith(field), result
+    assert svc_sandbox.export()["services"] == before
+
+
+def test_a_checkout_link_of_another_shape_is_refused_on_a_custom_amount_too(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """Ignored there when well-formed, but the field's shape is one rule for both bodies."""
+    before = svc_sandbox.export()["services"]
+    result = checkout(svc_http, auth, 400, amount=500, description="x", checkoutLink="xx_1")
+    assert result["error"].startswith("checkoutLink must be a checkout link token"), result
     assert svc_sandbox.export()["services"] == before
 
 

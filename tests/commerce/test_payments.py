@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from pydantic import ValidationError
 
-from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
+from svc_sandbox.commerce.payments import FAILURE_MESSAGES, PROVIDER_FAILURE_CODES
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.settings import Settings
 from tests.commerce.checkout_helpers import (
     checkout,
     events,
@@ -85,7 +87,7 @@ def test_any_other_phone_waits_for_the_simulator(
 # --- decisions with every failure code --------------------------------------------------------
 
 
-@pytest.mark.parametrize("code", FAILURE_CODES)
+@pytest.mark.parametrize("code", PROVIDER_FAILURE_CODES)
 def test_a_failed_direct_push_ends_the_session(
     svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, code: str
 ) -> None:
@@ -100,7 +102,7 @@ def test_a_failed_direct_push_ends_the_session(
     assert [e.data for e in expired] == [{"sessionId": session_id, "failure": status["failure"]}]
 
 
-@pytest.mark.parametrize("code", FAILURE_CODES)
+@pytest.mark.parametrize("code", PROVIDER_FAILURE_CODES)
 def test_a_failed_link_attempt_leaves_the_session_open_for_a_retry(
     svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, code: str
 ) -> None:
@@ -128,6 +130,49 @@ def test_an_unknown_failure_code_is_400(svc_http: FlaskClient, auth: dict[str, s
     )
     assert response.status_code == 400
     assert status_of(svc_http, session_id)["status"] == "open"
+
+
+def test_session_expired_is_no_provider_decision(
+    svc_http: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """§7: session_expired means "30 minutes passed without payment": the session's own
+    ending. No route lets the provider decide a prompt with it (400 naming the field), so a
+    session never "expired after 30 minutes" 10 s in, nor a link shows it as lastFailure."""
+    link = _link(svc_http, auth)
+    _attempt(svc_http, link, "0911223344")
+    push = _push(svc_http, live_auth)
+    attempt = svc_sandbox.checkout.describe(push)["attempts"][0]["id"]
+    before = svc_http.get("/_sandbox/state").data
+    expired = {"code": "session_expired"}
+    refusals = [
+        ("POST", f"/_sandbox/checkout/sessions/{link}/fail", expired, "code"),
+        ("POST", f"/_sandbox/payments/attempts/{attempt}/fail", expired, "code"),
+        (
+            "PATCH",
+            "/_sandbox/payments/provider",
+            {"productionPushOutcome": "session_expired"},
+            "productionPushOutcome",
+        ),
+        (
+            "POST",
+            "/_sandbox/triggers",
+            {"phone": "0911000444", "outcome": "fail", "failureCode": "session_expired"},
+            "failureCode",
+        ),
+    ]
+    for method, url, body, field in refusals:
+        answer = svc_http.open(url, method=method, json=body)
+        assert answer.status_code == 400, (url, answer.json)
+        assert answer.json["error"].startswith(f"{field} must not be session_expired"), answer.json  # type: ignore[index]
+    assert svc_http.get("/_sandbox/state").data == before
+    svc_sandbox.advance(timedelta(seconds=10))  # the production push's default outcome
+    assert status_of(svc_http, push)["status"] == "completed"
+    assert status_of(svc_http, link)["attempt"] == {"inFlight": True, "lastFailure": None}
+
+
+def test_the_push_outcome_setting_refuses_session_expired() -> None:
+    with pytest.raises(ValidationError, match="must not be session_expired"):
+        Settings.load({"production_push_outcome": "session_expired"})
 
 
 def test_approving_an_attempt_by_its_id(
@@ -303,6 +348,43 @@ def test_a_poll_finalizes_an_overdue_session_before_the_scheduler_runs(
     assert status_of(svc_http, session_id)["status"] == "expired"
     svc_sandbox.run_due()
     assert len(events(svc_sandbox, "checkout.session.expired")) == 1
+
+
+@pytest.mark.parametrize("runner", ["scheduler", "poll"])
+@pytest.mark.parametrize(
+    ("delay", "state", "kinds"),
+    [
+        (1799, "completed", ["order.created", "order.completed"]),
+        (1800, "expired", ["order.created", "checkout.session.expired"]),
+    ],
+    ids=["due before expiresAt", "due at expiresAt"],
+)
+def test_a_decision_due_at_the_expiry_instant_ends_the_same_whoever_runs_it(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    svc_sandbox: Sandbox,
+    runner: str,
+    delay: int,
+    state: str,
+    kinds: list[str],
+) -> None:
+    """One tie rule: a session takes a payment strictly before expiresAt. The scheduler runs
+    the expiry (scheduled when the session opened) before a decision due at the same instant;
+    a poll settling the session first follows the same order."""
+    trigger = {"phone": "0911000222", "outcome": "approve", "decisionDelaySeconds": delay}
+    assert svc_http.post("/_sandbox/triggers", json=trigger).status_code == 201
+    session_id = _push(svc_http, auth, "0911000222")
+    expiry = svc_sandbox.now() + timedelta(minutes=30)
+    if runner == "scheduler":
+        svc_sandbox.advance(timedelta(minutes=30))
+    else:
+        svc_sandbox.clock.set(expiry)  # the clock moved, nothing ran: the poll settles it
+    status = status_of(svc_http, session_id)
+    assert status["status"] == state
+    if state == "expired":
+        assert status["failure"]["code"] == "payment_timed_out"
+    svc_sandbox.run_due()
+    assert [e.type for e in events(svc_sandbox, session_id=session_id)] == kinds
 
 
 # --- faults ------------------------------------------------------------------------------------

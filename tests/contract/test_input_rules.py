@@ -15,7 +15,7 @@ import jsonschema
 import jsonschema_rs
 import pytest
 
-from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
+from svc_sandbox.commerce.checkout_input import check_checkout_link, check_email, normalize_phone
 from svc_sandbox.commerce.products import REQUEST_PRICE, foreign_price_field, price_problem
 from svc_sandbox.commerce.schemas import PriceBody
 from svc_sandbox.contract.document import load_contract
@@ -63,6 +63,10 @@ def media_rule(value: str) -> bool:
 
 def success_url_rule(value: str) -> bool:
     return success_url_problem(value) is None
+
+
+def checkout_link_rule(value: str) -> bool:
+    return accepts(check_checkout_link, value)
 
 
 def around(*middles: str) -> list[str]:
@@ -131,13 +135,25 @@ CASES = [
             "http://x/%zz",
         ],
     ),
+    (
+        SCHEMAS["CheckoutLinkToken"],
+        checkout_link_rule,
+        [
+            *around("cl_abc", "cl_" + "a" * 100, "cl_" + "a" * 101, "cl_", "xx_1", "p_abc"),
+            "cl_a-b_C9",
+            "cl_a b",
+            "cl_é",
+            "CL_abc",
+            "cl_abc\n",
+        ],
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("schema", "rule", "values"),
     CASES,
-    ids=["title", "description", "phone", "email", "media", "successUrl"],
+    ids=["title", "description", "phone", "email", "media", "successUrl", "checkoutLink"],
 )
 def test_the_contract_and_the_emulator_agree(
     schema: dict[str, Any], rule: Callable[[str], bool], values: list[str]

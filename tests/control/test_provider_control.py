@@ -162,6 +162,10 @@ def test_a_triggers_file_is_loaded_at_start_and_kept_by_reset(tmp_path: Path) ->
         ),
         ("phone: 1\n", "must hold a list of triggers"),
         ("- [unclosed\n", "is not valid YAML or JSON"),
+        (
+            "- {phone: '0911000111', outcome: fail, failureCode: session_expired}\n",
+            "triggers[0].failureCode must not be session_expired",
+        ),
     ],
 )
 def test_serve_refuses_a_bad_triggers_file(
@@ -210,6 +214,11 @@ BAD_INPUT = [
     (
         "/_sandbox/triggers",
         {"phone": "0911000111", "outcome": "fail", "failureCode": "nope"},
+        "failureCode",
+    ),
+    (
+        "/_sandbox/triggers",
+        {"phone": "0911000111", "outcome": "fail", "failureCode": "session_expired"},
         "failureCode",
     ),
     (

@@ -51,10 +51,10 @@ def test_the_library_has_at_least_thirty_files_covering_every_flow() -> None:
 
 
 def test_the_simulator_matrix_has_every_failure_code() -> None:
-    from svc_sandbox.commerce.payments import FAILURE_CODES
+    from svc_sandbox.commerce.payments import PROVIDER_FAILURE_CODES
 
     rows = [s.row["code"] for s in SCENARIOS if "failure-codes" in s.tags and "code" in s.row]
-    assert set(FAILURE_CODES) <= set(rows)
+    assert set(PROVIDER_FAILURE_CODES) <= set(rows)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])

@@ -174,9 +174,12 @@ def create_checkout(
             raise ValueError("collected_fields must be a mapping keyed by checkout-field id")
         body["collectedFields"] = dict(collected_fields)
     if checkout_link is not None:
-        if not (isinstance(checkout_link, str) and checkout_link.startswith("cl_")):
-            raise ValueError(f"checkout_link must be a cl_... token, got {checkout_link!r}")
-        body["checkoutLink"] = checkout_link
+        body["checkoutLink"] = check.pattern(
+            "checkout_link",
+            checkout_link,
+            check.CHECKOUT_LINK,
+            "a cl_... token (cl_ then 1 to 100 letters, digits, - or _)",
+        )
     return Call("POST", "/checkout", CheckoutResult, json_body=body)
 
 

@@ -20,7 +20,13 @@ from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import Customer, CustomerService
 from svc_sandbox.commerce.orders import CUSTOM_PAYMENT_TITLE, ORDER_LIFECYCLE, Order, OrderService
-from svc_sandbox.commerce.payments import Channel, Failure, PaymentAttempt, PaymentService
+from svc_sandbox.commerce.payments import (
+    SESSION_EXPIRED,
+    Channel,
+    Failure,
+    PaymentAttempt,
+    PaymentService,
+)
 from svc_sandbox.commerce.products import Product, ProductService, validate_product_ref
 from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PayBody
 from svc_sandbox.core.clock import isoformat
@@ -35,6 +41,18 @@ from svc_sandbox.webhooks.events import EventLog
 
 SESSION_LIFETIME = timedelta(minutes=30)
 EXPIRE = "checkout.expire"
+
+
+def open_at(session: CheckoutSession, instant: datetime) -> bool:
+    """Whether ``session`` still takes a payment at ``instant``: strictly before its
+    ``expiresAt`` (the one tie rule, docs/spec-gaps.md). The scheduler runs what is due at one
+    instant in the order it was scheduled, and a session's expiry is scheduled when it opens,
+    before any prompt's decision: at ``expiresAt`` the expiry goes first. A poll settles a
+    session by the same rule, so a decision due at that instant ends it as ``expired``
+    whichever runs it."""
+    return instant < session.expires_at
+
+
 CHECKOUT_ID = "{CHECKOUT_ID}"
 
 
@@ -497,9 +515,9 @@ class CheckoutService(Service):
             return
         attempt = self.payments.in_flight_of(session.id)
         due = attempt.decide_at if attempt is not None else None
-        if attempt is not None and due is not None and due <= session.expires_at:
+        if attempt is not None and due is not None and open_at(session, due):
             self.payments.run_planned(attempt)
-        if session.status == "open" and self.clock.now() >= session.expires_at:
+        if session.status == "open" and not open_at(session, self.clock.now()):
             self._expire_unpaid(session)
 
     def _expire_due(self, payload: dict[str, Any]) -> None:
@@ -533,7 +551,7 @@ class CheckoutService(Service):
         still out when the 30 minutes end was not answered in time."""
         if self.payments.in_flight_of(session.id) is not None:
             return Failure.of("payment_timed_out")
-        return session.last_failure or Failure.of("session_expired")
+        return session.last_failure or Failure.of(SESSION_EXPIRED)
 
     def _complete(self, session: CheckoutSession) -> None:
         SESSION_LIFECYCLE.move(session, "completed")

@@ -145,6 +145,24 @@ def normalize_phone(value: str) -> str:
     return "2519" + match.group(1)
 
 
+#: A checkout link's token (§4 ``checkoutLink``: "string starting ``cl_``"): ``cl_`` and up to
+#: 100 URL-safe characters (the sandbox makes 20). Its shape is checked; a well-formed token
+#: that names no applicable link is ignored, never an error (§4).
+CHECKOUT_LINK_PREFIX = "cl_"
+CHECKOUT_LINK_MAX = 100
+_CHECKOUT_LINK = re.compile(r"cl_[A-Za-z0-9_-]{1,100}")
+CHECKOUT_LINK_MESSAGE = (
+    f"must be a checkout link token: {CHECKOUT_LINK_PREFIX} then 1 to {CHECKOUT_LINK_MAX} "
+    "letters, digits, - or _"
+)
+
+
+def check_checkout_link(value: str) -> str:
+    if not _CHECKOUT_LINK.fullmatch(value):
+        raise ValueError(CHECKOUT_LINK_MESSAGE)
+    return value
+
+
 def check_email(value: str) -> str:
     value = value.strip()
     if len(value) > 254 or not _EMAIL.match(value):

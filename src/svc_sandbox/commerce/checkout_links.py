@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox.commerce.checkout_input import stringify
+from svc_sandbox.commerce.checkout_input import CHECKOUT_LINK_PREFIX, stringify
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
@@ -123,7 +123,7 @@ class CheckoutConfigService(Service):
         self.orgs.get(org_id)
         product_ids = self._product_ids(org_id, product_refs)
         link = CheckoutLink(
-            id="cl_" + self.ids.text(20),
+            id=CHECKOUT_LINK_PREFIX + self.ids.text(20),
             org_id=org_id,
             product_ids=product_ids,
             created_at=self.clock.now(),

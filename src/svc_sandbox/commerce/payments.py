@@ -62,9 +62,16 @@ FAILURE_MESSAGES: dict[str, str] = {
     "session_expired": "This checkout expired after 30 minutes without payment.",
 }
 FAILURE_CODES = tuple(FAILURE_MESSAGES)
+#: §7 "30 minutes passed without payment": the session's own ending (``checkout.expire``),
+#: never a provider's decision on a prompt.
+SESSION_EXPIRED = "session_expired"
+#: What the provider may decide a prompt failed with: every §7 code but ``session_expired``.
+#: The one list behind the control plane's fail routes, productionPushOutcome (and its
+#: setting), triggers (and the triggers file), the simulator page and the contract.
+PROVIDER_FAILURE_CODES = tuple(code for code in FAILURE_CODES if code != SESSION_EXPIRED)
 APPROVE = "approve"
 #: What a production prompt does by itself: approve, fail with a code, or wait ("none").
-PUSH_OUTCOMES = (APPROVE, *FAILURE_CODES, "none")
+PUSH_OUTCOMES = (APPROVE, *PROVIDER_FAILURE_CODES, "none")
 
 PAYS_AT_ONCE = "251900000001"
 FAILS_AT_ONCE = "251900000002"
@@ -74,6 +81,17 @@ PROMPT_TIMEOUT = timedelta(seconds=150)
 MAX_PUSH_DELAY_SECONDS = 86400
 DECIDE = "payments.decide"
 NOTIFY = "payments.notify"
+
+
+def provider_decision(value: str, allowed: tuple[str, ...], field: str) -> str:
+    """``value`` if it is in ``allowed`` (``PROVIDER_FAILURE_CODES`` or ``PUSH_OUTCOMES``);
+    otherwise a 400 naming ``field``, saying why for ``session_expired``."""
+    if value == SESSION_EXPIRED:
+        raise ValidationFailed(
+            f"{field} must not be {SESSION_EXPIRED}: a session expires by itself after 30 "
+            f"minutes without payment (advance the clock); one of {', '.join(allowed)}"
+        )
+    return one_of(value, allowed, field)
 
 
 class DecidePayload(TypedDict):
@@ -477,7 +495,7 @@ class PaymentService(Service):
 
     @locked
     def fail(self, ref: str, code: str, message: str | None = None) -> PaymentAttempt:
-        one_of(code, FAILURE_CODES, "code")
+        provider_decision(code, PROVIDER_FAILURE_CODES, "code")
         return self._decide(self._target(ref), Failure.of(code, message))
 
     def _target(self, ref: str) -> PaymentAttempt:
@@ -526,7 +544,7 @@ class PaymentService(Service):
     ) -> ProviderConfig:
         # Every check before any change: a refused PATCH changes nothing.
         if push_outcome is not None:
-            one_of(push_outcome, PUSH_OUTCOMES, "productionPushOutcome")
+            provider_decision(push_outcome, PUSH_OUTCOMES, "productionPushOutcome")
         if push_delay_seconds is not None and not (
             0 <= push_delay_seconds <= MAX_PUSH_DELAY_SECONDS
         ):  # also refuses NaN and infinities

@@ -20,7 +20,7 @@ from pydantic import (
     field_validator,
 )
 
-from svc_sandbox.commerce.checkout_input import check_email, normalize_phone
+from svc_sandbox.commerce.checkout_input import check_checkout_link, check_email, normalize_phone
 from svc_sandbox.commerce.fees import MAX_MINOR
 from svc_sandbox.core.validation import http_url_problem, success_url_problem
 
@@ -117,6 +117,7 @@ class ProductUpdateBody(NoNulls):
 Gateway = Literal["telebirr", "mpesa", "cbe"]
 Email = Annotated[StrictStr, AfterValidator(check_email)]
 Phone = Annotated[StrictStr, AfterValidator(normalize_phone)]
+CheckoutLinkToken = Annotated[StrictStr, AfterValidator(check_checkout_link)]
 
 
 class CustomerBody(NoNulls):
@@ -141,7 +142,8 @@ class CheckoutBody(NoNulls):
     amount: Any = None
     description: Any = None
     collectedFields: dict[str, Any] | None = None
-    checkoutLink: StrictStr | None = None
+    #: Shape-checked on both body shapes (a custom amount ignores a well-formed one, §4).
+    checkoutLink: CheckoutLinkToken | None = None
 
 
 class PayBody(NoNulls):

@@ -16,7 +16,13 @@ from typing import Any
 
 from svc_sandbox.commerce.checkout_input import PHONE_FORMATS, normalize_phone
 from svc_sandbox.commerce.notices import NoticeFault, check_delay
-from svc_sandbox.commerce.payments import APPROVE, FAILS_AT_ONCE, FAILURE_CODES, PAYS_AT_ONCE
+from svc_sandbox.commerce.payments import (
+    APPROVE,
+    FAILS_AT_ONCE,
+    PAYS_AT_ONCE,
+    PROVIDER_FAILURE_CODES,
+    provider_decision,
+)
 from svc_sandbox.core import json_input
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, ValidationFailed
@@ -156,7 +162,7 @@ def parse_trigger(raw: Any, where: str = "") -> Trigger:
     if code is not None:
         if not isinstance(code, str):
             raise ValidationFailed(f"{where}failureCode must be a string")
-        one_of(code, FAILURE_CODES, f"{where}failureCode")
+        provider_decision(code, PROVIDER_FAILURE_CODES, f"{where}failureCode")
         if outcome != FAIL:
             raise ValidationFailed(f"{where}failureCode is only for outcome fail")
     delay = raw.get("decisionDelaySeconds", 0)

@@ -22,7 +22,14 @@ from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.scheduler import RanEntry
 from svc_sandbox.core.validation import parse, query_integer
 from svc_sandbox.orgs.organizations import Organization
-from svc_sandbox.web import error_response, json_body, json_response, parse_body, sandbox
+from svc_sandbox.web import (
+    error_response,
+    json_body,
+    json_response,
+    parse_body,
+    sandbox,
+    takes_no_body,
+)
 
 blueprint = Blueprint("control", __name__)
 
@@ -39,6 +46,7 @@ def info() -> Response:
 
 
 @blueprint.post("/reset")
+@takes_no_body
 def reset() -> Response:
     sandbox().reset()
     return json_response(sandbox().info())
@@ -115,6 +123,7 @@ def set_clock() -> Response:
 
 
 @blueprint.post("/clock/run-due")
+@takes_no_body
 def run_due() -> Response:
     return json_response(clock_report(sandbox().run_due()))
 

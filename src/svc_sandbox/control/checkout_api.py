@@ -23,7 +23,7 @@ from svc_sandbox.control.checkout_schemas import (
 )
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.core.validation import parse
-from svc_sandbox.web import json_body, json_response, parse_body, sandbox
+from svc_sandbox.web import json_body, json_response, parse_body, sandbox, takes_no_body
 
 blueprint = Blueprint("control_checkout", __name__)
 blueprint.register_error_handler(SandboxError, render_error)
@@ -38,6 +38,7 @@ def describe_session(session_id: str) -> Response:
 
 
 @blueprint.post("/checkout/sessions/<session_id>/approve")
+@takes_no_body
 def approve_session(session_id: str) -> Response:
     sb = sandbox()
     with sb.lock:
@@ -57,6 +58,7 @@ def fail_session(session_id: str) -> Response:
 
 
 @blueprint.post("/payments/attempts/<attempt_id>/approve")
+@takes_no_body
 def approve_attempt(attempt_id: str) -> Response:
     sb = sandbox()
     with sb.lock:

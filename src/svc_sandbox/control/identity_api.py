@@ -25,7 +25,14 @@ from svc_sandbox.core.validation import parse
 from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.sessions import SESSION_COOKIE
 from svc_sandbox.identity.users import User
-from svc_sandbox.web import error_response, json_body, json_response, parse_body, sandbox
+from svc_sandbox.web import (
+    error_response,
+    json_body,
+    json_response,
+    parse_body,
+    sandbox,
+    takes_no_body,
+)
 
 blueprint = Blueprint("control_identity", __name__)
 
@@ -89,8 +96,8 @@ def preset_consent(user_id: str, client_id: str) -> Response:
 
 
 @blueprint.post("/users/<user_id>/apps/<client_id>/disconnect")
+@takes_no_body
 def disconnect(user_id: str, client_id: str) -> Response:
-    json_body(optional=True)
     stopped, voided = sandbox().oauth.disconnect(user_id, client_id)
     return json_response(
         {
@@ -103,9 +110,9 @@ def disconnect(user_id: str, client_id: str) -> Response:
 
 
 @blueprint.post("/users/<user_id>/session")
+@takes_no_body
 def create_session(user_id: str) -> Response:
     """A signed-in browser session: the cookie to send to {auth_url} (also set here)."""
-    json_body(optional=True)
     sb = sandbox()
     value = sb.browser_sessions.sign_in(user_id)
     path = sb.settings.path_of("auth_url") or "/"
@@ -188,21 +195,21 @@ def update_app(client_id: str) -> Response:
 
 
 @blueprint.post("/apps/<client_id>/rotate-secret")
+@takes_no_body
 def rotate_secret(client_id: str) -> Response:
-    json_body(optional=True)
     app, secret = sandbox().oauth_apps.rotate_secret(client_id)
     return json_response(app_view(app, secret))
 
 
 @blueprint.post("/apps/<client_id>/disable")
+@takes_no_body
 def disable_app(client_id: str) -> Response:
-    json_body(optional=True)
     return json_response(app_view(sandbox().oauth_apps.set_disabled(client_id, True)))
 
 
 @blueprint.post("/apps/<client_id>/enable")
+@takes_no_body
 def enable_app(client_id: str) -> Response:
-    json_body(optional=True)
     return json_response(app_view(sandbox().oauth_apps.set_disabled(client_id, False)))
 
 
@@ -235,7 +242,7 @@ def list_keys() -> Response:
 
 
 @blueprint.post("/identity/keys/rotate")
+@takes_no_body
 def rotate_key() -> Response:
-    json_body(optional=True)
     sandbox().signing_keys.rotate()
     return list_keys()

@@ -14,7 +14,7 @@ from svc_sandbox.control.api import render_error
 from svc_sandbox.core.errors import NotFound, SandboxError
 from svc_sandbox.core.validation import parse
 from svc_sandbox.orgs.organizations import Environment, Organization
-from svc_sandbox.web import json_body, json_response, parse_body, sandbox
+from svc_sandbox.web import json_body, json_response, parse_body, sandbox, takes_no_body
 from svc_sandbox.webhooks.delivery import Attempt
 from svc_sandbox.webhooks.events import check_event_type
 from svc_sandbox.webhooks.schemas import (
@@ -26,7 +26,6 @@ from svc_sandbox.webhooks.schemas import (
     EventLogQuery,
     ReceiverFaultBody,
     RedeliverBody,
-    RotateSecretBody,
     TriggerBody,
 )
 
@@ -110,8 +109,8 @@ def update_endpoint(endpoint_id: str) -> Response:
 
 
 @blueprint.post("/webhooks/endpoints/<endpoint_id>/rotate-secret")
+@takes_no_body
 def rotate_secret(endpoint_id: str) -> Response:
-    parse(RotateSecretBody, json_body(optional=True))  # no fields: refuses any sent
     return json_response(sandbox().webhook_endpoints.rotate_secret(endpoint_id).to_public())
 
 
@@ -192,6 +191,7 @@ def redeliver(event_id: str) -> Response:
 
 
 @blueprint.post("/webhooks/flush")
+@takes_no_body
 def flush() -> Response:
     _, attempts = _run_and_report(lambda: None)
     return json_response({"attempts": _attempts(attempts)})

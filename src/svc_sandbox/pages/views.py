@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from svc_sandbox.commerce.checkout import LINK_MODES, CheckoutSession
 from svc_sandbox.commerce.checkout_input import MAX_AMOUNT, check_pwyw_bounds
-from svc_sandbox.commerce.payments import FAILURE_CODES, FAILURE_MESSAGES
+from svc_sandbox.commerce.payments import FAILURE_MESSAGES, PROVIDER_FAILURE_CODES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import ValidationFailed
@@ -85,7 +85,7 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "gateways": GATEWAYS,
             "gateway_names": GATEWAY_NAMES,
             "poll_url": poll_url(sb, session.id),
-            "failure_codes": [(code, FAILURE_MESSAGES[code]) for code in FAILURE_CODES],
+            "failure_codes": [(c, FAILURE_MESSAGES[c]) for c in PROVIDER_FAILURE_CODES],
             "triggers": trigger_list(sb, session.environment),
         }
 

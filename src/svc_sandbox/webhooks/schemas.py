@@ -41,10 +41,6 @@ class EndpointUpdateBody(NoNulls):
     description: Description | None = None
 
 
-class RotateSecretBody(Strict):
-    """No fields: the new secret is generated (PATCH ``secret`` sets a chosen one)."""
-
-
 class RedeliverBody(Strict):
     #: Only this endpoint; default: every enabled endpoint of the organization that takes it.
     endpointId: StrictStr | None = None
