@@ -166,25 +166,24 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     def is_control() -> bool:
         return request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/")
 
-    #: The wallet's root (empty when it shares the root path with the other APIs: then its
-    #: unknown paths cannot be told from theirs and answer as theirs do).
-    wallet_root = settings.path_of("wallet_base_url")
+    #: The API family whose error shape each root's unknown paths take. Roots may nest
+    #: ({auth_url}/wallet): a path belongs to the longest root it is under. The wallet's root
+    #: wins over a commerce root at the same path; the identity provider's, at the path of
+    #: another API (or the origin's), is not told apart and answers as that API does.
+    families: dict[str, str] = {}
+    for root in ROUTED_ROOTS:
+        if root not in ("auth_url", "wallet_base_url"):
+            families[settings.path_of(root)] = "commerce"
+    families[settings.path_of("wallet_base_url")] = "wallet"
+    families.setdefault(settings.path_of("auth_url"), "identity")
+    families.pop("", None)  # the origin's own paths answer as commerce's
 
-    def is_wallet() -> bool:
-        path = request.path
-        return bool(wallet_root) and (path == wallet_root or path.startswith(wallet_root + "/"))
-
-    #: The identity provider's root, under the wallet's rule: empty when its path is another
-    #: API's too (or the origin's), whose unknown paths then answer as theirs do.
-    identity_root = settings.path_of("auth_url")
-    if identity_root in {settings.path_of(r) for r in ROUTED_ROOTS if r != "auth_url"}:
-        identity_root = ""
-
-    def is_identity() -> bool:
-        path = request.path
-        return bool(identity_root) and (
-            path == identity_root or path.startswith(identity_root + "/")
-        )
+    def family() -> str:
+        path, best, found = request.path, -1, "commerce"
+        for root, name in families.items():
+            if len(root) > best and (path == root or path.startswith(root + "/")):
+                best, found = len(root), name
+        return found
 
     def framework_body(code: str, message: str) -> dict[str, str]:
         """The body of an answer no route gave: the control plane's ``{error, code}``, the
@@ -192,14 +191,15 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         the wallet's ``{error: <code>, message}`` (spec §7), else ``{error: <message>}``."""
         if is_control():
             return {"error": message, "code": code}
-        if is_identity():
+        kind = family()
+        if kind == "identity":
             return {"error": IDENTITY_CODES.get(code, code), "error_description": message}
-        if is_wallet():
+        if kind == "wallet":
             return {"error": code, "message": message}
         return {"error": message}
 
     def framework_answer(code: str, message: str, status: int, headers: dict[str, str]) -> Response:
-        if is_identity():  # every identity error is no-store (RFC 6749 §5.1)
+        if not is_control() and family() == "identity":  # no-store: RFC 6749 §5.1
             headers = {**headers, **identity_api.NO_STORE}
         return json_response(framework_body(code, message), status, headers)
 

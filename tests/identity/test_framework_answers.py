@@ -71,3 +71,27 @@ def test_a_root_shared_with_another_api_answers_as_that_api(auth_url: str, ident
     assert answer.status_code == 404
     assert ("error_description" in answer.json) is identity  # type: ignore[operator]
     assert (answer.headers.get("Cache-Control") == "no-store") is identity
+
+
+#: (path under a layout with every API inside {auth_url} = /svc, the body's keys)
+NESTED = [
+    ("/svc/wallet/nope", {"error", "message"}),  # the wallet's shape (spec §7)
+    ("/svc/api/nope", {"error"}),  # commerce's
+    ("/svc/nope", {"error", "error_description"}),  # the provider's
+]
+
+
+@pytest.mark.parametrize(("path", "keys"), NESTED)
+def test_a_root_nested_in_auth_url_answers_as_its_own_api(path: str, keys: set[str]) -> None:
+    """A path belongs to the longest root it is under: {auth_url}/wallet is the wallet's."""
+    origin = "http://127.0.0.1:8700"
+    sandbox = Sandbox(
+        auth_url=origin + "/svc",
+        wallet_base_url=origin + "/svc/wallet",
+        resource_url=origin + "/svc/wallet",
+        base_url=origin + "/svc/api",
+    )
+    answer = create_app(sandbox).test_client().get(path)
+    assert answer.status_code == 404
+    assert set(answer.json) == keys  # type: ignore[arg-type]
+    assert (answer.headers.get("Cache-Control") == "no-store") is ("error_description" in keys)
