@@ -5,6 +5,7 @@ tool's happy path and error path through the SDK's ClientSession. One process fo
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -562,3 +563,14 @@ def test_unknown_tool(mcp: Session) -> None:
 def test_the_server_log_stays_quiet(mcp: Session, tmp_path_factory: pytest.TempPathFactory) -> None:
     logs = list(Path(tmp_path_factory.getbasetemp()).glob("mcp*/stderr.log"))
     assert logs and "Traceback" not in logs[0].read_text()
+
+
+def test_input_schemas_carry_the_servers_bounds(mcp: Session) -> None:
+    """A model reads the bounds in the schema before it calls: the same as the server's."""
+    tools = {t.name: t.input_schema["properties"] for t in mcp.list_tools()}
+    for name in ("svc_list_products", "svc_list_orders"):
+        assert tools[name]["page"]["maximum"] == 2**53 - 1  # core/pagination.py MAX_PAGE
+    link = tools["svc_create_checkout"]["checkout_link"]
+    [pattern] = [s["pattern"] for s in link["anyOf"] if "pattern" in s]
+    assert re.fullmatch(pattern, "cl_" + "a" * 100) and not re.search(pattern, "cl_" + "a" * 101)
+    assert not re.search(pattern, "cl_")

@@ -32,6 +32,7 @@ from svc_sandbox.client import (
     SvcError,
     Withdrawal,
 )
+from svc_sandbox.client.arguments import CHECKOUT_LINK, MAX_PAGE
 from svc_sandbox.client.models import (
     Gateway,
     OrderStatus,
@@ -61,7 +62,9 @@ M = TypeVar("M", bound=Resource)
 
 # --- parameter types (their descriptions are what a model reads) -------------------------
 
-PageNumber = Annotated[int, Field(strict=True, ge=1, description="page number, from 1")]
+PageNumber = Annotated[
+    int, Field(strict=True, ge=1, le=MAX_PAGE, description=f"page number, 1..{MAX_PAGE}")
+]
 Limit = Annotated[int, Field(strict=True, ge=1, le=100, description="items per page, 1..100")]
 ProductId = Annotated[
     str,
@@ -342,7 +345,10 @@ async def svc_create_checkout(
         dict[str, str | int | float | bool] | None,
         Field(description="up to 20 keys; saved on the order and sent in webhooks"),
     ] = None,
-    checkout_link: Annotated[str | None, Field(description="a cl_... checkout link")] = None,
+    checkout_link: Annotated[
+        str | None,
+        Field(pattern=CHECKOUT_LINK.pattern, description="a cl_... checkout link token"),
+    ] = None,
     collected_fields: Annotated[
         dict[str, str | int | float | bool] | None,
         Field(
