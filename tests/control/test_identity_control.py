@@ -185,6 +185,40 @@ def test_authorize_as_takes_a_url_and_reports_page_errors(
     assert consents == {client.client_id: ["openid", "email"]}
 
 
+@pytest.mark.parametrize(
+    ("setup", "overrides", "code"),
+    [
+        (None, {"client_id": "0" * 24}, "invalid_client"),
+        (None, {"client_id": "nope"}, "invalid_client"),
+        ("disable", {}, "invalid_client"),
+        (None, {"redirect_uri": "https://evil.example/cb"}, "redirect_uri_mismatch"),
+        (None, {"redirect_uri": None}, "invalid_request"),
+    ],
+    ids=["unknown client", "malformed client", "disabled client", "mismatch", "no redirect"],
+)
+def test_authorize_as_answers_400_for_what_is_not_redirected(
+    svc_http: FlaskClient,
+    svc_sandbox: Sandbox,
+    setup: str | None,
+    overrides: dict[str, str | None],
+    code: str,
+) -> None:
+    """docs/control-plane.md: "An unknown or disabled client or a redirect URI mismatch is not
+    redirected: 400 {error, code}" (the token endpoint's invalid_client stays 401)."""
+    client = wallet_app(svc_sandbox)
+    if setup == "disable":
+        svc_http.post(f"/_sandbox/apps/{client.client_id}/disable", json={})
+    before = svc_sandbox.export()
+    response = svc_http.post(
+        "/_sandbox/identity/authorize",
+        json={"userId": user_id(svc_sandbox), "params": authorize_params(client, **overrides)},
+    )
+    assert response.status_code == 400
+    assert response.json["code"] == code and response.json["error"]  # type: ignore[index]
+    assert "WWW-Authenticate" not in response.headers
+    assert svc_sandbox.export() == before
+
+
 def test_unknown_user_is_404(svc_http: FlaskClient) -> None:
     assert svc_http.get("/_sandbox/users/" + "0" * 24).status_code == 404
     response = svc_http.post("/_sandbox/users/" + "0" * 24 + "/session", json={})

@@ -23,6 +23,7 @@ from svc_sandbox.control.identity_schemas import (
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.identity.apps import App
+from svc_sandbox.identity.errors import OAuthError
 from svc_sandbox.identity.sessions import SESSION_COOKIE
 from svc_sandbox.identity.users import User
 from svc_sandbox.web import (
@@ -39,7 +40,11 @@ blueprint = Blueprint("control_identity", __name__)
 
 @blueprint.errorhandler(SandboxError)
 def render_error(error: SandboxError) -> Response:
-    return error_response(error, {"error": error.message, "code": error.code})
+    return error_response(error, error_body(error))
+
+
+def error_body(error: SandboxError) -> dict[str, Any]:
+    return {"error": error.message, "code": error.code}
 
 
 # --- users --------------------------------------------------------------------------------
@@ -134,9 +139,14 @@ def authorize_as() -> Response:
         params: dict[str, list[str]] = parse_qs(urlsplit(body.url).query, keep_blank_values=True)
     else:
         params = {k: [v] for k, v in (body.params or {}).items()}
-    location = sandbox().oauth.authorize_as(
-        params, body.userId, body.decision == "approve", body.scopes
-    )
+    try:
+        location = sandbox().oauth.authorize_as(
+            params, body.userId, body.decision == "approve", body.scopes
+        )
+    except OAuthError as error:
+        # Not redirected (unknown or disabled client, redirect_uri): 400, as the browser's error
+        # page answers; invalid_client's 401 is the token endpoint's (RFC 6749 §5.2).
+        return json_response(error_body(error), 400)
     query = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
     return json_response({"redirectUrl": location, **query})
 
