@@ -32,6 +32,8 @@ def test_create_user_with_seeded_defaults_then_update(
     ("body", "status", "mentions"),
     [
         ({"handle": "abebe"}, 409, "taken"),
+        ({"email": "abebe@users.sandbox.test"}, 409, "email abebe@users.sandbox.test is taken"),
+        ({"handle": "meron", "email": "Abebe@Users.Sandbox.Test"}, 409, "email"),
         ({"handle": "Not A Handle"}, 400, "handle"),
         ({"email": "nope"}, 400, "email"),
         ({"kyc": "maybe"}, 400, "kyc"),
@@ -50,6 +52,24 @@ def test_bad_user_bodies_change_nothing(
     assert response.status_code == status
     assert mentions in response.json["error"]  # type: ignore[index]
     assert svc_sandbox.export() == before
+
+
+def test_an_email_is_one_users(svc_http: FlaskClient, svc_sandbox: Sandbox) -> None:
+    """The sign-in finds a user by email: a second user with it could never sign in by it."""
+    tigist = user_id(svc_sandbox, "tigist")
+    before = svc_sandbox.export()
+    for email in ("abebe@users.sandbox.test", "ABEBE@users.sandbox.test"):
+        taken = svc_http.patch(f"/_sandbox/users/{tigist}", json={"email": email})
+        assert taken.status_code == 409 and f"email {email} is taken" == taken.json["error"]  # type: ignore[index]
+    assert svc_sandbox.export() == before
+    # The default address of a handle is checked too: it would be taken the same way.
+    svc_http.patch(f"/_sandbox/users/{tigist}", json={"email": "meron@users.sandbox.test"})
+    before = svc_sandbox.export()
+    defaulted = svc_http.post("/_sandbox/users", json={"handle": "meron"})
+    assert defaulted.status_code == 409 and "email" in defaulted.json["error"]  # type: ignore[index]
+    assert svc_sandbox.export() == before
+    own = svc_http.patch(f"/_sandbox/users/{tigist}", json={"email": "Meron@users.sandbox.test"})
+    assert own.status_code == 200 and own.json["email"] == "Meron@users.sandbox.test"  # type: ignore[index]
 
 
 @pytest.mark.parametrize(

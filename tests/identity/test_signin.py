@@ -73,6 +73,20 @@ def test_a_wrong_password_keeps_the_apps_name_and_its_registered_address(
     assert f"{redirect.scheme}://{redirect.netloc}" in policy(response)["form-action"]
 
 
+@pytest.mark.parametrize("login", ["meron@users.sandbox.test", "Meron@Users.Sandbox.Test"])
+def test_an_email_signs_in_its_user_in_any_case(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, login: str
+) -> None:
+    """Emails are unique without case (docs/spec-gaps.md), so one always names one user."""
+    created = http.post("/_sandbox/users", json={"handle": "meron", "password": "meron-pass"})
+    assert created.status_code == 201
+    taken = http.post("/_sandbox/users", json={"email": login, "password": "other-pass"})
+    assert taken.status_code == 409
+    fields = sign_in_form(http, confidential)
+    signed = http.post(f"{AUTH}/signin", data={**fields, "login": login, "password": "meron-pass"})
+    assert signed.status_code == 303
+
+
 TAMPERED_REDIRECTS = [
     "http://[::1",  # cannot be parsed
     "http://x; script-src * 'unsafe-inline'; form-action *; a",  # directives for the CSP

@@ -22,6 +22,10 @@ HANDLE_SHAPE = re.compile(r"^[a-z0-9][a-z0-9_-]{1,29}$")
 EMAIL_SHAPE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
+def default_email(handle: str) -> str:
+    return f"{handle}@users.sandbox.test"
+
+
 def password_hash(password: str) -> str:
     """Sandbox passwords are stored hashed like secrets (SHA-256; no need for a slow KDF)."""
     return hashlib.sha256(password.encode()).hexdigest()
@@ -94,8 +98,10 @@ class UserService(Service):
         checked before an id is drawn, so a refused request changes nothing."""
         if handle is not None:
             self._check_handle(handle, None)
+            if email is None:
+                email = default_email(handle)
         if email is not None:
-            self._check_email(email)
+            self._check_email(email, None)
         one_of(kyc, KYC_STATUSES, "kyc")
         user_id = self.ids.object_id()
         handle = handle if handle is not None else f"user-{user_id[:8]}"
@@ -103,7 +109,7 @@ class UserService(Service):
         family = family_name if family_name is not None else f"User {user_id[:6]}"
         if name is None:
             name = f"{given} {family}"
-        email = email if email is not None else f"{handle}@users.sandbox.test"
+        email = email if email is not None else default_email(handle)
         password = password if password is not None else self.ids.secret("pw_", 16)
         user = User(
             id=user_id,
@@ -131,10 +137,13 @@ class UserService(Service):
         if other is not None and other.id != user_id:
             raise Conflict(f"handle {handle} is taken")
 
-    @staticmethod
-    def _check_email(email: str) -> None:
+    def _check_email(self, email: str, user_id: str | None) -> None:
+        """An address, and no other user's: the sign-in finds a user by it."""
         if not EMAIL_SHAPE.match(email) or len(email) > 254:
             raise ValidationFailed("email must be an email address")
+        other = self._by_email(email)
+        if other is not None and other.id != user_id:
+            raise Conflict(f"email {email} is taken")
 
     @locked
     def update(
@@ -157,7 +166,7 @@ class UserService(Service):
         if handle is not None:
             self._check_handle(handle, user.id)
         if email is not None:
-            self._check_email(email)
+            self._check_email(email, user.id)
         if kyc is not None:
             one_of(kyc, KYC_STATUSES, "kyc")
         changes = {
@@ -189,6 +198,12 @@ class UserService(Service):
     def _by_handle(self, handle: str) -> User | None:
         return next((u for u in self.users.values() if u.handle == handle), None)
 
+    def _by_email(self, email: str) -> User | None:
+        """Addresses compare without case, as mail providers treat them (and handles, which
+        are lowercase only): ``Abebe@…`` is abebe's."""
+        wanted = email.casefold()
+        return next((u for u in self.users.values() if u.email.casefold() == wanted), None)
+
     @locked
     def by_handle(self, handle: str) -> User | None:
         return self._by_handle(handle)
@@ -200,9 +215,7 @@ class UserService(Service):
     @locked
     def check_password(self, handle_or_email: str, password: str) -> User | None:
         """The user whose handle or email and password match, compared in constant time."""
-        user = self._by_handle(handle_or_email) or next(
-            (u for u in self.users.values() if u.email == handle_or_email), None
-        )
+        user = self._by_handle(handle_or_email) or self._by_email(handle_or_email)
         given = password_hash(password)
         expected = user.password_sha256 if user is not None else password_hash("\0")
         if hmac.compare_digest(given, expected) and user is not None:
