@@ -72,6 +72,41 @@ def test_an_email_is_one_users(svc_http: FlaskClient, svc_sandbox: Sandbox) -> N
     assert own.status_code == 200 and own.json["email"] == "Meron@users.sandbox.test"  # type: ignore[index]
 
 
+#: A field sent as ``null`` on every identity control body: refused, never read as left out.
+NULLS = [
+    ("POST", "/_sandbox/users", {"name": None}, "name"),
+    ("POST", "/_sandbox/users", {"emailVerified": None}, "emailVerified"),
+    ("PATCH", "/_sandbox/users/{user}", {"handle": None}, "handle"),
+    ("PATCH", "/_sandbox/users/{user}", {"kyc": None}, "kyc"),
+    ("PATCH", "/_sandbox/users/{user}", {"name": "Abebe K.", "password": None}, "password"),
+    ("PUT", "/_sandbox/users/{user}/consents/{client}", {"scopes": None}, "scopes"),
+    ("POST", "/_sandbox/identity/authorize", {"userId": "{user}", "url": None}, "url"),
+    ("POST", "/_sandbox/apps", {"name": "a", "redirectUris": None}, "redirectUris"),
+    ("POST", "/_sandbox/apps", {"name": "a", "organizationId": None}, "organizationId"),
+    ("PATCH", "/_sandbox/apps/{client}", {"name": None}, "name"),
+    ("PATCH", "/_sandbox/apps/{client}", {"logoUrl": None}, "logoUrl"),
+    ("POST", "/_sandbox/apps/{client}/approve-wallet-send", {"approved": None}, "approved"),
+]
+
+
+@pytest.mark.parametrize(("method", "route", "body", "field"), NULLS)
+def test_null_is_refused_naming_the_field(
+    svc_http: FlaskClient,
+    svc_sandbox: Sandbox,
+    method: str,
+    route: str,
+    body: dict[str, object],
+    field: str,
+) -> None:
+    names = {"user": user_id(svc_sandbox), "client": wallet_app(svc_sandbox).client_id}
+    body = {k: v.format(**names) if isinstance(v, str) else v for k, v in body.items()}
+    before = svc_sandbox.export()
+    response = svc_http.open(route.format(**names), method=method, json=body)
+    assert response.status_code == 400
+    assert response.json["error"] == f"{field} must not be null"  # type: ignore[index]
+    assert svc_sandbox.export() == before
+
+
 @pytest.mark.parametrize(
     ("change", "mentions"),
     [

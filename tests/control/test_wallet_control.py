@@ -68,6 +68,8 @@ def test_an_unknown_user_is_404(svc_http: FlaskClient, path: str) -> None:
         ("balance", {"availableMinor": -1}, "availableMinor"),
         ("balance", {"availableMinor": None}, "availableMinor"),
         ("balance", {"availableMinor": True}, "availableMinor"),
+        ("fund", {"amountMinor": 5, "note": None}, "note must not be null"),
+        ("balance", {"availableMinor": 5, "note": None}, "note must not be null"),
     ],
 )
 def test_bad_bodies_are_400_naming_the_field(

@@ -6,14 +6,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictStr
 
-from svc_sandbox.control.schemas import Strict
+from svc_sandbox.commerce.schemas import NoNulls
 
 Short = Annotated[StrictStr, Field(min_length=1, max_length=200)]
 Url = Annotated[StrictStr, Field(min_length=1, max_length=2000)]
 Kyc = Literal["not_started", "pending", "approved", "rejected"]
 
 
-class UserCreateBody(Strict):
+class UserCreateBody(NoNulls):
     handle: Short | None = None
     name: Short | None = None
     givenName: Short | None = None
@@ -25,7 +25,7 @@ class UserCreateBody(Strict):
     password: Annotated[StrictStr, Field(min_length=1, max_length=200)] | None = None
 
 
-class UserUpdateBody(Strict):
+class UserUpdateBody(NoNulls):
     handle: Short | None = None
     name: Short | None = None
     givenName: Short | None = None
@@ -37,7 +37,7 @@ class UserUpdateBody(Strict):
     password: Annotated[StrictStr, Field(min_length=1, max_length=200)] | None = None
 
 
-class AppCreateBody(Strict):
+class AppCreateBody(NoNulls):
     #: The owner organization; default the seeded sandbox organization.
     organizationId: StrictStr | None = None
     name: Annotated[StrictStr, Field(min_length=1, max_length=120)]
@@ -48,7 +48,7 @@ class AppCreateBody(Strict):
     logoUrl: Url | None = None
 
 
-class AppUpdateBody(Strict):
+class AppUpdateBody(NoNulls):
     name: Annotated[StrictStr, Field(min_length=1, max_length=120)] | None = None
     redirectUris: Annotated[list[Url], Field(min_length=1, max_length=20)] | None = None
     scopes: Annotated[list[StrictStr], Field(min_length=1, max_length=20)] | None = None
@@ -56,15 +56,15 @@ class AppUpdateBody(Strict):
     logoUrl: Annotated[StrictStr, Field(max_length=2000)] | None = None
 
 
-class ApproveBody(Strict):
+class ApproveBody(NoNulls):
     approved: StrictBool = True
 
 
-class ConsentBody(Strict):
+class ConsentBody(NoNulls):
     scopes: Annotated[list[StrictStr], Field(max_length=20)] = ["openid"]
 
 
-class AuthorizeAsBody(Strict):
+class AuthorizeAsBody(NoNulls):
     userId: StrictStr
     #: The authorize request's query parameters (values as strings).
     params: dict[StrictStr, StrictStr] | None = None

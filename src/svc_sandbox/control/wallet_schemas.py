@@ -6,17 +6,17 @@ from typing import Annotated
 
 from pydantic import Field, StrictInt, StrictStr
 
-from svc_sandbox.control.schemas import Strict
+from svc_sandbox.commerce.schemas import NoNulls
 from svc_sandbox.wallet.ledger import MAX_CONTROL_AMOUNT
 
 Note = Annotated[StrictStr, Field(min_length=1, max_length=500)]
 
 
-class FundBody(Strict):
+class FundBody(NoNulls):
     amountMinor: Annotated[StrictInt, Field(ge=1, le=MAX_CONTROL_AMOUNT)]
     note: Note | None = None
 
 
-class SetBalanceBody(Strict):
+class SetBalanceBody(NoNulls):
     availableMinor: Annotated[StrictInt, Field(ge=0, le=MAX_CONTROL_AMOUNT)]
     note: Note | None = None
