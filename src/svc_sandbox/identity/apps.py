@@ -33,8 +33,9 @@ def check_redirect_uri(uri: str) -> str:
 
 def check_app_url(uri: str, field: str, fragment: bool = True) -> str:
     """The rule of §5.2's redirect URIs, also for an app's website and logo, which the consent
-    page shows as a link and an image: https, or http on a loopback host (never javascript:,
-    data: or another scheme)."""
+    page shows as a link and an image, and a user's picture, issued as the ``picture`` claim
+    that apps show: https, or http on a loopback host (never javascript:, data: or another
+    scheme)."""
     if len(uri) > 2000:
         raise ValidationFailed(f"{field} must be at most 2000 characters each")
     try:

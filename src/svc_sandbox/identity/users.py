@@ -16,6 +16,7 @@ from svc_sandbox.core.errors import Conflict, ValidationFailed, found
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
+from svc_sandbox.identity.apps import check_app_url
 
 KYC_STATUSES = ("not_started", "pending", "approved", "rejected")
 HANDLE_SHAPE = re.compile(r"^[a-z0-9][a-z0-9_-]{1,29}$")
@@ -102,6 +103,8 @@ class UserService(Service):
                 email = default_email(handle)
         if email is not None:
             self._check_email(email, None)
+        if picture is not None:
+            check_app_url(picture, "picture")
         one_of(kyc, KYC_STATUSES, "kyc")
         user_id = self.ids.object_id()
         handle = handle if handle is not None else f"user-{user_id[:8]}"
@@ -167,6 +170,8 @@ class UserService(Service):
             self._check_handle(handle, user.id)
         if email is not None:
             self._check_email(email, user.id)
+        if picture is not None:
+            check_app_url(picture, "picture")
         if kyc is not None:
             one_of(kyc, KYC_STATUSES, "kyc")
         changes = {
