@@ -106,14 +106,17 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app.register_blueprint(dashboard_api.blueprint, url_prefix=DASHBOARD_PREFIX)
     app.register_blueprint(pages_api.assets, url_prefix=pages_api.ASSETS_PREFIX)
     app.register_blueprint(pages_api.favicon)
-    #: Under these, an unknown path gets the HTML 404 page (a person followed a link).
-    html_roots = [DASHBOARD_PREFIX] + [
+    #: The hosted pages' roots: a wrong method there (a form's address opened as a page) gets
+    #: the HTML message page, as a person lands on it.
+    page_roots = [
         path
         for path in map(
             settings.path_of, ("pay_url", "simulate_url", "product_page_url", "provider_url")
         )
         if path
     ]
+    #: Under these, an unknown path gets the HTML 404 page (a person followed a link).
+    html_roots = [DASHBOARD_PREFIX, *page_roots]
     app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
     app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_provider_api.blueprint, url_prefix=CONTROL_PREFIX)
@@ -218,6 +221,10 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         # What the exception says in headers stays (a 405's Allow, RFC 9110 §15.5.6); its
         # Content-Type is for werkzeug's HTML page, not this JSON.
         headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+        if status == 405 and any(request.path.startswith(root + "/") for root in page_roots):
+            where = f"{request.path} is where a form is sent: open the page it belongs to"
+            refusal = SandboxError(where, status=405, code="method_not_allowed", headers=headers)
+            return pages_api.render_page_error(refusal)
         return framework_answer(error.name.lower().replace(" ", "_"), message, status, headers)
 
     @app.errorhandler(SandboxError)

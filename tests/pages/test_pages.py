@@ -472,3 +472,31 @@ def test_the_origin_answers_the_browsers_favicon_request_with_the_pages_icon(
     assert (icon.status_code, icon.mimetype) == (200, "image/svg+xml")
     assert icon.data.startswith(b"<svg")
     assert all(e["path"] != "/favicon.ico" for e in svc_sandbox.journal.recent(10))
+
+
+def test_the_simulator_shows_a_new_prompt_after_a_failed_attempt(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """The prompt out is what the simulator decides, whatever the attempt before it did
+    (the payment page says the same: "Check your phone")."""
+    session_id, url = _link(svc_http, auth)
+    first = {"gateway": "telebirr", "phone": "0900000002", "email": "a@b.co"}
+    assert submit(svc_http, url, first).status_code == 303  # the failure trigger
+    again = submit(svc_http, url, {**first, "phone": "0911223344"})
+    assert path(again.headers["Location"]) == f"/simulate/{session_id}"
+    html = _text(svc_http, f"/simulate/{session_id}")
+    assert 'data-state="in-flight"' in html and "Last attempt failed" not in html
+    assert 'data-state="in-flight"' in _text(svc_http, url)
+
+
+@pytest.mark.parametrize("action", ["/simulate/{id}/approve", "/simulate/{id}/fail"])
+def test_a_form_address_opened_as_a_page_is_an_html_page(
+    svc_http: FlaskClient, auth: dict[str, str], action: str
+) -> None:
+    """A person who opens (GET) where a form is sent lands on the message page, not JSON;
+    the 405 still names the methods the address takes (RFC 9110 §15.5.6)."""
+    session_id, _ = _link(svc_http, auth)
+    answer = svc_http.get(action.format(id=session_id))
+    assert answer.status_code == 405 and answer.mimetype == "text/html"
+    assert "POST" in answer.headers["Allow"]
+    assert "where a form is sent" in answer.get_data(as_text=True)
