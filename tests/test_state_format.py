@@ -108,6 +108,20 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "services.checkout.sessions[1].id repeats",
     ),
     (
+        "two users with one handle (the sign-in finds the first)",
+        lambda d: services(d)["users"]["users"][1].update(
+            handle=services(d)["users"]["users"][0]["handle"]
+        ),
+        "services.users.users[1].handle repeats",
+    ),
+    (
+        "two users with one email in another case",
+        lambda d: services(d)["users"]["users"][1].update(
+            email=services(d)["users"]["users"][0]["email"].upper()
+        ),
+        "services.users.users[1].email repeats",
+    ),
+    (
         "a service missing",
         lambda d: services(d).pop("payouts"),
         "services.payouts is required",

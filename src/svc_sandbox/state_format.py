@@ -407,7 +407,22 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
     except PydanticValidationError as exc:
         raise ValidationFailed("state document: " + describe(dict(exc.errors()[0]))) from None
     _check_unique(document)
+    _check_user_names(document)
     _check_prices(document)
+
+
+def _check_user_names(document: dict[str, Any]) -> None:
+    """A handle and an email are one user's, as the control plane keeps them (409 on a taken
+    one; emails without case): two users sharing one, the sign-in finds only the first."""
+    seen: dict[tuple[str, str], int] = {}
+    for index, user in enumerate(document["services"]["users"]["users"]):
+        for name, value in (("handle", user["handle"]), ("email", user["email"].casefold())):
+            if (name, value) in seen:
+                raise ValidationFailed(
+                    f"state document: services.users.users[{index}].{name} repeats "
+                    f"{shown(user[name])} (of users[{seen[name, value]}]; one user each)"
+                )
+            seen[name, value] = index
 
 
 def _check_prices(document: dict[str, Any]) -> None:
