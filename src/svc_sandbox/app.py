@@ -139,8 +139,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         sb = sandbox_of(app)
         current.environ[REQUEST_ID] = sb.next_request_id()
         exposure_api.guard(app, current, CONTROL_PREFIX)
-        path = current.path
-        if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/"):
+        if under(current.path, CONTROL_PREFIX):
             check_no_body(app, current)
         inject_latency(sb, current)
         contract_api.validate_request(app, sb, current)
@@ -166,9 +165,6 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         exposure_api.add_security_headers(app, response)
         return response
 
-    def is_control() -> bool:
-        return request.path == CONTROL_PREFIX or request.path.startswith(CONTROL_PREFIX + "/")
-
     #: The API family whose error shape each root's unknown paths take. Roots may nest
     #: ({auth_url}/wallet): a path belongs to the longest root it is under. The wallet's root
     #: wins over a commerce root at the same path; the identity provider's, at the path of
@@ -181,30 +177,31 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     families.setdefault(settings.path_of("auth_url"), "identity")
     families.pop("", None)  # the origin's own paths answer as commerce's
 
-    def family() -> str:
-        path, best, found = request.path, -1, "commerce"
+    def family(path: str) -> str:
+        """``control`` under /_sandbox, else the family of the longest root ``path`` is under."""
+        if under(path, CONTROL_PREFIX):
+            return "control"
+        best, found = -1, "commerce"
         for root, name in families.items():
-            if len(root) > best and (path == root or path.startswith(root + "/")):
+            if len(root) > best and under(path, root):
                 best, found = len(root), name
         return found
 
-    def framework_body(code: str, message: str) -> dict[str, str]:
-        """The body of an answer no route gave: the control plane's ``{error, code}``, the
-        identity provider's RFC 6749 ``{error: <code>, error_description}`` (docs/spec-gaps.md),
-        the wallet's ``{error: <code>, message}`` (spec §7), else ``{error: <message>}``."""
-        if is_control():
-            return {"error": message, "code": code}
-        kind = family()
-        if kind == "identity":
-            return {"error": IDENTITY_CODES.get(code, code), "error_description": message}
-        if kind == "wallet":
-            return {"error": code, "message": message}
-        return {"error": message}
-
     def framework_answer(code: str, message: str, status: int, headers: dict[str, str]) -> Response:
-        if not is_control() and family() == "identity":  # no-store: RFC 6749 §5.1
+        """An answer no route gave: the control plane's ``{error, code}``, the identity
+        provider's RFC 6749 ``{error: <code>, error_description}`` with no-store (RFC 6749
+        §5.1, docs/spec-gaps.md), the wallet's ``{error: <code>, message}`` (spec §7), else
+        ``{error: <message>}``."""
+        kind = family(request.path)
+        body: dict[str, str] = {"error": message}
+        if kind == "control":
+            body["code"] = code
+        elif kind == "identity":
+            body = {"error": IDENTITY_CODES.get(code, code), "error_description": message}
             headers = {**headers, **identity_api.NO_STORE}
-        return json_response(framework_body(code, message), status, headers)
+        elif kind == "wallet":
+            body = {"error": code, "message": message}
+        return json_response(body, status, headers)
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
@@ -233,6 +230,11 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         return framework_answer(error.code, error.message, error.status, error.headers)
 
     return app
+
+
+def under(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or below it (the contract's rule for its roots)."""
+    return contract_api.relative_path(path, root) is not None
 
 
 def inject_latency(sb: Sandbox, current: Request) -> None:
