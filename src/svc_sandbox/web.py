@@ -97,8 +97,8 @@ BODYLESS_METHODS = frozenset({"GET", "HEAD", "DELETE"})
 
 def takes_no_body(view: V) -> V:
     """Marks a POST/PUT/PATCH control-plane route that takes no body: ``check_no_body``
-    checks one if sent, before the route runs (tests/control/test_bodyless_routes.py finds
-    any such route left unmarked)."""
+    checks one if sent, before the route runs (tests/test_web.py finds any such route left
+    unmarked)."""
     setattr(view, _TAKES_NO_BODY, True)
     return view
 

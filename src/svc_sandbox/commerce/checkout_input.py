@@ -150,7 +150,7 @@ def normalize_phone(value: str) -> str:
 #: that names no applicable link is ignored, never an error (§4).
 CHECKOUT_LINK_PREFIX = "cl_"
 CHECKOUT_LINK_MAX = 100
-_CHECKOUT_LINK = re.compile(r"cl_[A-Za-z0-9_-]{1,100}")
+_CHECKOUT_LINK = re.compile(rf"{CHECKOUT_LINK_PREFIX}[A-Za-z0-9_-]{{1,{CHECKOUT_LINK_MAX}}}")
 CHECKOUT_LINK_MESSAGE = (
     f"must be a checkout link token: {CHECKOUT_LINK_PREFIX} then 1 to {CHECKOUT_LINK_MAX} "
     "letters, digits, - or _"

@@ -26,6 +26,7 @@ import jsonschema_rs
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import too_long_message
 
 if TYPE_CHECKING:  # jsonschema is imported when a message is first checked, not at start-up
     from jsonschema import Draft202012Validator, FormatChecker
@@ -303,7 +304,7 @@ class Contract:
         expects (``coerce``); an integer too long to convert is named, not converted."""
         value = coerce(raw, schema, self)
         if isinstance(value, json_input.LongInteger):
-            message = json_input.too_long_message(location.partition(".")[2] or location)
+            message = too_long_message(location.partition(".")[2] or location)
             return [Violation(kind, location, message, schema_pointer)]
         return self.check(schema_pointer, value, kind, location)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.validation import field_path
+from svc_sandbox.core.validation import field_path, too_long_message
 
 #: Deepest nesting of arrays and objects a body may have (the body itself is level 1).
 MAX_DEPTH = 64
@@ -82,10 +82,6 @@ def integer(text: str) -> int | LongInteger:
     if limit and len(digits) > limit:
         return LongInteger(negative)
     return -int(digits) if negative else int(digits)
-
-
-def too_long_message(where: str) -> str:
-    return f"{where} is a number longer than {sys.get_int_max_str_digits()} digits"
 
 
 #: One decoder for every body (``json.loads`` with an option builds a new one per call).

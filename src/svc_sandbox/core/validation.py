@@ -24,10 +24,12 @@ _FRIENDLY = {
     "list_type": "must be an array",
     "dict_type": "must be an object",
     "model_type": "must be an object",
-    # pydantic's "Unable to parse input string as an integer, exceeded maximum size": a query
-    # value (all text) past Python's conversion limit, worded as json_input words a body's.
-    "int_parsing_size": f"is a number longer than {sys.get_int_max_str_digits()} digits",
 }
+
+
+def too_long_message(where: str) -> str:
+    """An integer past Python's conversion limit, in a body (json_input) or a query value."""
+    return f"{where} is a number longer than {sys.get_int_max_str_digits()} digits"
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:
@@ -39,6 +41,8 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 
 def describe(error: dict[str, Any]) -> str:
     loc = tuple(p for p in error["loc"] if not str(p).startswith("function-"))
+    if error["type"] == "int_parsing_size":  # pydantic's "exceeded maximum size": a query value
+        return too_long_message(field_path(loc))
     message = _FRIENDLY.get(error["type"], error["msg"])
     if error["type"].startswith("literal_") or error["type"] == "enum":
         message = error["msg"].replace("Input should be", "must be")
