@@ -122,6 +122,23 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "services.users.users[1].email repeats",
     ),
     (
+        "a user's picture that is a script (issued as the picture claim)",
+        lambda d: services(d)["users"]["users"][0].update(picture="javascript:alert(1)"),
+        "services.users.users[0].picture: javascript:alert(1) must be https",
+    ),
+    (
+        "an app's logo on plain http elsewhere than a loopback host",
+        lambda d: services(d)["oauthApps"]["apps"][0].update(logo_url="http://evil.test/x.png"),
+        "services.oauthApps.apps[0].logo_url: http://evil.test/x.png must be https",
+    ),
+    (
+        "an app's redirect URI with a fragment",
+        lambda d: services(d)["oauthApps"]["apps"][0]["redirect_uris"].append(
+            "https://app.sandbox.test/cb#x"
+        ),
+        "must not have a fragment",
+    ),
+    (
         "a service missing",
         lambda d: services(d).pop("payouts"),
         "services.payouts is required",

@@ -60,7 +60,7 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.lifecycle import Lifecycle
 from svc_sandbox.core.records import FORMAT, from_json
 from svc_sandbox.core.validation import describe, shown
-from svc_sandbox.identity.apps import App
+from svc_sandbox.identity.apps import App, check_app_url
 from svc_sandbox.identity.grants import AuthCode
 from svc_sandbox.identity.keys import SigningKey
 from svc_sandbox.identity.sessions import BrowserSession
@@ -408,6 +408,7 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
         raise ValidationFailed("state document: " + describe(dict(exc.errors()[0]))) from None
     _check_unique(document)
     _check_user_names(document)
+    _check_urls(document)
     _check_prices(document)
 
 
@@ -423,6 +424,28 @@ def _check_user_names(document: dict[str, Any]) -> None:
                     f"{shown(user[name])} (of users[{seen[name, value]}]; one user each)"
                 )
             seen[name, value] = index
+
+
+def _check_urls(document: dict[str, Any]) -> None:
+    """The URLs the control plane checks with the apps' rule (https, or http on a loopback
+    host): a user's picture (issued as the ``picture`` claim), an app's website and logo (the
+    consent page shows them) and its redirect URIs (no fragment)."""
+    services = document["services"]
+    found: list[tuple[str, str, bool]] = []
+    for index, user in enumerate(services["users"]["users"]):
+        found.append((f"users.users[{index}].picture", user["picture"], True))
+    for index, app in enumerate(services["oauthApps"]["apps"]):
+        where = f"oauthApps.apps[{index}]"
+        for name in ("website", "logo_url"):
+            if app.get(name):
+                found.append((f"{where}.{name}", app[name], True))
+        for number, uri in enumerate(app["redirect_uris"]):
+            found.append((f"{where}.redirect_uris[{number}]", uri, False))
+    for where, uri, fragment in found:
+        try:
+            check_app_url(uri, where, fragment=fragment)
+        except ValidationFailed as exc:
+            raise ValidationFailed(f"state document: services.{exc.message}") from None
 
 
 def _check_prices(document: dict[str, Any]) -> None:

@@ -23,18 +23,22 @@ ClockListener = Callable[[datetime], None]
 
 
 class ClockListeners:
-    """Who is told when a clock moves. Subscribing swaps in a new list, so telling them never
-    holds a lock and a listener may unsubscribe while being told."""
+    """Who is told when a clock moves. Subscribing swaps in a new list (under a small lock of
+    its own, so two threads subscribing at once both stay), so telling them never holds a
+    lock and a listener may unsubscribe while being told."""
 
     def __init__(self) -> None:
         self._items: list[ClockListener] = []
+        self._swap = threading.Lock()
 
     def subscribe(self, listener: ClockListener) -> Callable[[], None]:
         """Adds ``listener``; returns the call that removes it."""
-        self._items = [*self._items, listener]
+        with self._swap:
+            self._items = [*self._items, listener]
 
         def unsubscribe() -> None:
-            self._items = [other for other in self._items if other is not listener]
+            with self._swap:
+                self._items = [other for other in self._items if other is not listener]
 
         return unsubscribe
 
