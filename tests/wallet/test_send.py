@@ -225,6 +225,35 @@ def test_daily_cap_per_user_and_app_with_retry_after(
     assert http.post(SEND, json=over, headers=fresh).status_code == 201
 
 
+def test_the_cap_counts_again_what_left_its_window_when_the_clock_is_set_back(
+    http: FlaskClient, svc_sandbox: Sandbox, connect: Connect, key: str, abebe: dict[str, str]
+) -> None:
+    """The live answer is the one an import of the same state gives: a transfer that left the
+    window (the clock went on 25 h) is inside it again once the clock is set back."""
+    http.post("/_sandbox/wallets/abebe/fund", json={"amountMinor": 10_000_000})
+    started = svc_sandbox.now()
+    for i in range(5):
+        body = send_body(amount=1_000_000, key=f"back-{i:05}")
+        assert http.post(SEND, json=body, headers=abebe).status_code == 201
+    svc_sandbox.advance(timedelta(hours=25))
+    later = headers(connect("abebe"), key)
+    assert (
+        http.post(SEND, json=send_body(amount=100, key="back-later"), headers=later).status_code
+        == 201
+    )
+    moved = http.post(
+        "/_sandbox/clock/set", json={"now": (started + timedelta(hours=1)).isoformat()}
+    )
+    assert moved.status_code == 200, moved.json
+    again = headers(connect("abebe"), key)
+    over = send_body(amount=1_000_000, key="back-over")
+    refused(http, svc_sandbox, again, over, 429, "daily_cap_exceeded")
+    # And the clock on again: they leave the window once more.
+    svc_sandbox.advance(timedelta(hours=24))
+    fresh = headers(connect("abebe"), key)
+    assert http.post(SEND, json=over, headers=fresh).status_code == 201
+
+
 def test_the_order_kyc_before_recipient_before_funds(
     http: FlaskClient, svc_sandbox: Sandbox, connect: Connect, key: str
 ) -> None:

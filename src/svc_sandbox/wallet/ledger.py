@@ -245,22 +245,36 @@ class Balance:
 
 @dataclass
 class CapWindow:
-    """One (sender, app)'s transfers inside the cap window, oldest first, and their sum: the
-    cap's check is one addition; the wait is only worked out when the cap is passed."""
+    """One (sender, app)'s transfers, oldest first, and the sum of those inside the cap window
+    as of the last ``trim``: the cap's check is one addition; the wait is only worked out when
+    the cap is passed. Nothing is dropped: the clock may be set back, and a transfer that left
+    the window then counts again (as it does for an import of the same state)."""
 
     sent: list[tuple[datetime, int]] = field(default_factory=list)
+    #: ``sent[start:]`` are inside the window; ``total`` is their sum.
+    start: int = 0
     total: int = 0
 
     def add(self, at: datetime, amount: int) -> None:
-        bisect.insort(self.sent, (at, amount))
-        self.total += amount
+        index = bisect.bisect_right(self.sent, (at, amount))
+        self.sent.insert(index, (at, amount))
+        if index < self.start:
+            self.start += 1  # sent before the window of the last trim: the next trim decides
+        else:
+            self.total += amount
 
     def trim(self, now: datetime) -> None:
-        """Drops what left the window (sent at or before ``now - CAP_WINDOW``)."""
+        """Moves the window's start to ``now - CAP_WINDOW`` (forward, or back after the clock
+        was set back); what was sent at or before it is outside."""
         cut = bisect.bisect_right(self.sent, now - CAP_WINDOW, key=lambda entry: entry[0])
-        if cut:
-            self.total -= sum(amount for _, amount in self.sent[:cut])
-            del self.sent[:cut]
+        if cut > self.start:
+            self.total -= sum(amount for _, amount in self.sent[self.start : cut])
+        elif cut < self.start:
+            self.total += sum(amount for _, amount in self.sent[cut : self.start])
+        self.start = cut
+
+    def inside(self) -> list[tuple[datetime, int]]:
+        return self.sent[self.start :]
 
 
 @dataclass(frozen=True)
@@ -414,7 +428,7 @@ class WalletService(Service):
         window.trim(now)
         if window.total + amount <= DAILY_CAP:
             return
-        wait = rolling_cap_wait(window.sent, amount, DAILY_CAP, CAP_WINDOW, now)
+        wait = rolling_cap_wait(window.inside(), amount, DAILY_CAP, CAP_WINDOW, now)
         if wait is not None:
             raise WalletError(
                 429,
