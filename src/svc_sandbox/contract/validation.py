@@ -542,7 +542,7 @@ def worded(error: ValidationError) -> str:
     shows one (``core.validation.shown``: cut to 80 characters): the value itself (``'xx…'
     is too long``) and the keys or items of an object or array (``('kk…' was unexpected)``).
     What the message quotes of the document stays whole; so does a short value."""
-    message = error.message
+    message: str = error.message
     instance = error.instance
     values = [instance, *instance] if isinstance(instance, dict | list) else [instance]
     for value in values:

@@ -15,9 +15,10 @@ from svc_sandbox.core.validation import cut
 
 Entry = tuple[str, datetime, str, str, int, dict[str, Any]]
 
-#: How much of its path, query and Authorization header an entry keeps (cut past that with
-#: ``core.validation.cut``, the rule for a string too long to repeat): an entry holds at most
-#: this much of each, plus a body of at most ``web.JOURNAL_BODY_BYTES`` (docs/control-plane.md).
+#: How much of its method, path, query, Authorization and Content-Type an entry keeps (cut
+#: past that with ``core.validation.cut``, the rule for a string too long to repeat): an entry
+#: holds at most this much of each, plus a body of at most ``web.JOURNAL_BODY_BYTES``
+#: (docs/control-plane.md).
 JOURNAL_TEXT_CHARACTERS = 4096
 #: The details cut so; a body has its own bound (kept whole up to its size limit, else left
 #: out), as does a form (parsed from such a body).
@@ -39,7 +40,7 @@ class RequestJournal:
         details: dict[str, Any] | None = None,
     ) -> None:
         """One request; ``details`` (query, body, Authorization) are for the recorder. The
-        method, path, query, Authorization and Content-Type are kept up to ``JOURNAL_TEXT_CHARACTERS``."""
+        method, path and ``CUT_DETAILS`` are kept up to ``JOURNAL_TEXT_CHARACTERS``."""
         kept = details or {}
         for name in CUT_DETAILS:
             value = kept.get(name)
