@@ -42,11 +42,15 @@ class RequestJournal:
         """One request; ``details`` (query, body, Authorization) are for the recorder. The
         method, path and ``CUT_DETAILS`` are kept up to ``JOURNAL_TEXT_CHARACTERS``."""
         kept = details or {}
-        for name in CUT_DETAILS:
-            value = kept.get(name)
-            if value is not None and len(value) > JOURNAL_TEXT_CHARACTERS:
-                kept = {**kept, name: cut(value, JOURNAL_TEXT_CHARACTERS)}
-        method, path = cut(method, JOURNAL_TEXT_CHARACTERS), cut(path, JOURNAL_TEXT_CHARACTERS)
+        if kept:  # (checked inline: this runs on every request)
+            for name in CUT_DETAILS:
+                value = kept.get(name)
+                if value is not None and len(value) > JOURNAL_TEXT_CHARACTERS:
+                    kept = {**kept, name: cut(value, JOURNAL_TEXT_CHARACTERS)}
+        if len(path) > JOURNAL_TEXT_CHARACTERS:
+            path = cut(path, JOURNAL_TEXT_CHARACTERS)
+        if len(method) > JOURNAL_TEXT_CHARACTERS:
+            method = cut(method, JOURNAL_TEXT_CHARACTERS)
         with self._lock:
             self._entries.append((request_id, time, method, path, status, kept))
 
