@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from svc_sandbox.core.clock import monotonic
 
@@ -71,7 +71,10 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 
 def origin(url: str) -> Origin:
     """The origin of ``url``, the key of its kept connection."""
-    parts = urlsplit(url)
+    return _origin(urlsplit(url))
+
+
+def _origin(parts: SplitResult) -> Origin:
     try:
         port = parts.port
     except ValueError:  # not a port: no connection was made to it
@@ -126,7 +129,7 @@ class Sender:
     def _exchange(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answer:
         deadline = monotonic() + timeout
         parts = urlsplit(url)
-        key = origin(url)
+        key = _origin(parts)
         connection, releases = self._take(key)
         if connection is not None and _dropped(connection):
             connection.close()  # the receiver closed the idle connection: open a new one
