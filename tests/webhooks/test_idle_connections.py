@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -241,3 +242,27 @@ def test_a_receiver_per_test_does_not_run_the_process_out_of_descriptors() -> No
     assert run.returncode == 0, run.stderr[-2000:]
     outcomes = json.loads(run.stdout)
     assert outcomes == ["answered 200"] * 100, [m for m in outcomes if m != "answered 200"][:3]
+
+
+def test_a_connection_past_descriptor_1023_is_still_reused() -> None:
+    """A busy server's sockets get descriptors past 1023, which ``select`` refuses: asking it
+    whether the receiver closed the idle connection failed, so it was never reused."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if max(soft, hard) < 1200 and hard != resource.RLIM_INFINITY:
+        pytest.skip("the system allows fewer than 1200 descriptors")
+    if soft != resource.RLIM_INFINITY and soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1200, hard))
+    padding: list[int] = []
+    sender = Sender()
+    try:
+        with keep_alive_receivers(1) as [receiver]:
+            while not padding or padding[-1] < 1100:
+                padding.append(os.open(os.devnull, os.O_RDONLY))
+            for _ in range(3):
+                assert sender.post(receiver.url, BODY, HEADERS, 5).succeeded
+            assert receiver.connections == 1
+    finally:
+        sender.close()
+        for fd in padding:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
