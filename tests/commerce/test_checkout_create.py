@@ -15,11 +15,27 @@ from tests.commerce.checkout_helpers import BUYER, checkout, events, org_id, pub
 # --- collection modes (§4 table) ------------------------------------------------------------
 
 
-def test_free_product_gives_session_and_order_at_once(
-    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+@pytest.mark.parametrize(
+    ("product_fields", "request_fields"),
+    [
+        ({"pricingModel": "free", "price": None}, {}),
+        # Nothing to pay either: no provider is asked for 0 ETB (docs/spec-gaps.md).
+        ({"pricingModel": "fixed", "price": {"amount": 0}}, {"gateway": "cbe"}),
+        ({"pricingModel": "fixed", "price": {"amount": 0}}, {}),
+        ({"pricingModel": "pwyw", "price": {"minimumAmount": 0}}, {"amount": 0}),
+        ({"pricingModel": "pwyw", "price": {"minimumAmount": 0}}, {"amount": 0, "gateway": "cbe"}),
+    ],
+    ids=["free", "fixed-0-push", "fixed-0-link", "pwyw-0-link", "pwyw-0-push"],
+)
+def test_nothing_to_pay_gives_session_and_order_at_once(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    svc_sandbox: Sandbox,
+    product_fields: dict[str, Any],
+    request_fields: dict[str, Any],
 ) -> None:
-    product = published(svc_http, auth, pricingModel="free", price=None)
-    result = checkout(svc_http, auth, productId=product["_id"], customer=BUYER)
+    product = published(svc_http, auth, **product_fields)
+    result = checkout(svc_http, auth, productId=product["_id"], customer=BUYER, **request_fields)
     assert set(result) == {"sessionId", "orderId"}
     status = status_of(svc_http, result["sessionId"])
     assert status["status"] == "completed"

@@ -127,6 +127,8 @@ def test_patch_org_bad_fee_rate_and_unknown_org(svc_http: FlaskClient) -> None:
         (1e-30, "0.000000000000000000000000000001"),  # no exponent
         ("1.5E-7", "0.00000015"),
         (0, "0"),
+        (-0.0, "0.0"),  # the sign of a zero is no rate
+        ("-0", "0"),
         (1, "1"),
     ],
 )

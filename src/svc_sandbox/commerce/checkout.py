@@ -227,7 +227,7 @@ class CheckoutService(Service):
         org = principal.org if principal is not None else self.orgs.get(product.org_id)  # type: ignore[union-attr]
         environment = (principal.environment if principal else org.environment).value
 
-        mode = self._mode(product, body.gateway, environment, principal is not None)
+        mode = self._mode(amount, body.gateway, environment, principal is not None)
         self._check_customer(mode, body.customer)
 
         link_metadata: dict[str, str] = {}
@@ -283,8 +283,11 @@ class CheckoutService(Service):
         return 0
 
     @staticmethod
-    def _mode(product: Product | None, gateway: str | None, environment: str, token: bool) -> Mode:
-        if product is not None and product.pricing_model == "free":
+    def _mode(amount: int, gateway: str | None, environment: str, token: bool) -> Mode:
+        # A free product, and a fixed price of 0 or a pwyw amount of 0 (its minimum may be 0):
+        # nothing to pay, so no provider is asked for 0 ETB (docs/spec-gaps.md). A custom
+        # amount is never 0 (at least 100).
+        if amount == 0:
             return Mode.FREE
         if gateway is not None:
             return Mode.DIRECT if environment == "production" else Mode.SIMULATOR

@@ -47,6 +47,8 @@ def rate_text(rate: Decimal | None) -> str | None:
     exponent (``0E+999999``, a rate of 0) keeps its short form, not a huge one."""
     if rate is None:
         return None
+    if rate.is_zero():
+        rate = rate.copy_abs()  # -0.0 (a JSON number may have the sign) is the rate 0
     exponent = rate.as_tuple().exponent
     if isinstance(exponent, int) and abs(exponent) <= MAX_RATE_PLACES:
         return format(rate, "f")
