@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 from flask.testing import FlaskClient
 
+from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.scenarios.loader import load_file
 from svc_sandbox.scenarios.recorder import dump, record
@@ -182,6 +183,30 @@ def test_without_the_page_in_the_journal_the_replay_opens_the_authorize_page(
     assert page["save"] == {"csrf_token": "form.csrf_token"}
     assert decision["form"]["csrf_token"] == "${csrf_token}"
     file = tmp_path / "no_page.yaml"
+    file.write_text(dump(document))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+
+
+def test_a_header_the_journal_cut_replays_as_the_characters_kept(
+    svc_http: FlaskClient, auth: dict[str, str], tmp_path: Path
+) -> None:
+    """The journal cuts a header past JOURNAL_TEXT_CHARACTERS with an ellipsis, which a header
+    cannot carry: the recording sends the characters kept, and loads."""
+    svc_http.post("/_sandbox/reset", json={})
+    authorization = "Bearer " + "t" * 5000
+    content_type = "text/" + "c" * 5000  # the journal keeps the media type, no parameters
+    assert svc_http.get("/api/products", headers={"Authorization": authorization}).status_code == 401
+    posted = svc_http.post(
+        "/api/products", data=b"x", headers={**auth, "Content-Type": content_type}
+    )
+    assert posted.status_code == 415
+
+    document = recorded(svc_http)
+    first, second = (step["request"] for step in document["steps"])
+    assert first["headers"]["Authorization"] == authorization[: JOURNAL_TEXT_CHARACTERS - 1]
+    assert second["headers"]["Content-Type"] == content_type[: JOURNAL_TEXT_CHARACTERS - 1]
+    file = tmp_path / "cut.yaml"
     file.write_text(dump(document))
     result = Runner(InProcessTarget()).run(load_file(file)[0])
     assert result.status == PASSED, result.failure

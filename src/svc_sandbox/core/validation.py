@@ -53,6 +53,8 @@ def describe(error: dict[str, Any]) -> str:
 
 #: How much of a value a message repeats: a 300,000-character id is named, not echoed.
 SHOWN_CHARACTERS = 80
+#: What ends a string ``cut`` shortened.
+ELLIPSIS = "…"
 
 
 def cut(text: str, limit: int) -> str:
@@ -60,7 +62,7 @@ def cut(text: str, limit: int) -> str:
     first ``limit - 1`` and an ellipsis (the one rule for a string too long to repeat)."""
     if len(text) <= limit:
         return text
-    return text[: limit - 1] + "…"
+    return text[: limit - 1] + ELLIPSIS
 
 
 def shown(value: Any) -> str:

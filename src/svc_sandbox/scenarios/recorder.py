@@ -19,6 +19,8 @@ from urllib.parse import parse_qsl, urlsplit
 import yaml
 
 from svc_sandbox.core.clock import parse_instant
+from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
+from svc_sandbox.core.validation import ELLIPSIS
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS
 from svc_sandbox.scenarios.actions import CONTROL_PREFIX, action_for
 
@@ -152,6 +154,15 @@ def _credentials(info: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+def _header(value: str | None) -> str | None:
+    """A journal's header value as a replay can send it: one the journal cut
+    (``JOURNAL_TEXT_CHARACTERS``, the last an ellipsis) without its ellipsis, which a header
+    cannot carry (not Latin-1), so the recording loads and sends the 4,095 characters kept."""
+    if value is not None and len(value) == JOURNAL_TEXT_CHARACTERS and value.endswith(ELLIPSIS):
+        return value[:-1]
+    return value
+
+
 def _body(entry: dict[str, Any]) -> Any:
     raw = entry.get("body")
     if raw is None:
@@ -193,8 +204,9 @@ def _step(
             request["json"] = body
         else:
             request["raw"] = entry["body"]
-            request["headers"] = {"Content-Type": entry.get("contentType") or "text/plain"}
-    authorization = entry.get("authorization")
+            content_type = _header(entry.get("contentType"))
+            request["headers"] = {"Content-Type": content_type or "text/plain"}
+    authorization = _header(entry.get("authorization"))
     if authorization:
         token = authorization.partition(" ")[2].strip()
         if token in credentials:
