@@ -3,11 +3,19 @@ session's prompt is decided by the provider settings or the page's control-plane
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.sandbox import Sandbox
-from tests.commerce.checkout_helpers import PROMPT_MODES, session_of_mode
+from tests.commerce.checkout_helpers import (
+    BUYER,
+    PROMPT_MODES,
+    checkout,
+    published,
+    session_of_mode,
+)
 
 
 @pytest.mark.parametrize(("environment", "linked"), [("sandbox", True), ("production", False)])
@@ -32,3 +40,38 @@ def test_the_session_page_links_the_simulator_in_the_sandbox_only(
         assert ("/simulate/" in (described["checkoutUrl"] or "")) is (
             linked and described["mode"] != "link"
         )
+
+
+@pytest.mark.parametrize("environment", ["sandbox", "production"])
+@pytest.mark.parametrize(
+    ("product_fields", "request_fields"),
+    [
+        ({"pricingModel": "free", "price": None}, {}),
+        ({"pricingModel": "fixed", "price": {"amount": 0}}, {}),
+        ({"pricingModel": "pwyw", "price": {"minimumAmount": 0}}, {"amount": 0}),
+    ],
+    ids=["free", "fixed-0", "pwyw-0"],
+)
+def test_a_session_with_nothing_to_pay_links_no_payment_page(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    live_auth: dict[str, str],
+    environment: str,
+    product_fields: dict[str, Any],
+    request_fields: dict[str, Any],
+) -> None:
+    """A free-mode session's order is paid at once: no page for the buyer to pay on (the
+    provider page would answer 404 in production), so neither the control-plane view nor the
+    dashboard names one."""
+    merchant = auth if environment == "sandbox" else live_auth
+    product = published(svc_http, merchant, **product_fields)
+    result = checkout(svc_http, merchant, productId=product["_id"], customer=BUYER, **request_fields)
+    session_id = result["sessionId"]
+    described = svc_http.get(f"/_sandbox/checkout/sessions/{session_id}").json
+    assert described is not None
+    assert (described["mode"], described["checkoutUrl"]) == ("free", None)
+    html = svc_http.get(f"/_sandbox/ui/checkouts/{session_id}").get_data(as_text=True)
+    assert result["orderId"] in html
+    assert ">Payment page<" not in html
+    assert ">Simulator<" not in html
+    assert "/simulate/" not in html and "/provider/" not in html

@@ -359,9 +359,10 @@ class CheckoutService(Service):
         return session
 
     def checkout_url(self, session: CheckoutSession) -> str | None:
-        """Direct: none. Sandbox push or hosted: the simulator. Production hosted: the
-        emulated provider page. Token without gateway: the payment link."""
-        if session.mode is Mode.DIRECT:
+        """Free (nothing to pay) and direct: none. Sandbox push or hosted: the simulator.
+        Production hosted: the emulated provider page. Token without gateway: the payment
+        link."""
+        if session.mode in (Mode.FREE, Mode.DIRECT):
             return None
         if session.mode is Mode.LINK:
             return f"{self.settings.root('pay_url')}/{session.pay_token}"
@@ -377,8 +378,9 @@ class CheckoutService(Service):
         return session.environment == "sandbox"
 
     def simulator_page(self, session: CheckoutSession) -> str | None:
-        """The simulator's page of ``session``; None for a session the simulator does not serve."""
-        if not self._simulated(session):
+        """The simulator's page of ``session``; None for a session the simulator does not
+        serve, or with nothing to pay (free: its order is paid at once)."""
+        if not self._simulated(session) or session.mode is Mode.FREE:
             return None
         return f"{self.settings.root('simulate_url')}/{session.id}"
 
