@@ -65,7 +65,9 @@ def test_a_session_with_nothing_to_pay_links_no_payment_page(
     dashboard names one."""
     merchant = auth if environment == "sandbox" else live_auth
     product = published(svc_http, merchant, **product_fields)
-    result = checkout(svc_http, merchant, productId=product["_id"], customer=BUYER, **request_fields)
+    result = checkout(
+        svc_http, merchant, productId=product["_id"], customer=BUYER, **request_fields
+    )
     session_id = result["sessionId"]
     described = svc_http.get(f"/_sandbox/checkout/sessions/{session_id}").json
     assert described is not None

@@ -196,7 +196,9 @@ def test_a_header_the_journal_cut_replays_as_the_characters_kept(
     svc_http.post("/_sandbox/reset", json={})
     authorization = "Bearer " + "t" * 5000
     content_type = "text/" + "c" * 5000  # the journal keeps the media type, no parameters
-    assert svc_http.get("/api/products", headers={"Authorization": authorization}).status_code == 401
+    assert (
+        svc_http.get("/api/products", headers={"Authorization": authorization}).status_code == 401
+    )
     posted = svc_http.post(
         "/api/products", data=b"x", headers={**auth, "Content-Type": content_type}
     )
