@@ -4,6 +4,7 @@ and the product page, driven the way a browser without scripts would (GET, form 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -394,6 +395,56 @@ def test_a_free_product_page_gives_the_order(svc_http: FlaskClient, auth: dict[s
     product = published(svc_http, auth, pricingModel="free", price=None)
     response = submit(svc_http, f"/p/{product['checkoutToken']}", {"email": "a@b.co"})
     assert response.status_code == 200 and 'data-state="paid"' in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("product_fields", "form"),
+    [
+        ({"pricingModel": "fixed", "price": {"amount": 0}}, {}),
+        ({"pricingModel": "pwyw", "price": {"minimumAmount": 0}}, {"amount": "0"}),
+        ({"pricingModel": "free", "price": None}, {}),
+    ],
+    ids=["fixed-0", "pwyw-0", "free"],
+)
+def test_with_nothing_to_pay_the_product_page_neither_needs_nor_checks_a_phone(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    product_fields: dict[str, Any],
+    form: dict[str, str],
+) -> None:
+    """A checkout of 0 ETB gives the order at once: a phone (a browser's autofill, say) is
+    for a payment that never comes, so a wrong one blocks nothing."""
+    product = published(svc_http, auth, **product_fields)
+    data = {**form, "email": "a@b.co", "phone": "not a phone"}
+    response = submit(svc_http, f"/p/{product['checkoutToken']}", data)
+    assert response.status_code == 200 and 'data-state="paid"' in response.get_data(as_text=True)
+
+
+def test_a_fixed_price_of_0_reads_as_a_free_product_page(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    zero = published(svc_http, auth, pricingModel="fixed", price={"amount": 0})
+    free = published(svc_http, auth, pricingModel="free", price=None)
+    pages = [_text(svc_http, f"/p/{p['checkoutToken']}") for p in (zero, free)]
+    for html in pages:
+        assert '<p class="amount" id="price">Free</p>' in html
+        assert 'name="phone"' not in html and "telebirr" not in html
+        assert ">Get it</button>" in html
+
+
+def test_a_pwyw_page_with_a_minimum_of_0_says_the_phone_is_for_a_paid_amount(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    product = published(svc_http, auth, pricingModel="pwyw", price={"minimumAmount": 0})
+    url = f"/p/{product['checkoutToken']}"
+    html = _text(svc_http, url)
+    assert 'name="amount"' in html and 'name="phone"' in html
+    assert "Only to pay an amount above 0" in html
+    before = svc_http.get("/_sandbox/state").data
+    paid = submit(svc_http, url, {"amount": "1.00", "email": "a@b.co", "phone": "not a phone"})
+    assert paid.status_code == 400  # an amount to pay: the phone is checked
+    assert 'id="phone-error"' in paid.get_data(as_text=True)
+    assert svc_http.get("/_sandbox/state").data == before
 
 
 @pytest.mark.parametrize("status", ["draft", "archived"])

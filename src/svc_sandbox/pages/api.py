@@ -26,7 +26,13 @@ from svc_sandbox.core.errors import NotFound, SandboxError, ValidationFailed
 from svc_sandbox.core.validation import parse
 from svc_sandbox.exposure import FormTokens
 from svc_sandbox.exposure_api import form_tokens, require_form_token
-from svc_sandbox.pages.views import field_errors, product_view, pwyw_santim, session_view
+from svc_sandbox.pages.views import (
+    field_errors,
+    nothing_to_pay,
+    product_view,
+    pwyw_santim,
+    session_view,
+)
 from svc_sandbox.web import error_response, form_body, json_body, json_response, sandbox
 
 #: The stylesheet and the small scripts of the hosted pages and the dashboard (no CDN).
@@ -216,6 +222,8 @@ def product_buy(token: str) -> Response:
     try:
         if "amount" in fields and product.pricing_model == "pwyw":
             body["amount"] = pwyw_santim(product, fields["amount"])
+        if nothing_to_pay(product, body.get("amount")):
+            body["customer"].pop("phone", None)  # the phone is for a payment; none is asked
         result = sb.checkout.create(None, parse(CheckoutBody, body))
     except SandboxError as error:
         view = product_view(sb, product)

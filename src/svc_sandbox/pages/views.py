@@ -107,6 +107,15 @@ def trigger_list(sb: Sandbox, environment: str) -> list[dict[str, Any]]:
     return [t for t in sb.triggers.registry() if t["environment"] == environment]
 
 
+def nothing_to_pay(product: Product, amount: int | None) -> bool:
+    """Whether the product page's checkout charges nothing (``amount``: a pwyw buyer's, in
+    santim): a free product, a fixed price of 0, a pwyw amount of 0. The checkout then gives
+    the order at once (no prompt), so the page neither asks for nor checks a phone."""
+    if product.pricing_model == "pwyw":
+        return amount == 0
+    return not product.amount
+
+
 def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
     fields = [f.to_public() for f in sb.checkout_config.fields_of(product.org_id)]
     default = product.default_amount or product.minimum_amount or 0
@@ -115,6 +124,10 @@ def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
         "title": product.title,
         "description": product.description,
         "pricing_model": product.pricing_model,
+        # Nothing to pay (free, or a fixed price of 0): the page reads as a free product's.
+        "free": nothing_to_pay(product, None),
+        # A pwyw minimum of 0: the buyer may pay nothing, and then needs no phone.
+        "may_be_free": product.pricing_model == "pwyw" and not product.minimum_amount,
         "price": money(product.amount or 0) if product.pricing_model == "fixed" else None,
         "minimum": money(product.minimum_amount or 0),
         "default_etb": f"{default // 100}.{default % 100:02d}",
