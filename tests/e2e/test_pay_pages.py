@@ -136,6 +136,22 @@ def test_a_buyer_buys_from_the_product_page_paying_what_they_want_to_the_santim(
     expect(page.locator("#state")).to_have_attribute("data-state", "paid")
 
 
+def test_a_buyer_gets_a_product_priced_0_as_a_free_one(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """A fixed price of 0 has nothing to pay: the page reads as a free product's (no phone,
+    no provider page) and gives the order at once."""
+    product = published(api, auth, title="Sample chapter", price={"amount": 0})
+    page.goto(path(product_url(svc_sandbox, product["checkoutToken"])))
+    expect(page.locator("#price")).to_have_text("Free")
+    expect(page.get_by_label("telebirr phone number")).to_have_count(0)
+    expect(page.locator("body")).not_to_contain_text("payment provider")
+    page.get_by_label("Email").fill("buyer@example.com")
+    page.get_by_role("button", name="Get it").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Thank you")
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+
+
 def test_a_production_buyer_confirms_on_the_provider_page(
     page: Page, api: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
