@@ -50,6 +50,16 @@ def test_the_library_has_at_least_thirty_files_covering_every_flow() -> None:
     assert tags >= REQUIRED_TAGS
 
 
+def test_the_docs_count_the_library_as_it_is() -> None:
+    """docs/scenarios.md says how many files and runs the library has: the numbers it has."""
+    import re
+
+    docs = (LIBRARY.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    said = re.search(r"\(([0-9]+) files, ([0-9]+) runs with the matrix rows\)", docs)
+    assert said is not None
+    assert (int(said[1]), int(said[2])) == (len(scenario_files([LIBRARY])), len(SCENARIOS))
+
+
 def test_the_simulator_matrix_has_every_failure_code() -> None:
     from svc_sandbox.commerce.payments import PROVIDER_FAILURE_CODES
 
