@@ -70,8 +70,13 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def origin(url: str) -> Origin:
-    """The origin of ``url``, the key of its kept connection."""
-    return _origin(urlsplit(url))
+    """The origin of ``url``, the key of its kept connection (none for a URL that cannot be
+    read: no connection was made to it)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "", "", None
+    return _origin(parts)
 
 
 def _origin(parts: SplitResult) -> Origin:
