@@ -45,6 +45,7 @@ from hypothesis.stateful import (
 from werkzeug.test import TestResponse
 
 from svc_sandbox.app import create_app
+from svc_sandbox.client import FAILURE_CODES as SPEC_FAILURE_CODES
 from svc_sandbox.sandbox import Sandbox
 from tests.commerce.checkout_helpers import checkout, org_id, status_of
 from tests.commerce.earnings import earn
@@ -71,17 +72,19 @@ PAY_ATTEMPTS_PER_WINDOW = 30  # §8 "POST /pay/{payToken}": 30 attempts per 5 mi
 PAY_WINDOW = 5 * 60
 
 GATEWAYS = ("telebirr", "mpesa", "cbe")
-#: §7 session failure codes a decision may carry (``session_expired`` only the clock gives).
-FAILURE_CODES = (
+#: The §7 session failure codes (the client library's table) a decision may carry:
+#: ``session_expired`` only the clock gives.
+FAILURE_CODES = tuple(code for code in SPEC_FAILURE_CODES if code != "session_expired")
+#: What the production provider may be set to decide (spec-gaps "Production direct push
+#: outcome": a failure code, ``approve``, or ``none`` to wait for the control plane).
+PROVIDER_OUTCOMES = (
+    *["approve"] * 4,
+    "none",
     "payment_rejected",
     "payment_failed",
     "payment_canceled",
     "payment_timed_out",
-    "initiate_failed",
 )
-#: What the production provider may be set to decide (spec-gaps "Production direct push
-#: outcome": a failure code, ``approve``, or ``none`` to wait for the control plane).
-PROVIDER_OUTCOMES = ("approve", "approve", "approve", "approve", "none", *FAILURE_CODES[:4])
 #: §8 sandbox trigger phones: the push's numbers and the payment-link page's numbers.
 PUSH_PAYS, PUSH_FAILS = "251900000001", "251900000002"
 LINK_PAYS, LINK_FAILS = "0900000001", "0900000002"
@@ -312,6 +315,7 @@ def state_export(client: FlaskClient) -> str:
     """The state as GET /_sandbox/state exports it, less what a refusal may rightly change:
     the §8 rate-limit counters, and a provider "check" step logged before a refused payment
     attempt (spec-gaps "When the emulator checks the provider" (2))."""
+    # FlaskClient's own open: the export is the check's, not a request to check or replay
     state = FlaskClient.open(client, "/_sandbox/state").get_json()
     state["services"].pop("checkoutLimits", None)
     for attempt in state["services"]["payments"]["attempts"]:
