@@ -101,6 +101,11 @@ def _serve_options(
         "--webhook-attempts-kept", type=int, help="webhook attempts journaled (default 10000)"
     )
     serve.add_argument(
+        "--identity-expired-kept-hours",
+        type=int,
+        help="hours an expired identity code, token or sign-in is kept (default 24)",
+    )
+    serve.add_argument(
         "--strict",
         action="store_true",
         default=None,

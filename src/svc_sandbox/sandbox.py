@@ -353,7 +353,15 @@ class Sandbox:
                 continue
             self._after_work(background)
             if not paused or (not step and self._work_pending()):
+                self._prune_expired()
                 return ran
+
+    def _prune_expired(self) -> None:
+        """Drops the identity records past their lifetime (identity/tokens.py) once the clock
+        has moved; their own calls do it too, so this only frees them without waiting."""
+        with self.lock:
+            self.oauth.prune()
+            self.browser_sessions.prune()
 
     def _run_until(
         self, target: datetime, stop_for_work: bool = False

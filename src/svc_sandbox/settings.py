@@ -160,6 +160,10 @@ class Settings(BaseModel):
     #: What the identity limits of §8 count per: the calling ``client`` (its client_id, or the
     #: IP when a request names none) or the caller's ``ip``. See docs/spec-gaps.md.
     identity_rate_limit_key: Literal["client", "ip"] = "client"
+    #: Hours an identity record is kept after it expired (codes, access and refresh tokens,
+    #: their grant, sign-in sessions), so its error still says "expired" rather than unknown;
+    #: then it is dropped. See docs/spec-gaps.md (identity records over time).
+    identity_expired_kept_hours: int = Field(default=24, ge=0, le=24 * 365 * 100)
     #: The "one-off KYC on first use" rule for app registration: ``require`` an approved
     #: organization KYC, or ``skip`` the check. See docs/spec-gaps.md.
     app_kyc: Literal["require", "skip"] = "require"

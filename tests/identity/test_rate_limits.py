@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 from datetime import timedelta
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from flask.testing import FlaskClient
@@ -65,3 +67,53 @@ def test_per_ip_setting(svc_sandbox: Sandbox, svc_http: FlaskClient) -> None:
         data={"grant_type": "refresh_token", "refresh_token": "rt_x", "client_id": other.client_id},
     )
     assert response.status_code == 429
+
+
+def test_keys_of_unknown_clients_go_once_their_minute_is_over(
+    svc_sandbox: Sandbox, svc_http: FlaskClient
+) -> None:
+    """A key per client_id a request names, registered or not (it is counted before the client
+    is authenticated); each is dropped once its window is empty, on the sandbox clock."""
+    windows = svc_sandbox.identity_limits.windows
+    for n in range(200):
+        answer = svc_http.post(
+            f"{AUTH}/oauth2/token",
+            data={"grant_type": "authorization_code", "code": "x", "client_id": f"nosuch{n}"},
+        )
+        assert answer.status_code == 401 and answer.json["error"] == "invalid_client"
+        svc_http.get(f"{AUTH}/oauth2/authorize", query_string={"client_id": f"nosuch{n}"})
+    assert windows["token"].key_count() == windows["authorize"].key_count() == 200
+    svc_sandbox.advance(timedelta(seconds=60))
+    request_for(svc_http, svc_sandbox, "token")
+    request_for(svc_http, svc_sandbox, "authorize")
+    assert windows["token"].key_count() == windows["authorize"].key_count() == 1
+
+
+@pytest.mark.parametrize(
+    ("bad_id", "message"),
+    [
+        ("c" * 2001, "client_id is longer than 2000 characters"),
+        ("c" * 150_000, "client_id is longer than 2000 characters"),
+        ("abc%00def", "client_id contains control characters"),
+    ],
+)
+@pytest.mark.parametrize("endpoint", ["token", "introspect", "revoke"])
+def test_a_basic_client_id_is_checked_as_the_form_one_before_it_is_counted(
+    svc_sandbox: Sandbox, svc_http: FlaskClient, endpoint: str, bad_id: str, message: str
+) -> None:
+    form = {"grant_type": "refresh_token", "refresh_token": "rt_x", "token": "at_x"}
+    credentials = base64.b64encode(f"{bad_id}:secret".encode()).decode()
+    before = svc_sandbox.export()
+    in_header = svc_http.post(
+        f"{AUTH}/oauth2/{endpoint}", data=form, headers={"Authorization": f"Basic {credentials}"}
+    )
+    assert svc_sandbox.identity_limits.windows[endpoint].key_count() == 0  # nothing kept
+    in_form = svc_http.post(
+        f"{AUTH}/oauth2/{endpoint}",
+        data={**form, "client_id": unquote(bad_id), "client_secret": "secret"},
+    )
+    assert in_header.status_code == in_form.status_code == 400
+    assert (
+        in_header.json == in_form.json == {"error": "invalid_request", "error_description": message}
+    )
+    assert svc_sandbox.export() == before

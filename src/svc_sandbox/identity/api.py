@@ -74,7 +74,13 @@ def basic_credentials() -> tuple[str, str] | None:
     client_id, sep, secret = decoded.partition(":")
     if not sep or not client_id:
         raise InvalidClient("Authorization: Basic credentials must be client_id:client_secret")
-    return unquote(client_id.replace("+", " ")), unquote(secret.replace("+", " "))
+    client_id = unquote(client_id.replace("+", " "))
+    # Checked as the form's client_id is (same bound, same error), before the rate limit
+    # keeps it as a key.
+    message = problem({"client_id": [client_id]}, "client_id")
+    if message:
+        raise InvalidRequest(message)
+    return client_id, unquote(secret.replace("+", " "))
 
 
 def named_client(params: Params, basic: tuple[str, str] | None) -> str | None:

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
@@ -39,7 +40,7 @@ from svc_sandbox.identity.errors import (
 )
 from svc_sandbox.identity.params import Params, check_all, optional, problem, required
 from svc_sandbox.identity.scopes import OPENID, SCOPES, ordered, parse_scope
-from svc_sandbox.identity.tokens import TokenService, digest, issuable
+from svc_sandbox.identity.tokens import TokenService, digest, issuable, kept_after_expiry
 from svc_sandbox.identity.users import UserService
 
 CODE_TTL = timedelta(minutes=10)
@@ -183,8 +184,29 @@ class AuthorizationService(Service):
         self.apps = apps
         self.tokens = tokens
         self.codes: dict[str, AuthCode] = {}
-        #: "<user_id> <client_id>" -> the scopes the user approved for the app.
+        #: "<user_id> <client_id>" -> the scopes the user approved for the app (kept: only
+        #: the user, a disconnect or a deletion takes a consent back).
         self.consents: dict[str, list[str]] = {}
+        self._code_expiry = ExpiryQueue()
+
+    @locked
+    def prune(self) -> None:
+        """Drops codes past their lifetime by more than the setting: one never redeemed
+        then; a redeemed one with the grant it made (tokens.py), so that a second use revokes
+        the grant's tokens as long as there are any. The tokens are pruned first."""
+        self.tokens.prune()
+        now = self.clock.now()
+        for sha in self._code_expiry.due(now):
+            code = self.codes.get(sha)
+            if code is None:
+                continue
+            until = code.expires_at + kept_after_expiry(self.ctx)
+            if code.grant_id is not None:
+                until = self.tokens.kept_until(code.grant_id) or now
+            if until > now:
+                self._code_expiry.add(until, sha)
+            else:
+                del self.codes[sha]
 
     # --- the authorize request ------------------------------------------------------------
 
@@ -324,6 +346,7 @@ class AuthorizationService(Service):
         preset consent: a typo must not pass as a disconnect."""
         self.users.get(user_id)
         self.apps.get(client_id)
+        self.prune()
         self.consents.pop(self._consent_key(user_id, client_id), None)
         # A used code stays: its second use must still revoke the grant it made.
         voided = [
@@ -357,6 +380,7 @@ class AuthorizationService(Service):
         self.consents[key] = ordered({*self.consents.get(key, []), *scopes})
         now = self.clock.now()
         code = self.ids.secret("ac_", 43)
+        self.prune()
         self.codes[digest(code)] = AuthCode(
             code_sha256=digest(code),
             client_id=request.client_id,
@@ -369,6 +393,7 @@ class AuthorizationService(Service):
             expires_at=now + CODE_TTL,
             nonce=request.nonce,
         )
+        self._code_expiry.add(now + CODE_TTL + kept_after_expiry(self.ctx), digest(code))
         params = {"code": code}
         if request.state is not None:
             params["state"] = request.state
@@ -438,6 +463,7 @@ class AuthorizationService(Service):
     @locked
     def token(self, form: Params, basic: tuple[str, str] | None) -> dict[str, Any]:
         """POST {auth_url}/oauth2/token: one request, all under the lock (one winner)."""
+        self.prune()
         check_all(form)
         grant_type = required(form, "grant_type")
         if grant_type not in ("authorization_code", "refresh_token"):
@@ -498,6 +524,7 @@ class AuthorizationService(Service):
         }
 
     def export(self) -> dict[str, Any]:
+        self.prune()  # what is due is gone in the export as in every answer
         return {
             "codes": [to_json(c) for c in self.codes.values()],
             "consents": dict(self.consents),
@@ -506,3 +533,5 @@ class AuthorizationService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         self.codes = {c["code_sha256"]: from_json(AuthCode, c) for c in data["codes"]}
         self.consents = {k: list(v) for k, v in data["consents"].items()}
+        kept = kept_after_expiry(self.ctx)
+        self._code_expiry = ExpiryQueue((c.expires_at + kept, sha) for sha, c in self.codes.items())

@@ -17,10 +17,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.exposure import FormTokens
-from svc_sandbox.identity.tokens import digest
+from svc_sandbox.identity.tokens import digest, kept_after_expiry
 from svc_sandbox.identity.users import User, UserService
 
 #: How long a sign-in lasts (not in the spec; see docs/spec-gaps.md).
@@ -43,6 +44,20 @@ class BrowserSessionService(Service):
         self.users = users
         self.sessions: dict[str, BrowserSession] = {}
         self.forms = FormTokens()
+        self._expiry = ExpiryQueue()
+
+    @locked
+    def prune(self) -> None:
+        """Drops sessions expired for longer than ``identity_expired_kept_hours`` (one
+        never used, or never signed out of, is no longer kept for good)."""
+        now = self.clock.now()
+        kept = kept_after_expiry(self.ctx)
+        for sha in self._expiry.due(now):
+            session = self.sessions.get(sha)
+            if session is not None and session.expires_at + kept > now:  # the setting grew
+                self._expiry.add(session.expires_at + kept, sha)
+            elif session is not None:
+                del self.sessions[sha]
 
     @staticmethod
     def new_browser_id() -> str:
@@ -60,6 +75,7 @@ class BrowserSessionService(Service):
     def sign_in(self, user_id: str) -> str:
         """A new signed-in session for ``user_id``; returns the cookie value."""
         self.users.get(user_id)
+        self.prune()
         value = self.ids.secret("ses_", 40)
         now = self.clock.now()
         self.sessions[digest(value)] = BrowserSession(
@@ -68,11 +84,13 @@ class BrowserSessionService(Service):
             auth_time=now,
             expires_at=now + SESSION_TTL,
         )
+        self._expiry.add(now + SESSION_TTL + kept_after_expiry(self.ctx), digest(value))
         return value
 
     @locked
     def current(self, value: str | None) -> tuple[User, BrowserSession] | None:
         """The signed-in user of a session cookie, or None (unknown, expired, user gone)."""
+        self.prune()
         if not value:
             return None
         session = self.sessions.get(digest(value))
@@ -86,9 +104,12 @@ class BrowserSessionService(Service):
         self.sessions.pop(digest(value), None)
 
     def export(self) -> dict[str, Any]:
+        self.prune()  # what is due is gone in the export as in every answer
         return {"sessions": [to_json(s) for s in self.sessions.values()]}
 
     def restore(self, data: dict[str, Any]) -> None:
         self.sessions = {
             s["session_sha256"]: from_json(BrowserSession, s) for s in data["sessions"]
         }
+        kept = kept_after_expiry(self.ctx)
+        self._expiry = ExpiryQueue((s.expires_at + kept, sha) for sha, s in self.sessions.items())

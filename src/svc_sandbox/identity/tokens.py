@@ -4,17 +4,24 @@ introspection (RFC 7662) and revocation (RFC 7009).
 
 Lifetimes (spec §5, §8): access 1 h, ID 10 h, refresh 30 days. Tokens are stored by the
 SHA-256 of their value, so a lookup compares digests, never the secret itself.
+
+Records past their lifetime are kept ``Settings.identity_expired_kept_hours`` more (so an
+error still says "expired" or "revoked"), then dropped: an access token on its own; a grant
+with every refresh token of its family and the rest of its access tokens once the family's
+last token is that far past its expiry (a rotated refresh token is kept as long as its family
+lives, so a second use still revokes the family, spec §5.8).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
@@ -31,6 +38,11 @@ ACCESS_JWT_TYPES = ("at+jwt", "application/at+jwt")
 
 def digest(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
+
+
+def kept_after_expiry(ctx: ServiceContext) -> timedelta:
+    """How long an expired identity record is kept before it is dropped (a setting)."""
+    return timedelta(hours=ctx.settings.identity_expired_kept_hours)
 
 
 def epoch(instant: datetime) -> int:
@@ -99,6 +111,20 @@ class RefreshToken:
     revoked: bool = False
 
 
+@dataclass
+class Family:
+    """The records of one grant (derived from them, so not exported): the digests of its
+    access and refresh tokens, and the latest expiry of any of them (the grant's creation
+    while it has none)."""
+
+    ends: datetime
+    access: dict[str, None] = field(default_factory=dict)
+    refresh: list[str] = field(default_factory=list)
+
+    def lasts_to(self, expires_at: datetime) -> None:
+        self.ends = max(self.ends, expires_at)
+
+
 @dataclass(frozen=True)
 class ResourceGrant:
     """What the wallet resource server learns from a valid JWT access token."""
@@ -123,6 +149,67 @@ class TokenService(Service):
         self.refresh: dict[str, RefreshToken] = {}
         #: jti -> digest of the access token (JWT access tokens are checked by jti).
         self.jti_index: dict[str, str] = {}
+        self._index()
+
+    def _index(self) -> None:
+        """The derived indexes of the records: each grant's family, and when access tokens
+        and families come due to be dropped."""
+        kept = kept_after_expiry(self.ctx)
+        self.families = {g.id: Family(ends=g.created_at) for g in self.grants.values()}
+        for sha, access in self.access.items():
+            family = self.families[access.grant_id]
+            family.access[sha] = None
+            family.lasts_to(access.expires_at)
+        for sha, refresh in self.refresh.items():
+            family = self.families[refresh.grant_id]
+            family.refresh.append(sha)
+            family.lasts_to(refresh.expires_at)
+        self._access_expiry = ExpiryQueue(
+            (a.expires_at + kept, sha) for sha, a in self.access.items()
+        )
+        self._family_expiry = ExpiryQueue(
+            (family.ends + kept, gid) for gid, family in self.families.items()
+        )
+
+    @locked
+    def prune(self) -> None:
+        """Drops what is past its lifetime by more than the setting (module docstring): the
+        due entries only, so a call that finds none costs one comparison."""
+        now = self.clock.now()
+        kept = kept_after_expiry(self.ctx)
+        for sha in self._access_expiry.due(now):
+            access = self.access.get(sha)
+            if access is None:
+                continue
+            if access.expires_at + kept > now:  # the setting grew since
+                self._access_expiry.add(access.expires_at + kept, sha)
+                continue
+            self._drop_access(sha, access)
+            self.families[access.grant_id].access.pop(sha, None)
+        for grant_id in self._family_expiry.due(now):
+            family = self.families.get(grant_id)
+            if family is None:
+                continue
+            if family.ends + kept > now:  # refreshed since: comes due again at its new end
+                self._family_expiry.add(family.ends + kept, grant_id)
+                continue
+            for sha in family.access:
+                self._drop_access(sha, self.access[sha])
+            for sha in family.refresh:
+                del self.refresh[sha]
+            del self.families[grant_id]
+            del self.grants[grant_id]
+
+    def _drop_access(self, sha: str, access: AccessToken) -> None:
+        del self.access[sha]
+        if self.jti_index.get(access.jti) == sha:
+            del self.jti_index[access.jti]
+
+    def kept_until(self, grant_id: str) -> datetime | None:
+        """When grant ``grant_id`` may be dropped (its family's end plus the setting), or
+        None when it is gone (a code redeemed into it goes with it)."""
+        family = self.families.get(grant_id)
+        return None if family is None else family.ends + kept_after_expiry(self.ctx)
 
     # --- issuing ------------------------------------------------------------------------
 
@@ -135,6 +222,7 @@ class TokenService(Service):
         auth_time: datetime,
         nonce: str | None,
     ) -> Grant:
+        self.prune()
         grant = Grant(
             id=self.ids.object_id(),
             user_id=user_id,
@@ -145,6 +233,8 @@ class TokenService(Service):
             nonce=nonce,
         )
         self.grants[grant.id] = grant
+        self.families[grant.id] = Family(ends=grant.created_at)
+        self._family_expiry.add(grant.created_at + kept_after_expiry(self.ctx), grant.id)
         return grant
 
     @locked
@@ -158,7 +248,10 @@ class TokenService(Service):
     ) -> dict[str, Any]:
         """The token response of spec §4 for ``scopes`` (from ``issuable``); a refresh token
         while the grant has ``offline_access`` and the app is still allowed it."""
+        self.prune()
         now = self.clock.now()
+        family = self.families[grant.id]
+        kept = kept_after_expiry(self.ctx)
         jti = self.ids.object_id()
         expires = now + ACCESS_TTL
         if resource is not None:
@@ -189,6 +282,9 @@ class TokenService(Service):
             token_sha256=digest(value),
         )
         self.jti_index[jti] = digest(value)
+        family.access[digest(value)] = None
+        family.lasts_to(expires)
+        self._access_expiry.add(expires + kept, digest(value))
         response: dict[str, Any] = {
             "access_token": value,
             "token_type": "Bearer",
@@ -206,6 +302,8 @@ class TokenService(Service):
                 issued_at=now,
                 expires_at=now + REFRESH_TTL,
             )
+            family.refresh.append(digest(refresh))
+            family.lasts_to(now + REFRESH_TTL)
             response["refresh_token"] = refresh
         return response
 
@@ -246,6 +344,7 @@ class TokenService(Service):
         self, value: str, app: App, scope: str | None, resource: str | None
     ) -> dict[str, Any]:
         """Rotates a refresh token (spec §4, §5.8); one use only."""
+        self.prune()
         token = self.refresh.get(digest(value))
         if token is None or token.client_id != app.client_id:
             raise InvalidGrant("refresh_token is unknown, or was issued to another client")
@@ -278,23 +377,25 @@ class TokenService(Service):
     # --- revoking -----------------------------------------------------------------------
 
     def _revoke_grant(self, grant: Grant, reason: str) -> None:
+        """The grant and its family (found by the family index: no scan of every token)."""
         grant.revoked = True
         grant.revoked_reason = reason
-        for access in self.access.values():
-            if access.grant_id == grant.id:
-                access.revoked = True
-        for refresh in self.refresh.values():
-            if refresh.grant_id == grant.id:
-                refresh.revoked = True
+        family = self.families[grant.id]
+        for sha in family.access:
+            self.access[sha].revoked = True
+        for sha in family.refresh:
+            self.refresh[sha].revoked = True
 
     @locked
     def revoke_grant(self, grant_id: str, reason: str) -> None:
+        self.prune()
         self._revoke_grant(self.grants[grant_id], reason)
 
     @locked
     def revoke_refresh_of(self, user_id: str | None, client_id: str | None) -> int:
         """Disconnect (spec §5.6, one user and app) and app deletion (every user): refresh
         tokens stop at once; access tokens live until they expire. Returns how many stopped."""
+        self.prune()
         count = 0
         for token in self.refresh.values():
             if user_id in (None, token.user_id) and client_id in (None, token.client_id):
@@ -306,6 +407,7 @@ class TokenService(Service):
     def revoke(self, value: str, app: App) -> None:
         """RFC 7009: revokes an access token, or a refresh token and its whole family. Tokens
         of other clients and unknown values are ignored (the answer is 200 either way)."""
+        self.prune()
         access = self.access.get(digest(value))
         if access is not None and access.client_id == app.client_id:
             access.revoked = True
@@ -318,6 +420,7 @@ class TokenService(Service):
     @locked
     def introspect(self, value: str, app: App) -> dict[str, Any]:
         """RFC 7662: inactive for revoked, expired, unknown or another client's tokens."""
+        self.prune()
         now = self.clock.now()
         access = self.access.get(digest(value))
         if access is not None and access.client_id == app.client_id:
@@ -364,6 +467,7 @@ class TokenService(Service):
         """The access token behind a userinfo bearer: opaque, or a JWT verified in full, with
         ``openid`` among its scopes (OpenID Connect Core §5.3: userinfo answers tokens of an
         OpenID Connect request; RFC 6750 §3.1 ``insufficient_scope`` otherwise)."""
+        self.prune()
         if value.count(".") == 2:
             record = self._verify_jwt(value)
         else:
@@ -376,6 +480,7 @@ class TokenService(Service):
     def verify_resource_token(self, token: str) -> ResourceGrant:
         """The resource server's check (wallet API): a valid, live JWT access token bound to
         {resource_url}; ``InvalidToken`` with a description otherwise."""
+        self.prune()
         if token.count(".") != 2:
             raise InvalidToken("access token is not a JWT bound to the resource (use resource)")
         record = self._verify_jwt(token)
@@ -441,6 +546,7 @@ class TokenService(Service):
     # --- state --------------------------------------------------------------------------
 
     def export(self) -> dict[str, Any]:
+        self.prune()  # what is due is gone in the export as in every answer
         return {
             "grants": [to_json(g) for g in self.grants.values()],
             "access": [to_json(a) for a in self.access.values()],
@@ -452,3 +558,4 @@ class TokenService(Service):
         self.access = {a["token_sha256"]: from_json(AccessToken, a) for a in data["access"]}
         self.refresh = {r["token_sha256"]: from_json(RefreshToken, r) for r in data["refresh"]}
         self.jti_index = {a.jti: sha for sha, a in self.access.items()}
+        self._index()
