@@ -200,6 +200,12 @@ class Model:
             if w.status != "rejected" and w.created > self.now - DAY
         ]
 
+    def relative_amount(self, name: str) -> int:
+        """``balance`` or ``room`` (what the daily cap still lets through), ``+1`` for one more."""
+        base, _, more = name.partition("+")
+        room = DAILY_CAP - sum(w.amount for w in self.in_cap_window())
+        return (self.balance() if base == "balance" else min(room, self.balance())) + int(more or 0)
+
     def cap_retry_after(self, amount: int) -> int:
         """Seconds until enough of the window's withdrawals have left it for ``amount``."""
         needed = sum(w.amount for w in self.in_cap_window()) + amount - DAILY_CAP
@@ -625,12 +631,8 @@ class MoneyFlow(RuleBasedStateMachine):
         earn(self.client, self.auth["production"], amount)
         assert self.client.last is not None  # earn's last request polls the session
         session_id = self.client.last.json["sessionId"]  # type: ignore[index]
-        session = self.add_session(
-            {"sessionId": session_id, "mode": "direct", "checkoutUrl": None},
-            "production",
-            "push",
-            amount,
-        )
+        session = Session(session_id, "production", "push", amount, self.model.now)
+        self.model.sessions[session.id] = session
         self.model.send_prompt(session, "push", BUYER_PHONE)
         self.model.decide(session, "approve")
 
@@ -798,18 +800,19 @@ class MoneyFlow(RuleBasedStateMachine):
         amount=st.sampled_from(
             # 10_150 x 7% = 710.5 and 10_010 x 5% = 500.5 round the fee half up; 10_143 x 7%
             # is a fee of 710 whose tax, 106.5, rounds half up (spec-gaps "Rounding")
-            [9999, 10_000, 10_150, 10_143, 10_010, 999_999, 1_000_000, 1_000_001, 9_999_999]
-            + [10_000_001, "balance", "balance", "balance+1", "10000", 12345.0]
+            [9999, 10_000, 10_150, 10_143, 10_010, 999_999, 1_000_000, 1_000_001, 2_500_000]
+            + [9_999_999, 10_000_001, "10000", 12345.0]
+            # relative to the model: all the balance, the room left under the daily cap, and
+            # one santim more than each
+            + ["balance", "balance+1", "room", "room", "room+1"]
         ),
         key=st.sampled_from([None, None, "k1", "k2", "k3", "k4", " bad"]),
         gateway=st.sampled_from([*GATEWAYS, *GATEWAYS, "visa"]),
         account=st.sampled_from(["0911223344", "251911223344", "0911223344", "12345"]),
     )
     def withdraw(self, amount: object, key: str | None, gateway: str, account: str) -> None:
-        if amount == "balance":
-            amount = self.model.balance()
-        elif amount == "balance+1":
-            amount = self.model.balance() + 1
+        if isinstance(amount, str) and amount.startswith(("balance", "room")):
+            amount = self.model.relative_amount(amount)
         bad_field = None
         if not (is_santim(amount) and amount >= MINIMUM_WITHDRAWAL):  # type: ignore[operator]
             bad_field = "amount"  # §4 "integer >=10000"; spec-gaps "Amount bounds"
