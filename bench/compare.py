@@ -475,7 +475,9 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         "history of a long-running instance: `--events-kept` (100,000), `--deliveries-kept` "
         "(100,000 settled), `--webhook-attempts-kept` (10,000); env `SVC_SANDBOX_EVENTS_KEPT`, "
         "`SVC_SANDBOX_DELIVERIES_KEPT`, `SVC_SANDBOX_WEBHOOK_ATTEMPTS_KEPT`. A pending delivery "
-        "always keeps its event.",
+        "always keeps its event. Identity records (codes, tokens, refresh families, sign-in "
+        "sessions) are dropped `--identity-expired-kept-hours` (24) after they expire (env "
+        "`SVC_SANDBOX_IDENTITY_EXPIRED_KEPT_HOURS`); rate-limit counters drop idle keys.",
         "",
         "## Clock warp",
         "",

@@ -376,3 +376,36 @@ def test_a_document_that_fails_while_applied_leaves_every_part_as_it_was(
     assert response.status_code == 400
     assert "could not be applied" in response.json["error"]  # type: ignore[index]
     assert_unharmed(svc_http, before)
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://[::1/hooks", "must be an absolute http(s) URL (it cannot be parsed)"),
+        ("ftp://127.0.0.1/hooks", "must be an absolute http(s) URL with a host"),
+    ],
+)
+def test_a_webhook_endpoint_url_the_api_refuses_is_refused_on_import(
+    svc_http: FlaskClient, url: str, problem: str
+) -> None:
+    """One the sender could not read made every later PATCH or DELETE of an endpoint a 500
+    (the change applied all the same)."""
+    svc_http.post("/_sandbox/webhooks/endpoints", json={"url": "http://127.0.0.1:9/a"})
+    document: dict[str, Any] = svc_http.get("/_sandbox/state").json  # type: ignore[assignment]
+    before = svc_http.get("/_sandbox/state").data
+    services(document)["webhookEndpoints"]["endpoints"][0]["url"] = url
+    response = svc_http.put("/_sandbox/state", json=document)
+    assert response.status_code == 400
+    assert response.json["error"] == (  # type: ignore[index]
+        f"state document: services.webhookEndpoints.endpoints[0].url {problem}"
+    )
+    assert_unharmed(svc_http, before)
+
+
+def test_a_long_url_is_repeated_cut_in_the_refusal(svc_http: FlaskClient) -> None:
+    document: dict[str, Any] = svc_http.get("/_sandbox/state").json  # type: ignore[assignment]
+    services(document)["users"]["users"][0]["picture"] = "ftp://x/" + "a" * 1500
+    response = svc_http.put("/_sandbox/state", json=document)
+    assert response.status_code == 400
+    error = response.json["error"]  # type: ignore[index]
+    assert "ftp://x/aaaa" in error and "…" in error and len(error) < 250

@@ -59,7 +59,7 @@ from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.lifecycle import Lifecycle
 from svc_sandbox.core.records import FORMAT, from_json
-from svc_sandbox.core.validation import describe, shown
+from svc_sandbox.core.validation import describe, http_url_problem, shown
 from svc_sandbox.identity.apps import App, check_app_url
 from svc_sandbox.identity.grants import AuthCode
 from svc_sandbox.identity.keys import SigningKey
@@ -78,6 +78,7 @@ from svc_sandbox.wallet.ledger import (
 from svc_sandbox.webhooks.delivery import Attempt, Delivery, DueAttempt, ReceiverFault
 from svc_sandbox.webhooks.endpoints import WebhookEndpoint
 from svc_sandbox.webhooks.events import Event
+from svc_sandbox.webhooks.sender import INPROCESS_SCHEME
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
@@ -427,9 +428,9 @@ def _check_user_names(document: dict[str, Any]) -> None:
 
 
 def _check_urls(document: dict[str, Any]) -> None:
-    """The URLs the control plane checks with the apps' rule (https, or http on a loopback
-    host): a user's picture (issued as the ``picture`` claim), an app's website and logo (the
-    consent page shows them) and its redirect URIs (no fragment)."""
+    """The URLs the control plane checks: with the apps' rule (https, or http on a loopback
+    host) a user's picture (issued as the ``picture`` claim), an app's website and logo (the
+    consent page shows them) and its redirect URIs (no fragment); a webhook endpoint's URL."""
     services = document["services"]
     found: list[tuple[str, str, bool]] = []
     for index, user in enumerate(services["users"]["users"]):
@@ -446,6 +447,15 @@ def _check_urls(document: dict[str, Any]) -> None:
             check_app_url(uri, where, fragment=fragment)
         except ValidationFailed as exc:
             raise ValidationFailed(f"state document: services.{exc.message}") from None
+    # A webhook endpoint's URL as POST and PATCH take it (one the sender could not even read
+    # made every later change of an endpoint a 500); an in-process receiver's is its own.
+    for index, endpoint in enumerate(services["webhookEndpoints"]["endpoints"]):
+        url = endpoint["url"]
+        problem = None if url.startswith(INPROCESS_SCHEME) else http_url_problem(url)
+        if problem:
+            raise ValidationFailed(
+                f"state document: services.webhookEndpoints.endpoints[{index}].url {problem}"
+            )
 
 
 def _check_prices(document: dict[str, Any]) -> None:

@@ -4,13 +4,16 @@ contract, with the schema path and the request id (GET /_sandbox/conformance and
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from xml.etree import ElementTree
 
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.app import create_app
 from svc_sandbox.cli import main
+from svc_sandbox.contract.conformance import MAX_VIOLATIONS, RECORDED_CHARACTERS, Exchange
 from svc_sandbox.contract.reports import render
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.pytest_plugin import RunningServer
@@ -159,7 +162,6 @@ def test_the_cli_shows_the_report_as_text_json_and_junit(
     capsys: pytest.CaptureFixture[str],
     tmp_path: Any,
 ) -> None:
-    import json
     import urllib.request
 
     bad = urllib.request.Request(
@@ -273,3 +275,97 @@ def test_a_withdrawal_account_with_surrounding_spaces_fits_the_contract() -> Non
     operation = contract.operation("createWithdrawal")
     sent = {"Authorization": "Bearer svc_test_x"}
     assert contract.validate_request(operation, {}, {}, sent, "application/json", body) == []
+
+
+# --- the size of an entry ---------------------------------------------------------------------
+# Each list keeps at most MAX_VIOLATIONS entries, and each entry is small whatever the request
+# sent: a violation's message shows a value cut to 80 characters (as every message does), and
+# every string of an entry is cut to RECORDED_CHARACTERS.
+
+MEGABYTE = 1_000_000
+
+
+def recorded_after(*requests: tuple[str, str, dict[str, Any]]) -> dict[str, Any]:
+    """The three reports after ``requests`` (method, path, client kwargs) sent with the seeded
+    token to a fresh emulator (the same seed each time: the same request ids)."""
+    sandbox = Sandbox(clock_mode="frozen", seed=7, rate_limits=False)
+    client = create_app(sandbox).test_client()
+    info: dict[str, Any] = client.get("/_sandbox").json  # type: ignore[assignment]
+    token = info["organizations"][0]["tokens"][0]["token"]
+    for method, path, kwargs in requests:
+        response = getattr(client, method)(
+            path, headers={"Authorization": f"Bearer {token}"}, **kwargs
+        )
+        assert 400 <= response.status_code < 500
+    return {
+        name: client.get(f"/_sandbox/conformance?contract={name}").json
+        for name in ("commerce", "identity", "wallet")
+    }
+
+
+def cut_value(character: str) -> str:
+    """How a message shows a long string of ``character``: its repr's first 79 characters."""
+    return "'" + character * 78 + "…"
+
+
+def test_a_megabyte_value_is_recorded_as_a_value_just_past_the_cut_is() -> None:
+    def checkout(description: str) -> tuple[str, str, dict[str, Any]]:
+        return "post", "/api/checkout", {"json": {"amount": 500, "description": description}}
+
+    huge = recorded_after(*[checkout("x" * MEGABYTE)] * 5)
+    assert huge == recorded_after(*[checkout("x" * 121)] * 5)  # both shown cut to 80 characters
+    (violation, *_) = huge["commerce"]["violations"]
+    assert violation["location"] == "body.description"
+    assert violation["message"].startswith(cut_value("x") + " does not match '^")
+    assert violation["schemaPath"].endswith("/properties/description/pattern")
+    assert len(json.dumps(huge["commerce"])) < 20_000  # five entries; 5 MB before the cut
+
+
+def test_an_unexpected_property_with_a_huge_name_is_named_cut() -> None:
+    product = {"title": "Book", "pricingModel": "free", "k" * MEGABYTE: 1}
+    (violation,) = recorded_after(("post", "/api/products", {"json": product}))["commerce"][
+        "violations"
+    ]
+    assert violation["message"] == (
+        f"Additional properties are not allowed ({cut_value('k')} was unexpected)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("contract", "root"), [("commerce", "/api"), ("identity", "/auth"), ("wallet", "/wallet")]
+)
+def test_a_huge_unmatched_path_is_kept_to_the_recorded_length(contract: str, root: str) -> None:
+    path = f"{root}/nowhere/" + "y" * 100_000
+    reports = recorded_after(("get", path, {}))
+    (unmatched,) = reports[contract]["unmatched"]
+    assert unmatched["path"] == path[: RECORDED_CHARACTERS - 1] + "…"
+    assert reports == recorded_after(("get", path[: RECORDED_CHARACTERS + 10], {}))
+
+
+def test_short_values_are_worded_as_jsonschema_words_them(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    product = {"title": "Book", "pricingModel": "free", "tags": ["a"]}
+    svc_http.post("/api/products", headers=auth, json=product)
+    svc_http.get("/api/products?status=deleted", headers=auth)
+    statuses = commerce_contract().node("#/components/schemas/ProductStatus")["enum"]
+    assert [v["message"] for v in report(svc_http)["violations"]] == [
+        "Additional properties are not allowed ('tags' was unexpected)",
+        f"'deleted' is not one of {statuses}",
+    ]
+
+
+def test_the_report_of_a_thousand_megabyte_values_stays_small() -> None:
+    """The audit's case: 1,000 checkouts with a 1,000,000-character description held 1 GB."""
+    sandbox = Sandbox(clock_mode="frozen", seed=7, rate_limits=False)
+    contract = sandbox.conformance.contract
+    operation = contract.operation("createCheckout")
+    body = json.dumps({"amount": 500, "description": "x" * MEGABYTE}).encode()
+    violations = contract.validate_request(operation, {}, {}, {}, "application/json", body)
+    for number in range(MAX_VIOLATIONS + 10):
+        exchange = Exchange(f"req_{number}", "POST", "/api/checkout", 400)
+        sandbox.conformance.record(exchange, operation, violations)
+    found = sandbox.conformance.report()
+    assert len(found["violations"]) == MAX_VIOLATIONS
+    assert found["summary"]["violationsDropped"] == 10
+    assert len(json.dumps(found)) < MAX_VIOLATIONS * 1_500

@@ -41,7 +41,8 @@ def test_a_response_that_breaks_the_contract_becomes_a_500_naming_the_schema_pat
         {
             "kind": "response",
             "location": "body.product.title",
-            "message": f"'{'x' * 121}' is too long",
+            # The value cut as every message shows one (core.validation.shown).
+            "message": "'" + "x" * 78 + "… is too long",
             "schemaPath": TITLE_MAX,
         }
     ]
@@ -49,6 +50,27 @@ def test_a_response_that_breaks_the_contract_becomes_a_500_naming_the_schema_pat
     assert TITLE_MAX in caplog.text and response.headers["X-Request-Id"] in caplog.text
     recorded = svc_sandbox.conformance.report()["violations"]
     assert [(v["kind"], v["schemaPath"]) for v in recorded] == [("response", TITLE_MAX)]
+
+
+def test_a_huge_value_is_named_cut_in_the_500_and_the_log(
+    svc_http: FlaskClient,
+    svc_sandbox: Sandbox,
+    auth: dict[str, str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    product_id = create_product(svc_http, auth)["product"]["_id"]
+    svc_sandbox.products.products[product_id].title = "x" * 1_000_000
+
+    with caplog.at_level(logging.ERROR, logger="svc_sandbox.contract"):
+        response = svc_http.get(f"/api/products/{product_id}", headers=auth)
+
+    assert response.status_code == 500
+    body = response.json
+    assert body is not None
+    assert [(v["location"], v["message"], v["schemaPath"]) for v in body["violations"]] == [
+        ("body.product.title", "'" + "x" * 78 + "… is too long", TITLE_MAX)
+    ]
+    assert len(response.data) < 2_000 and len(caplog.text) < 2_000  # not a megabyte each
 
 
 def test_an_undeclared_status_is_a_violation_too(

@@ -22,6 +22,7 @@ from tests.identity.helpers import (
     tokens_for,
     user_id,
     userinfo,
+    wallet_app,
 )
 from tests.identity.test_token import refresh
 
@@ -218,3 +219,49 @@ def test_an_export_imports_to_the_same_answers(
             "code expired (codes live 10 minutes)",
         ]
     assert svc_sandbox.export() == imported.export()
+
+
+def test_a_redeemed_code_goes_with_its_grant_when_the_setting_is_lowered(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    """The code was queued under 24 h, the grant is dropped under 0 h: the code goes with it
+    (a second use answered 500 and the export named a grant it no longer held)."""
+    code = authorize_as(http, confidential, user_id(svc_sandbox), scope="openid profile")["code"]
+    assert exchange(http, confidential, code).status_code == 200
+    svc_sandbox.settings.identity_expired_kept_hours = 0
+    svc_sandbox.advance(timedelta(hours=24))
+    assert counts(svc_sandbox)["grants"] == counts(svc_sandbox)["codes"] == 0
+    again = exchange(http, confidential, code)
+    assert again.status_code == 400
+    assert again.json["error_description"] == "code is not known to this provider"
+    imported = Sandbox(clock_mode="frozen")
+    imported.restore(svc_sandbox.export())
+    assert imported.export() == svc_sandbox.export()
+
+
+@pytest.mark.parametrize("kind", ["access", "refresh"])
+def test_a_token_naming_no_grant_is_taken_with_references_skipped_and_answers_unknown(
+    kind: str,
+) -> None:
+    """docs/control-plane.md: ``--state-references skip`` takes any reference as it is, and a
+    dangling one answers where it is followed (here: as an unknown token)."""
+    sandbox = Sandbox(state_references="skip", rate_limits=False, clock_mode="frozen")
+    http = create_app(sandbox).test_client()
+    client = wallet_app(sandbox)
+    issued = tokens_for(http, sandbox, client)
+    document = sandbox.export()
+    for token in document["services"]["tokens"][kind]:
+        token["grant_id"] = "f" * 24
+    assert http.put("/_sandbox/state", json=document).status_code == 200
+    if kind == "refresh":
+        answer = refresh(http, client, issued["refresh_token"])
+        assert answer.status_code == 400
+        assert answer.json["error"] == "invalid_grant"
+    introspected = http.post(
+        f"{AUTH}/oauth2/introspect", data={"token": issued[f"{kind}_token"]}, headers=basic(client)
+    )
+    assert introspected.status_code == 200
+    revoked = http.post(
+        f"{AUTH}/oauth2/revoke", data={"token": issued[f"{kind}_token"]}, headers=basic(client)
+    )
+    assert revoked.status_code == 200

@@ -1,15 +1,18 @@
-"""A real HTTP webhook receiver on 127.0.0.1 for the tests: records what arrives and answers
-as told (a status, a hang, a reset, garbage, or closing without an answer)."""
+"""Real HTTP webhook receivers on 127.0.0.1 for the tests: one that records what arrives and
+answers as told (a status, a hang, a reset, garbage, or closing without an answer), and a
+keep-alive one that counts its connections."""
 
 from __future__ import annotations
 
 import socket
 import struct
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 #: Longest a "hang" answer waits before it gives up by itself (keeps every test bounded).
 HANG_LIMIT_SECONDS = 15.0
@@ -117,3 +120,95 @@ def running_receiver(default: int | str = 200) -> Iterator[Receiver]:
         yield receiver
     finally:
         receiver.close()
+
+
+class KeepAliveReceiver:
+    """HTTP/1.1 receiver that counts connections and can close one after its next answer.
+
+    ``idle_timeout`` closes a connection left idle that long (as real servers do: node 5 s);
+    ``hold``, when set to an Event, makes each POST wait for it before answering (``entered``
+    tells the test a POST is in)."""
+
+    def __init__(
+        self, idle_timeout: float | None = None, hold: threading.Event | None = None
+    ) -> None:
+        self.connections = 0
+        self.bodies: list[bytes] = []
+        self.close_next = False
+        self.closed = threading.Event()
+        #: Connections that ended (the sender closed them, or ``idle_timeout`` did).
+        self.ended = 0
+        self.entered = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+            timeout = idle_timeout
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+            def setup(self) -> None:
+                super().setup()
+                receiver.connections += 1
+
+            def do_POST(self) -> None:
+                close, receiver.close_next = receiver.close_next, False  # before answering
+                receiver.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+                if hold is not None:
+                    receiver.entered.set()
+                    hold.wait(HANG_LIMIT_SECONDS)
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+                # No "Connection: close": the sender cannot know until it sees the socket.
+                self.close_connection = close
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def shutdown_request(self, request: Any) -> None:
+                super().shutdown_request(request)
+                receiver.ended += 1
+                receiver.closed.set()
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/hooks"
+
+    def wait_ended(self, count: int, timeout: float = 10.0) -> bool:
+        """Waits (bounded) until ``count`` connections ended; says whether they did."""
+        deadline = time.monotonic() + timeout
+        while self.ended < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.ended >= count
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+@contextmanager
+def keep_alive_receivers(count: int, **options: Any) -> Iterator[list[KeepAliveReceiver]]:
+    """``count`` keep-alive receivers, each on a port of its own."""
+    receivers: list[KeepAliveReceiver] = []
+    try:
+        for _ in range(count):
+            receivers.append(KeepAliveReceiver(**options))
+        yield receivers
+    finally:
+        for receiver in receivers:
+            receiver.close()

@@ -3,70 +3,14 @@ closed it while idle; in-process receivers get the very bytes and headers HTTP o
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
-
-
-class KeepAliveReceiver:
-    """HTTP/1.1 receiver that counts connections and can close one after its next answer."""
-
-    def __init__(self) -> None:
-        self.connections = 0
-        self.bodies: list[bytes] = []
-        self.close_next = False
-        self.closed = threading.Event()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
-            def setup(self) -> None:
-                super().setup()
-                receiver.connections += 1
-
-            def do_POST(self) -> None:
-                close, receiver.close_next = receiver.close_next, False  # before answering
-                receiver.bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-                # No "Connection: close": the sender cannot know until it sees the socket.
-                self.close_connection = close
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def shutdown_request(self, request: Any) -> None:
-                super().shutdown_request(request)
-                receiver.closed.set()
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+from tests.webhooks.receiver import KeepAliveReceiver
 
 
 @pytest.fixture

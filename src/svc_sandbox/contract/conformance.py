@@ -12,8 +12,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc_sandbox.contract.validation import Contract, Operation, Violation
+from svc_sandbox.core.validation import cut
 
+#: Entries each list of a report keeps (violations, unmatched requests, notices).
 MAX_VIOLATIONS = 1000
+#: How much of each string an entry keeps (its path, location, message, ...): a request with
+#: a 100,000-character path or a megabyte value is recorded in an entry of bounded size, cut
+#: by the one rule (``core.validation.cut``, docs/contract.md). A violation's message already
+#: shows a value cut to 80 characters; this bounds the rest (a path, a list of names) and
+#: leaves whole what a message quotes of the shipped contracts (their longest pattern: 568).
+RECORDED_CHARACTERS = 1000
 
 
 @dataclass(frozen=True)
@@ -56,24 +64,28 @@ class ConformanceRecorder:
             for notice in notices or []:
                 if len(self._notices) < self.max_violations:
                     self._notices.append(
-                        {
-                            "requestId": exchange.request_id,
-                            "operationId": operation.operation_id if operation else None,
-                            "method": exchange.method,
-                            "path": exchange.path,
-                            "status": exchange.status,
-                            **notice,
-                        }
+                        recorded(
+                            {
+                                "requestId": exchange.request_id,
+                                "operationId": operation.operation_id if operation else None,
+                                "method": exchange.method,
+                                "path": exchange.path,
+                                "status": exchange.status,
+                                **notice,
+                            }
+                        )
                     )
             if operation is None:
                 if len(self._unmatched) < self.max_violations:
                     self._unmatched.append(
-                        {
-                            "requestId": exchange.request_id,
-                            "method": exchange.method,
-                            "path": exchange.path,
-                            "status": exchange.status,
-                        }
+                        recorded(
+                            {
+                                "requestId": exchange.request_id,
+                                "method": exchange.method,
+                                "path": exchange.path,
+                                "status": exchange.status,
+                            }
+                        )
                     )
                 return
             counter = self._statuses.get(operation.operation_id)
@@ -85,14 +97,16 @@ class ConformanceRecorder:
                     self._dropped += 1
                     continue
                 self._violations.append(
-                    {
-                        "requestId": exchange.request_id,
-                        "operationId": operation.operation_id,
-                        "method": exchange.method,
-                        "path": exchange.path,
-                        "status": exchange.status,
-                        **violation.to_json(),
-                    }
+                    recorded(
+                        {
+                            "requestId": exchange.request_id,
+                            "operationId": operation.operation_id,
+                            "method": exchange.method,
+                            "path": exchange.path,
+                            "status": exchange.status,
+                            **violation.to_json(),
+                        }
+                    )
                 )
 
     def report(self) -> dict[str, Any]:
@@ -145,3 +159,11 @@ class ConformanceRecorder:
         if declared.upper().endswith("XX"):
             return any(s[0] == declared[0] for s in seen)
         return declared in seen
+
+
+def recorded(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry as a report keeps it: each string cut to ``RECORDED_CHARACTERS``."""
+    return {
+        name: cut(value, RECORDED_CHARACTERS) if isinstance(value, str) else value
+        for name, value in entry.items()
+    }

@@ -26,7 +26,7 @@ import jsonschema_rs
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.validation import too_long_message
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, shown, too_long_message
 
 if TYPE_CHECKING:  # jsonschema is imported when a message is first checked, not at start-up
     from jsonschema import Draft202012Validator, FormatChecker
@@ -323,7 +323,7 @@ class Contract:
         where = location + "".join(
             f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
         )
-        return [Violation(kind, where, error.message, self.schema_path_of(schema_pointer, error))]
+        return [Violation(kind, where, worded(error), self.schema_path_of(schema_pointer, error))]
 
     def schema_path_of(self, schema_pointer: str, error: ValidationError) -> str:
         """The failing keyword as a pointer into the document, following ``$ref`` hops."""
@@ -535,6 +535,21 @@ class Contract:
         return found + self.check_content(
             plan.pointer, plan.content, content_type, body, "response"
         )
+
+
+def worded(error: ValidationError) -> str:
+    """jsonschema's message with each value of the message it repeats shown as every message
+    shows one (``core.validation.shown``: cut to 80 characters): the value itself (``'xx…'
+    is too long``) and the keys or items of an object or array (``('kk…' was unexpected)``).
+    What the message quotes of the document stays whole; so does a short value."""
+    message: str = error.message
+    instance = error.instance
+    values = [instance, *instance] if isinstance(instance, dict | list) else [instance]
+    for value in values:
+        text = repr(value)
+        if len(text) > SHOWN_CHARACTERS:
+            message = message.replace(text, shown(value))
+    return message
 
 
 def _scheme_sent(

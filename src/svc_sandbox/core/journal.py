@@ -11,8 +11,18 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.validation import cut
 
 Entry = tuple[str, datetime, str, str, int, dict[str, Any]]
+
+#: How much of its method, path, query, Authorization and Content-Type an entry keeps (cut
+#: past that with ``core.validation.cut``, the rule for a string too long to repeat): an entry
+#: holds at most this much of each, plus a body of at most ``web.JOURNAL_BODY_BYTES``
+#: (docs/control-plane.md).
+JOURNAL_TEXT_CHARACTERS = 4096
+#: The details cut so; a body has its own bound (kept whole up to its size limit, else left
+#: out), as does a form (parsed from such a body).
+CUT_DETAILS = ("query", "authorization", "contentType")
 
 
 class RequestJournal:
@@ -29,9 +39,20 @@ class RequestJournal:
         status: int,
         details: dict[str, Any] | None = None,
     ) -> None:
-        """One request; ``details`` (query, body, Authorization) are for the recorder."""
+        """One request; ``details`` (query, body, Authorization) are for the recorder. The
+        method, path and ``CUT_DETAILS`` are kept up to ``JOURNAL_TEXT_CHARACTERS``."""
+        kept = details or {}
+        if kept:  # (checked inline: this runs on every request)
+            for name in CUT_DETAILS:
+                value = kept.get(name)
+                if value is not None and len(value) > JOURNAL_TEXT_CHARACTERS:
+                    kept = {**kept, name: cut(value, JOURNAL_TEXT_CHARACTERS)}
+        if len(path) > JOURNAL_TEXT_CHARACTERS:
+            path = cut(path, JOURNAL_TEXT_CHARACTERS)
+        if len(method) > JOURNAL_TEXT_CHARACTERS:
+            method = cut(method, JOURNAL_TEXT_CHARACTERS)
         with self._lock:
-            self._entries.append((request_id, time, method, path, status, details or {}))
+            self._entries.append((request_id, time, method, path, status, kept))
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
         with self._lock:

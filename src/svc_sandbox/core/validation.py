@@ -55,12 +55,17 @@ def describe(error: dict[str, Any]) -> str:
 SHOWN_CHARACTERS = 80
 
 
+def cut(text: str, limit: int) -> str:
+    """``text`` as a message or a record keeps it: whole up to ``limit`` characters, else its
+    first ``limit - 1`` and an ellipsis (the one rule for a string too long to repeat)."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
 def shown(value: Any) -> str:
     """``repr(value)`` for a message, cut to ``SHOWN_CHARACTERS`` with an ellipsis."""
-    text = repr(value)
-    if len(text) <= SHOWN_CHARACTERS:
-        return text
-    return text[: SHOWN_CHARACTERS - 1] + "…"
+    return cut(repr(value), SHOWN_CHARACTERS)
 
 
 def parse(model: type[M], data: Any) -> M:

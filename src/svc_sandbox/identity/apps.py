@@ -15,6 +15,7 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Forbidden, ValidationFailed, found
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut
 from svc_sandbox.identity.scopes import OFFLINE_ACCESS, OPENID, SCOPES, WALLET_SEND, ordered
 from svc_sandbox.orgs.organizations import KycStatus, OrganizationService
 
@@ -38,20 +39,21 @@ def check_app_url(uri: str, field: str, fragment: bool = True) -> str:
     scheme)."""
     if len(uri) > 2000:
         raise ValidationFailed(f"{field} must be at most 2000 characters each")
+    shown = cut(uri, SHOWN_CHARACTERS)  # a refusal repeats a long URL cut
     try:
         parts = urlsplit(uri)
         parts.port  # noqa: B018 - reading it raises ValueError for a bad port
     except ValueError:
-        raise ValidationFailed(f"{field}: {uri} is not a valid URL") from None
+        raise ValidationFailed(f"{field}: {shown} is not a valid URL") from None
     host = parts.hostname or ""
     if not fragment and (parts.fragment or "#" in uri):
-        raise ValidationFailed(f"{field}: {uri} must not have a fragment")
+        raise ValidationFailed(f"{field}: {shown} must not have a fragment")
     if parts.scheme == "https" and host:
         return uri
     if parts.scheme == "http" and host in LOOPBACK_HOSTS:
         return uri
     raise ValidationFailed(
-        f"{field}: {uri} must be https, or http on localhost, 127.0.0.1 or [::1]"
+        f"{field}: {shown} must be https, or http on localhost, 127.0.0.1 or [::1]"
     )
 
 

@@ -188,6 +188,9 @@ class AuthorizationService(Service):
         #: the user, a disconnect or a deletion takes a consent back).
         self.consents: dict[str, list[str]] = {}
         self._code_expiry = ExpiryQueue()
+        #: grant id -> the code redeemed into it (it goes with its grant, whatever the
+        #: setting was when the code was queued).
+        self._code_of_grant: dict[str, str] = {}
 
     @locked
     def prune(self) -> None:
@@ -195,6 +198,8 @@ class AuthorizationService(Service):
         then; a redeemed one with the grant it made (tokens.py), so that a second use revokes
         the grant's tokens as long as there are any. The tokens are pruned first."""
         self.tokens.prune()
+        for grant_id in self.tokens.take_dropped_grants():
+            self.codes.pop(self._code_of_grant.pop(grant_id, ""), None)
         now = self.clock.now()
         for sha in self._code_expiry.due(now):
             code = self.codes.get(sha)
@@ -207,6 +212,7 @@ class AuthorizationService(Service):
                 self._code_expiry.add(until, sha)
             else:
                 del self.codes[sha]
+                self._code_of_grant.pop(code.grant_id or "", None)
 
     # --- the authorize request ------------------------------------------------------------
 
@@ -507,6 +513,7 @@ class AuthorizationService(Service):
             record.user_id, app.client_id, record.scopes, record.auth_time, record.nonce
         )
         record.grant_id = grant.id
+        self._code_of_grant[grant.id] = record.code_sha256
         return self.tokens.issue(grant, app, scopes, resource, with_nonce=True)
 
     # --- pages ------------------------------------------------------------------------------
@@ -535,3 +542,4 @@ class AuthorizationService(Service):
         self.consents = {k: list(v) for k, v in data["consents"].items()}
         kept = kept_after_expiry(self.ctx)
         self._code_expiry = ExpiryQueue((c.expires_at + kept, sha) for sha, c in self.codes.items())
+        self._code_of_grant = {c.grant_id: sha for sha, c in self.codes.items() if c.grant_id}

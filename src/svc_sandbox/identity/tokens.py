@@ -156,14 +156,20 @@ class TokenService(Service):
         and families come due to be dropped."""
         kept = kept_after_expiry(self.ctx)
         self.families = {g.id: Family(ends=g.created_at) for g in self.grants.values()}
+        #: Grants dropped since the authorization service last asked (it drops their codes).
+        self._dropped_grants: list[str] = []
+        # A token naming no grant is only in an import taken with state_references = skip:
+        # it has no family, and answers as an unknown token where it is used.
         for sha, access in self.access.items():
-            family = self.families[access.grant_id]
-            family.access[sha] = None
-            family.lasts_to(access.expires_at)
+            family = self.families.get(access.grant_id)
+            if family is not None:
+                family.access[sha] = None
+                family.lasts_to(access.expires_at)
         for sha, refresh in self.refresh.items():
-            family = self.families[refresh.grant_id]
-            family.refresh.append(sha)
-            family.lasts_to(refresh.expires_at)
+            family = self.families.get(refresh.grant_id)
+            if family is not None:
+                family.refresh.append(sha)
+                family.lasts_to(refresh.expires_at)
         self._access_expiry = ExpiryQueue(
             (a.expires_at + kept, sha) for sha, a in self.access.items()
         )
@@ -185,7 +191,9 @@ class TokenService(Service):
                 self._access_expiry.add(access.expires_at + kept, sha)
                 continue
             self._drop_access(sha, access)
-            self.families[access.grant_id].access.pop(sha, None)
+            family = self.families.get(access.grant_id)
+            if family is not None:
+                family.access.pop(sha, None)
         for grant_id in self._family_expiry.due(now):
             family = self.families.get(grant_id)
             if family is None:
@@ -199,6 +207,12 @@ class TokenService(Service):
                 del self.refresh[sha]
             del self.families[grant_id]
             del self.grants[grant_id]
+            self._dropped_grants.append(grant_id)
+
+    def take_dropped_grants(self) -> list[str]:
+        """The grants dropped since the last call (the codes redeemed into them go too)."""
+        dropped, self._dropped_grants = self._dropped_grants, []
+        return dropped
 
     def _drop_access(self, sha: str, access: AccessToken) -> None:
         del self.access[sha]
@@ -346,9 +360,9 @@ class TokenService(Service):
         """Rotates a refresh token (spec §4, §5.8); one use only."""
         self.prune()
         token = self.refresh.get(digest(value))
-        if token is None or token.client_id != app.client_id:
+        grant = self.grants.get(token.grant_id) if token is not None else None
+        if token is None or grant is None or token.client_id != app.client_id:
             raise InvalidGrant("refresh_token is unknown, or was issued to another client")
-        grant = self.grants[token.grant_id]
         if token.rotated:
             self._revoke_grant(grant, "a rotated refresh token was used again")
             raise InvalidGrant(
@@ -389,7 +403,9 @@ class TokenService(Service):
     @locked
     def revoke_grant(self, grant_id: str, reason: str) -> None:
         self.prune()
-        self._revoke_grant(self.grants[grant_id], reason)
+        grant = self.grants.get(grant_id)
+        if grant is not None:  # else dropped with its tokens: nothing is left to revoke
+            self._revoke_grant(grant, reason)
 
     @locked
     def revoke_refresh_of(self, user_id: str | None, client_id: str | None) -> int:
@@ -413,7 +429,7 @@ class TokenService(Service):
             access.revoked = True
         refresh = self.refresh.get(digest(value))
         if refresh is not None and refresh.client_id == app.client_id:
-            self._revoke_grant(self.grants[refresh.grant_id], "refresh token revoked")
+            self.revoke_grant(refresh.grant_id, "refresh token revoked")
 
     # --- checking -----------------------------------------------------------------------
 
@@ -430,8 +446,8 @@ class TokenService(Service):
             described = self._active(access, access.scopes, "Bearer", aud)
             return {**described, "jti": access.jti}
         refresh = self.refresh.get(digest(value))
-        if refresh is not None and refresh.client_id == app.client_id:
-            grant = self.grants[refresh.grant_id]
+        grant = self.grants.get(refresh.grant_id) if refresh is not None else None
+        if refresh is not None and grant is not None and refresh.client_id == app.client_id:
             if refresh.revoked or refresh.rotated or grant.revoked or now >= refresh.expires_at:
                 return {"active": False}
             scopes = app.permitted(grant.scopes)

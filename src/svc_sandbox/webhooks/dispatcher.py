@@ -20,6 +20,7 @@ class Dispatcher:
         self.deliveries = deliveries
         #: Keep-alive connections per receiver, and the in-process receivers.
         self.sender = Sender(deliveries.endpoints.receivers)
+        deliveries.endpoints.urls_in_use.append(self.sender.keep_only)
         #: One sender at a time: attempts go out one by one, in due-time order.
         self._sending = threading.Lock()
         self._wake = threading.Event()

@@ -6,6 +6,7 @@ The spec shows no subscription management (§6 "not shown"): the control plane m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -82,6 +83,10 @@ class EndpointService(Service):
         #: not state: an export names the endpoint, an import without its callable records
         #: each attempt as a connection error until one is registered again.
         self.receivers: dict[str, Receiver] = {}
+        #: Told the URLs endpoints still point at when an endpoint went or changed its URL,
+        #: and none after a reset or an import: the sender closes the idle connections to
+        #: every other origin (a receiver per test must not leave a socket per test).
+        self.urls_in_use: list[Callable[[list[str]], None]] = []
 
     def generate_secret(self) -> str:
         return self.ids.secret(SECRET_PREFIX)
@@ -157,8 +162,9 @@ class EndpointService(Service):
         if secret is not None:
             check_secret(secret)
         types = check_event_types(event_types) if event_types is not None else None
-        if url is not None:
+        if url is not None and url != endpoint.url:
             endpoint.url = url
+            self._tell_urls_in_use()
         if secret is not None:
             endpoint.secret = secret
         if types is not None:
@@ -179,7 +185,14 @@ class EndpointService(Service):
     def delete(self, endpoint_id: str) -> WebhookEndpoint:
         endpoint = self.get(endpoint_id)
         del self.endpoints[endpoint_id]
+        self._tell_urls_in_use()
         return endpoint
+
+    def _tell_urls_in_use(self, urls: list[str] | None = None) -> None:
+        if urls is None:
+            urls = [e.url for e in self.endpoints.values()]
+        for listener in self.urls_in_use:
+            listener(urls)
 
     @locked
     def list_for(self, org_id: str | None = None) -> list[WebhookEndpoint]:
@@ -204,3 +217,4 @@ class EndpointService(Service):
         endpoints = [from_json(WebhookEndpoint, e) for e in data["endpoints"]]
         self.endpoints = {e.id: e for e in endpoints}
         self.default_secret = data["defaultSecret"]
+        self._tell_urls_in_use([])  # a reset or an import starts without a connection

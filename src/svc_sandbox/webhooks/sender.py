@@ -3,9 +3,10 @@
 A 2xx status line and headers within the timeout is a success; the body of the answer is read
 for the journal's snippet (and to keep the connection) but not required. The timeout is one
 deadline for the whole attempt, counted from before the POST goes out: a receiver that drips
-its answer a byte at a time cannot stretch it. ``Sender`` keeps one keep-alive connection per
+its answer a byte at a time cannot stretch it. ``Sender`` keeps a keep-alive connection per
 receiver origin (a connection the receiver closed while idle is replaced before use, never
-retried after a request went out; one whose answer was not read whole is closed) and calls
+retried after a request went out; one whose answer was not read whole is closed), at most
+``MAX_IDLE_CONNECTIONS`` of them and none idle for longer than ``IDLE_SECONDS``, and calls
 in-process receivers (``inprocess:`` endpoints). Anything else is a failure with a reason:
 another status (a redirect is not followed), a refused or reset connection, an answer that is
 not HTTP, or no answer in time.
@@ -18,10 +19,12 @@ import math
 import select
 import socket
 import ssl
-from collections.abc import Callable, Iterable, Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from svc_sandbox.core.clock import monotonic
 
@@ -53,15 +56,60 @@ Receiver = Callable[[bytes, dict[str, str]], int]
 #: A receiver's answer up to this size is read whole, so its connection can be reused.
 KEEP_ALIVE_MAX_BODY = 64 * 1024
 
+#: Idle keep-alive connections a sender keeps at most; past it the one idle longest is closed.
+#: Deliveries go out one at a time, so this many receivers can each be hot at once; a
+#: receiver per test (a new port each time) no longer leaves a socket behind per test.
+MAX_IDLE_CONNECTIONS = 32
+#: An idle connection older than this (real seconds, not sandbox time: this is transport) is
+#: closed at the sender's next use; receivers close theirs sooner (node 5 s, gunicorn 2 s).
+IDLE_SECONDS = 15.0
+
+#: Where a connection goes: scheme, host, port (the scheme's default port when none is given).
+Origin = tuple[str, str, int | None]
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url: str) -> Origin:
+    """The origin of ``url``, the key of its kept connection (none for a URL that cannot be
+    read: no connection was made to it)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "", "", None
+    return _origin(parts)
+
+
+def _origin(parts: SplitResult) -> Origin:
+    try:
+        port = parts.port
+    except ValueError:  # not a port: no connection was made to it
+        port = None
+    return parts.scheme, parts.hostname or "", port or DEFAULT_PORTS.get(parts.scheme)
+
 
 class Sender:
-    """POSTs webhooks over HTTP, reusing one keep-alive connection per origin, or hands them
-    to in-process receivers. Used by one thread at a time (the dispatcher's send lock)."""
+    """POSTs webhooks over HTTP, reusing a keep-alive connection per origin, or hands them to
+    in-process receivers. Posts come from one thread at a time (the dispatcher's send lock);
+    ``keep_only`` and ``close`` may come from any thread (a delete, a reset, an import)."""
 
-    def __init__(self, receivers: Mapping[str, Receiver] | None = None) -> None:
+    def __init__(
+        self,
+        receivers: Mapping[str, Receiver] | None = None,
+        *,
+        max_idle: int = MAX_IDLE_CONNECTIONS,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
         #: In-process receivers by endpoint URL (``inprocess:<endpoint id>``).
         self.receivers: Mapping[str, Receiver] = receivers if receivers is not None else {}
-        self._connections: dict[tuple[str, str, int | None], _Connection] = {}
+        self.max_idle = max_idle
+        self.idle_seconds = idle_seconds
+        #: Idle connections and since when (``monotonic``), the one idle longest first.
+        self._idle: OrderedDict[Origin, tuple[_Connection, float]] = OrderedDict()
+        self._pool = threading.Lock()
+        #: Counts ``keep_only`` calls: a connection out during one comes back only if the
+        #: last one kept its origin (``_kept``).
+        self._releases = 0
+        self._kept: frozenset[Origin] = frozenset()
         #: New connections opened (a keep-alive test reads it).
         self.connections_opened = 0
 
@@ -86,8 +134,8 @@ class Sender:
     def _exchange(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> Answer:
         deadline = monotonic() + timeout
         parts = urlsplit(url)
-        key = (parts.scheme, parts.hostname or "", parts.port)
-        connection = self._connections.pop(key, None)
+        key = _origin(parts)
+        connection, releases = self._take(key)
         if connection is not None and _dropped(connection):
             connection.close()  # the receiver closed the idle connection: open a new one
             connection = None
@@ -108,14 +156,63 @@ class Sender:
         finally:
             if connection is not None:
                 if reusable:
-                    self._connections[key] = connection
+                    self._give_back(key, connection, releases)
                 else:
                     connection.close()
 
+    def _take(self, key: Origin) -> tuple[_Connection | None, int]:
+        """The idle connection to ``key``, if any, after closing those idle too long."""
+        now = monotonic()
+        stale: list[_Connection] = []
+        with self._pool:
+            while self._idle:
+                oldest, (connection, since) = next(iter(self._idle.items()))
+                if now - since < self.idle_seconds:
+                    break
+                del self._idle[oldest]
+                stale.append(connection)
+            kept = self._idle.pop(key, None)
+            releases = self._releases
+        _close_all(stale)
+        return (kept[0] if kept is not None else None), releases
+
+    def _give_back(self, key: Origin, connection: _Connection, releases: int) -> None:
+        """Keeps ``connection`` idle, unless ``keep_only`` let its origin go meanwhile; closes
+        the ones idle longest past ``max_idle``."""
+        surplus: list[_Connection] = []
+        with self._pool:
+            if releases != self._releases and key not in self._kept:
+                surplus.append(connection)
+            else:
+                self._idle[key] = (connection, monotonic())
+            while len(self._idle) > self.max_idle:
+                surplus.append(self._idle.popitem(last=False)[1][0])
+        _close_all(surplus)
+
+    def keep_only(self, urls: Collection[str]) -> None:
+        """Closes every idle connection except those to the origins of ``urls`` (the URLs
+        endpoints still point at); one out now is closed when it comes back, unless kept."""
+        kept = frozenset(origin(url) for url in urls if not url.startswith(INPROCESS_SCHEME))
+        with self._pool:
+            self._releases += 1
+            self._kept = kept
+            gone = [key for key in self._idle if key not in kept]
+            closing = [self._idle.pop(key)[0] for key in gone]
+        _close_all(closing)
+
     def close(self) -> None:
-        for connection in self._connections.values():
-            connection.close()
-        self._connections.clear()
+        """Closes every connection (one out now when it comes back)."""
+        self.keep_only(())
+
+    def idle(self) -> list[Origin]:
+        """The origins of the idle connections kept, the one idle longest first."""
+        with self._pool:
+            return list(self._idle)
+
+
+def _close_all(connections: Iterable[_Connection]) -> None:
+    for connection in connections:
+        connection.close()
 
 
 INPROCESS_SCHEME = "inprocess:"
@@ -308,11 +405,16 @@ class _SecureConnection(_Connection, http.client.HTTPSConnection):
 
 def _dropped(connection: _Connection) -> bool:
     """Whether an idle kept-alive connection was closed by the receiver (readable at rest
-    means end of stream, or unexpected bytes: either way not reusable)."""
+    means end of stream, or unexpected bytes: either way not reusable). ``poll`` where the
+    system has it: ``select`` refuses a descriptor past 1023, and a busy server has those."""
     sock = connection.sock
     if sock is None:
         return True
     try:
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            return bool(poller.poll(0))
         readable, _, _ = select.select([sock], [], [], 0)
     except (OSError, ValueError):
         return True
