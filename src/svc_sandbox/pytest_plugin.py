@@ -491,11 +491,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """A failed test's report shows the requests the emulator answered during it."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
-    if report.when != "call" or not report.failed or _MARK not in item.stash:
+    if report.when == "setup" or _MARK not in item.stash:
+        return
+    # Let go of the emulator once the test is reported (or torn down without a call): items
+    # live as long as the run, and each held its function-scoped Sandbox until the end.
+    emulator, mark = item.stash[_MARK]
+    del item.stash[_MARK]
+    if report.when != "call" or not report.failed:
         return
     from svc_sandbox.testing.emulator import requests_since
 
-    emulator, mark = item.stash[_MARK]
     try:
         entries = requests_since(emulator, mark)
     except Exception as exc:  # the report must not fail because the emulator went away
