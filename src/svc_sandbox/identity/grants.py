@@ -201,18 +201,18 @@ class AuthorizationService(Service):
         for grant_id in self.tokens.take_dropped_grants():
             self.codes.pop(self._code_of_grant.pop(grant_id, ""), None)
         now = self.clock.now()
-        for sha in self._code_expiry.due(now):
+
+        def code_until(sha: str) -> datetime | None:
             code = self.codes.get(sha)
             if code is None:
-                continue
-            until = code.expires_at + kept_after_expiry(self.ctx)
+                return None
             if code.grant_id is not None:
-                until = self.tokens.kept_until(code.grant_id) or now
-            if until > now:
-                self._code_expiry.add(until, sha)
-            else:
-                del self.codes[sha]
-                self._code_of_grant.pop(code.grant_id or "", None)
+                return self.tokens.kept_until(code.grant_id) or now
+            return code.expires_at + kept_after_expiry(self.ctx)
+
+        for sha in self._code_expiry.expired(now, code_until):
+            code = self.codes.pop(sha)
+            self._code_of_grant.pop(code.grant_id or "", None)
 
     # --- the authorize request ------------------------------------------------------------
 

@@ -50,14 +50,14 @@ class BrowserSessionService(Service):
     def prune(self) -> None:
         """Drops sessions expired for longer than ``identity_expired_kept_hours`` (one
         never used, or never signed out of, is no longer kept for good)."""
-        now = self.clock.now()
         kept = kept_after_expiry(self.ctx)
-        for sha in self._expiry.due(now):
+
+        def until(sha: str) -> datetime | None:
             session = self.sessions.get(sha)
-            if session is not None and session.expires_at + kept > now:  # the setting grew
-                self._expiry.add(session.expires_at + kept, sha)
-            elif session is not None:
-                del self.sessions[sha]
+            return None if session is None else session.expires_at + kept
+
+        for sha in self._expiry.expired(self.clock.now(), until):
+            del self.sessions[sha]
 
     @staticmethod
     def new_browser_id() -> str:

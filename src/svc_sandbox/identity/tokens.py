@@ -183,24 +183,24 @@ class TokenService(Service):
         due entries only, so a call that finds none costs one comparison."""
         now = self.clock.now()
         kept = kept_after_expiry(self.ctx)
-        for sha in self._access_expiry.due(now):
+
+        def access_until(sha: str) -> datetime | None:
             access = self.access.get(sha)
-            if access is None:
-                continue
-            if access.expires_at + kept > now:  # the setting grew since
-                self._access_expiry.add(access.expires_at + kept, sha)
-                continue
+            return None if access is None else access.expires_at + kept
+
+        def family_until(grant_id: str) -> datetime | None:
+            # A family refreshed since it was queued comes due again at its new end.
+            family = self.families.get(grant_id)
+            return None if family is None else family.ends + kept
+
+        for sha in self._access_expiry.expired(now, access_until):
+            access = self.access[sha]
             self._drop_access(sha, access)
             family = self.families.get(access.grant_id)
             if family is not None:
                 family.access.pop(sha, None)
-        for grant_id in self._family_expiry.due(now):
-            family = self.families.get(grant_id)
-            if family is None:
-                continue
-            if family.ends + kept > now:  # refreshed since: comes due again at its new end
-                self._family_expiry.add(family.ends + kept, grant_id)
-                continue
+        for grant_id in self._family_expiry.expired(now, family_until):
+            family = self.families[grant_id]
             for sha in family.access:
                 self._drop_access(sha, self.access[sha])
             for sha in family.refresh:
