@@ -39,6 +39,7 @@ from svc_sandbox.core.clock import (
     isoformat,
     out_of_range,
     parse_instant,
+    to_millisecond,
     wall_now,
     wall_sleep,
 )
@@ -286,7 +287,9 @@ class Sandbox:
             raise ValidationFailed(f"duration must be at most {MAX_ADVANCE.days} days")
         with self._moving:
             with self.lock:
-                target = self._bounded(self.clock.now() + delta, "the clock after this advance")
+                # The clock keeps milliseconds (core/clock.py): a finer part is cut.
+                target = to_millisecond(self.clock.now() + delta)
+                target = self._bounded(target, "the clock after this advance")
             return self._move_to(target)
 
     def delay(self, delta: timedelta) -> None:
@@ -310,7 +313,7 @@ class Sandbox:
         the same time as in-process)."""
         if not isinstance(instant, datetime):
             raise ValidationFailed(f"now must be a datetime, not {type(instant).__name__}")
-        instant = self._bounded(as_utc(instant), "now")
+        instant = self._bounded(to_millisecond(as_utc(instant)), "now")
         with self._moving:
             with self.lock:
                 if instant <= self.clock.now():
@@ -371,18 +374,15 @@ class Sandbox:
         if stop_for_work and self._work_pending():
             return ran, False
         limit = target
-        try:
-            while (entry := self.scheduler.pop_due(limit)) is not None:
-                self.clock.pin(entry.due)
+        while (entry := self.scheduler.pop_due(limit)) is not None:
+            with self.clock.pinned(entry.due):
                 self.scheduler.run(entry)
-                ran.append(RanEntry(entry.due, entry.kind, entry.payload))
-                if stop_for_work and limit is target and self._work_pending():
-                    limit = entry.due  # finish this instant, then pause for the work
-                if len(ran) >= ADVANCE_BATCH:
-                    upcoming = self.scheduler.next_due()
-                    return ran, upcoming is not None and upcoming <= limit
-        finally:
-            self.clock.pin(None)
+            ran.append(RanEntry(entry.due, entry.kind, entry.payload))
+            if stop_for_work and limit is target and self._work_pending():
+                limit = entry.due  # finish this instant, then pause for the work
+            if len(ran) >= ADVANCE_BATCH:
+                upcoming = self.scheduler.next_due()
+                return ran, upcoming is not None and upcoming <= limit
         return ran, False
 
     def _work_pending(self) -> bool:
