@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
 import threading
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
