@@ -156,7 +156,6 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if not current.path.startswith(UNJOURNALED):
             sb.journal.record(
                 request_id,
-                sb.now(),
                 current.method,
                 current.path,
                 response.status_code,

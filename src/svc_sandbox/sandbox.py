@@ -145,7 +145,7 @@ class Sandbox:
         self.request_ids = IdFactory(f"{settings.seed}:requests")
         self._request_ids_lock = threading.Lock()
         self.scheduler = Scheduler()
-        self.journal = RequestJournal()
+        self.journal = RequestJournal(self.clock.now)
         #: What clients exercised of the commerce contract and where they broke it.
         self.conformance = ConformanceRecorder(commerce_contract())
         #: The same for the identity provider's and the wallet's contracts; ``recorders``
