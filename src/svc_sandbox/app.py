@@ -133,8 +133,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     @app.before_request
     def begin_request() -> None:
         """An id; the exposure rules (Host, control-plane peers, JSON-only writes); the body
-        sent to a control-plane route that takes none; injected latency; the contract check
-        of a request to a contract root."""
+        sent to a control-plane route that takes none; injected latency; the work due by now
+        (a real or scaled clock); the contract check of a request to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
         current.environ[REQUEST_ID] = sb.next_request_id()
@@ -142,6 +142,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if under(current.path, CONTROL_PREFIX):
             check_no_body(app, current)
         inject_latency(sb, current)
+        sb.catch_up()
         contract_api.validate_request(app, sb, current)
 
     @app.after_request

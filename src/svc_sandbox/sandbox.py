@@ -328,6 +328,19 @@ class Sandbox:
                 now = self.clock.now()
             return self._move_to(now, background)
 
+    def catch_up(self) -> None:
+        """Before a request on a real or scaled clock: runs the work due by now, each entry at
+        its due time, as the ticker would (``run_due(background=True)``), so that what the
+        request sees and stamps does not depend on whether the ticker got there first (a
+        poll just after a session's expiry finds it expired at ``expiresAt``, not at the
+        poll). Waits for a clock move under way. A frozen clock has nothing to catch up:
+        only ``advance`` and ``set`` move it, and they run what falls due."""
+        if self.clock.mode is ClockMode.FROZEN:
+            return
+        due = self.scheduler.peek_due()
+        if due is not None and due <= self.clock.now():
+            self.run_due(background=True)
+
     def _move_to(self, target: datetime, background: bool = False) -> list[RanEntry]:
         """Runs due work up to ``target``; when an entry leaves after-work ready (a webhook
         attempt due), the clock stops after the entries due at that same instant, the lock
