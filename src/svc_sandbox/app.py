@@ -30,6 +30,7 @@ from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
+    LATENCY_APPLIED,
     MAX_BODY_BYTES,
     REQUEST_ID,
     check_no_body,
@@ -246,6 +247,7 @@ def inject_latency(sb: Sandbox, current: Request) -> None:
     delay = sb.latency.take(current.method, current.path, token)
     if delay:
         sb.delay(delay)
+        current.environ[LATENCY_APPLIED] = delay.total_seconds()
 
 
 def bind(app: Flask, sandbox: Sandbox) -> None:
