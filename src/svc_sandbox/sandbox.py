@@ -319,6 +319,7 @@ class Sandbox:
                 if instant <= self.clock.now():
                     self.clock.set(instant)
                     instant = self.clock.now()
+                    self.payments.clock_set_back(instant)
             return self._move_to(instant)
 
     def run_due(self, background: bool = False) -> list[RanEntry]:
