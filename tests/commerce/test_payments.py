@@ -142,6 +142,7 @@ def test_session_expired_is_no_provider_decision(
     _attempt(svc_http, link, "0911223344")
     push = _push(svc_http, live_auth)
     attempt = svc_sandbox.checkout.describe(push)["attempts"][0]["id"]
+    before = svc_http.get("/_sandbox/state").data
     expired = {"code": "session_expired"}
     refusals = [
         ("POST", f"/_sandbox/checkout/sessions/{link}/fail", expired, "code"),
@@ -284,7 +285,6 @@ def test_after_the_clock_is_set_back_the_guard_still_lasts_one_window(
         "/_sandbox/clock/set", json={"now": (svc_sandbox.now() - back).isoformat()}
     )
     assert moved.status_code == 200, moved.json
-    before = svc_http.get("/_sandbox/state").data
     refused = _attempt(svc_http, session_id, "0922334455", 409)
     sent_before_the_new_time = max(0, 20 - int(back.total_seconds()))  # seconds
     assert refused.headers["Retry-After"] == str(150 - sent_before_the_new_time)
