@@ -138,6 +138,9 @@ class Sandbox:
         #: from the clock as it finds it and lets the state lock go between batches, so two
         #: that overlapped would both aim near the same instant and time would be lost.
         self._moving = threading.RLock()
+        #: True while the move under way is the ticker's (or a request's catch-up): it hands
+        #: webhook delivery to its own thread and so never waits for a request.
+        self._moving_in_background = False
         self.clock = Clock(settings.clock_mode, self._start_instant(), settings.clock_factor)
         self.ids = IdFactory(settings.seed)
         # Request ids have their own stream so that reads never shift resource ids; they are
@@ -325,21 +328,36 @@ class Sandbox:
     def run_due(self, background: bool = False) -> list[RanEntry]:
         """Runs what is due now (a real or scaled clock's ticker calls this, ``background``)."""
         with self._moving:
-            with self.lock:
-                now = self.clock.now()
-            return self._move_to(now, background)
+            outer = self._moving_in_background
+            self._moving_in_background = background
+            try:
+                with self.lock:
+                    now = self.clock.now()
+                return self._move_to(now, background)
+            finally:
+                self._moving_in_background = outer
 
     def catch_up(self) -> None:
         """Before a request on a real or scaled clock: runs the work due by now, each entry at
         its due time, as the ticker would (``run_due(background=True)``), so that what the
         request sees and stamps does not depend on whether the ticker got there first (a
         poll just after a session's expiry finds it expired at ``expiresAt``, not at the
-        poll). Waits for a clock move under way. A frozen clock has nothing to catch up:
-        only ``advance`` and ``set`` move it, and they run what falls due."""
+        poll). It waits for the ticker working through due work, but not for an advance, set
+        or run-due of the control plane: that one delivers webhooks as it goes and may be
+        waiting for a receiver that calls back here (the poll's settling still stamps its
+        session's due work at its due times). A frozen clock has nothing to catch up: only
+        ``advance`` and ``set`` move it, and they run what falls due."""
         if self.clock.mode is ClockMode.FROZEN:
             return
         due = self.scheduler.peek_due()
-        if due is not None and due <= self.clock.now():
+        if due is None or due > self.clock.now():
+            return
+        if self._moving.acquire(blocking=False):
+            try:
+                self.run_due(background=True)
+            finally:
+                self._moving.release()
+        elif self._moving_in_background:
             self.run_due(background=True)
 
     def _move_to(self, target: datetime, background: bool = False) -> list[RanEntry]:
