@@ -270,8 +270,9 @@ class TokenService(Service):
         with_nonce: bool,
     ) -> dict[str, Any]:
         """The token response of spec §4 for ``scopes`` (from ``issuable``); a refresh token
-        while the grant has ``offline_access`` and the app is still allowed it."""
-        self.prune()
+        while the grant has ``offline_access`` and the app is still allowed it. No prune here:
+        the caller pruned, and a grant just made has no token yet, so with
+        ``identity_expired_kept_hours`` 0 a prune would drop it before its first token."""
         now = self.clock.now()
         family = self.families[grant.id]
         kept = kept_after_expiry(self.ctx)
