@@ -2,8 +2,9 @@
 token families, ID tokens; verification for userinfo and for the wallet resource server;
 introspection (RFC 7662) and revocation (RFC 7009).
 
-Lifetimes (spec §5, §8): access 1 h, ID 10 h, refresh 30 days. Tokens are stored by the
-SHA-256 of their value, so a lookup compares digests, never the secret itself.
+Lifetimes (spec §5, §8): access 1 h, ID 10 h, refresh 30 days; when a token is live is
+identity/lifetime.py's rule (every check asks it). Tokens are stored by the SHA-256 of their
+value, so a lookup compares digests, never the secret itself.
 
 Records past their lifetime are kept ``Settings.identity_expired_kept_hours`` more (so an
 error still says "expired" or "revoked"), then dropped: an access token on its own; a grant
