@@ -4,6 +4,7 @@ SVC_ENABLE_WITHDRAWALS=true, against a served emulator."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -240,3 +241,15 @@ def test_the_test_webhook_is_never_sent_over_http(sessions: dict[str, Session]) 
     assert checked["valid"] is True
     emulator = verify(built["signature"], built["body"].encode(), SECRET, now=0, tolerance=None)
     assert emulator.valid, emulator.message
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_is_a_clean_exit(served: Served, signum: int) -> None:
+    """As `svc-sandbox serve`: exit 0, not uvicorn's re-raised signal (143 or a traceback),
+    also for a signal sent the moment the URL is printed."""
+    running = start_http([], server_env(SVC_BASE_URL=served.base_url))
+    running.process.send_signal(signum)
+    assert running.process.wait(timeout=30) == 0
+    assert running.process.stderr is not None
+    with running.process.stderr as stderr:
+        assert "Traceback" not in stderr.read()

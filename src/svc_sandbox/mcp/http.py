@@ -6,10 +6,12 @@ SDK's own transport-security check."""
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import FrameType
 from typing import Any
 
 import httpx
@@ -153,8 +155,21 @@ def serve_http(config: McpConfig) -> int:
         return 2
     port = sock.getsockname()[1]
     host = f"[{config.host}]" if family == socket.AF_INET6 else config.host
-    print(f"svc-sandbox mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)
     settings: dict[str, Any] = {"log_level": "warning", "lifespan": "on"}
     server = uvicorn.Server(uvicorn.Config(create_app(config), **settings))
-    server.run(sockets=[sock])
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the
+    # handler it found (by default: exit 143, or KeyboardInterrupt's traceback). A stop asked
+    # for is a clean exit here, as for `svc-sandbox serve`. The handler found asks the server
+    # to stop: a signal sent as soon as the URL is read is not lost either.
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        print(f"svc-sandbox mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
