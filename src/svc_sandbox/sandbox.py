@@ -314,6 +314,8 @@ class Sandbox:
         with self._moving:
             with self.lock:
                 if instant <= self.clock.now():
+                    # What ended by the time the clock leaves stays ended (identity/lifetime.py).
+                    self._prune_expired()
                     self.clock.set(instant)
                     instant = self.clock.now()
             return self._move_to(instant)
