@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Request, Response, request
+from flask import Flask, Request, Response, after_this_request, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
-from svc_sandbox import exposure_api
+from svc_sandbox import exposure_api, latency
 from svc_sandbox.commerce import api as commerce_api
 from svc_sandbox.commerce import payouts_api as commerce_payouts_api
 from svc_sandbox.contract import api as contract_api
@@ -238,14 +238,20 @@ def under(path: str, root: str) -> bool:
 
 
 def inject_latency(sb: Sandbox, current: Request) -> None:
-    """The latency fault (latency.py): a matching request waits before it is handled."""
+    """The latency fault (latency.py): a matching request waits before it is handled, or says
+    in a header that its delay was skipped (every worker a delay may hold is taken)."""
     if not sb.latency.rules:  # the common case, without taking the lock
         return
     header = current.environ.get("HTTP_AUTHORIZATION", "")
     token = header[7:].strip() if header[:7].lower() == "bearer " else None
-    delay = sb.latency.take(current.method, current.path, token)
-    if delay:
-        sb.delay(delay)
+    if sb.delay_request(current.method, current.path, token):
+        after_this_request(say_latency_skipped)
+
+
+def say_latency_skipped(response: Response) -> Response:
+    name, value = latency.SKIPPED_HEADER
+    response.headers[name] = value
+    return response
 
 
 def bind(app: Flask, sandbox: Sandbox) -> None:
