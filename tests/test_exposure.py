@@ -68,6 +68,23 @@ def test_an_empty_json_request_is_enough(svc_http: FlaskClient) -> None:
     assert response.status_code == 200
 
 
+@pytest.mark.parametrize("method", ["TRACE", "PROPFIND", "CONNECT", "FOO"])
+@pytest.mark.parametrize(
+    ("route", "status", "code"),
+    [
+        ("/_sandbox", 405, "method_not_allowed"),
+        ("/_sandbox/clock", 405, "method_not_allowed"),
+        ("/_sandbox/nope", 404, "not_found"),
+    ],
+)
+def test_a_method_that_writes_nothing_needs_no_content_type(
+    svc_http: FlaskClient, method: str, route: str, status: int, code: str
+) -> None:
+    """JSON only for POST, PUT, PATCH, DELETE: another method gets the answer of its route."""
+    response = svc_http.open(route, method=method)
+    assert (response.status_code, response.json["code"]) == (status, code)  # type: ignore[index]
+
+
 def test_reads_need_no_content_type(svc_http: FlaskClient) -> None:
     assert svc_http.get("/_sandbox").status_code == 200
 

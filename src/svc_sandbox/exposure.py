@@ -27,7 +27,9 @@ from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut, shown
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: The methods that may change state: the control plane takes them as JSON only. Any other
+#: method changes nothing and falls through to its 404 or 405.
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
 
 #: Headers on every response.

@@ -12,8 +12,8 @@ from svc_sandbox.core.errors import Forbidden, SandboxError
 from svc_sandbox.exposure import (
     COMMON_HEADERS,
     JSON_ONLY,
-    SAFE_METHODS,
     STALE_FORM,
+    WRITE_METHODS,
     FormTokens,
     HostRule,
     content_security_policy,
@@ -111,7 +111,7 @@ def guard(app: Flask, current: Request, control_prefix: str) -> None:
         return
     if not rules.allow_remote_control and not is_loopback(current.remote_addr):
         raise Forbidden(remote_control_refusal(current.remote_addr), code="remote_control")
-    if current.method not in SAFE_METHODS and current.mimetype != "application/json":
+    if current.method in WRITE_METHODS and current.mimetype != "application/json":
         raise SandboxError(JSON_ONLY, status=415, code="unsupported_media_type")
 
 
