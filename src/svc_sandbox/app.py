@@ -83,7 +83,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     """The WSGI app. Pass a Sandbox to share it with a test, or Settings to make a new one."""
     if not isinstance(sandbox, Sandbox):
         sandbox = Sandbox(sandbox)
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # no /static/<path>: /_assets serves the files
     app.url_rule_class = LazyBuildRule
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -212,7 +212,9 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
             return pages_api.not_found_page(f"No page at {request.path}")
         if status == 404:
-            message = f"No route for {request.method} {request.path}"
+            # A HEAD answers as its GET would, Content-Length included (RFC 9110 §9.3.2).
+            method = "GET" if request.method == "HEAD" else request.method
+            message = f"No route for {method} {request.path}"
         else:
             message = error.description or error.name
         # What the exception says in headers stays (a 405's Allow, RFC 9110 §15.5.6); its
