@@ -135,6 +135,48 @@ def test_a_malformed_bearer_is_refused(server: HttpServer, header: str) -> None:
     assert "Bearer svc_test_" in answer.json()["message"]
 
 
+@pytest.mark.parametrize(
+    "token",
+    ["svc_test_abc", "svc_test_" + "a" * 129, "svc_live_" + "a" * 65536, "svc_test_ab-cdefgh"],
+)
+def test_a_token_the_api_calls_malformed_is_refused_at_the_edge(
+    server: HttpServer, served: Served, token: str
+) -> None:
+    """One token shape (docs/spec-gaps.md "Token shape"): what the API answers 401
+    "Malformed API token" the tool server refuses with 401 before any tool runs."""
+    bearer = _bearer(token)
+    api = httpx.get(served.base_url + "/products", headers=bearer, timeout=10)
+    assert api.status_code == 401 and api.json()["message"].startswith("Malformed API token")
+    answer = httpx.post(server.url, json=INITIALIZE, headers={**JSON_POST, **bearer}, timeout=10)
+    assert answer.status_code == 401
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_two_authorization_headers_are_refused_as_the_api_does(
+    server: HttpServer, served: Served
+) -> None:
+    twice = [("Authorization", f"Bearer {served.tenant.token}")] * 2
+    api = httpx.get(served.base_url + "/products", headers=twice, timeout=10)
+    assert api.status_code == 401
+    answer = httpx.post(
+        server.url, json=INITIALIZE, headers=[*JSON_POST.items(), *twice], timeout=10
+    )
+    assert answer.status_code == 401
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert answer.json()["message"] == "Authorization is repeated: send it once"
+
+
+@pytest.mark.parametrize("name", ["LOCALHOST", "Localhost", "LocalHost"])
+def test_host_names_are_matched_without_case(server: HttpServer, name: str) -> None:
+    port = server.origin.rsplit(":", 1)[1]
+    for host in (name, f"{name}:{port}"):
+        headers = {**JSON_POST, "Host": host, "Origin": f"HTTP://{name}:{port}"}
+        answer = httpx.post(server.url, json=INITIALIZE, headers=headers, timeout=10)
+        assert answer.status_code == 200, answer.text
+        health = httpx.get(server.origin + "/healthz", headers={"Host": host}, timeout=10)
+        assert health.json()["status"] == "ok"
+
+
 def test_other_methods_on_mcp(server: HttpServer) -> None:
     assert httpx.get(server.url).status_code == 405
     assert httpx.delete(server.url).status_code == 405

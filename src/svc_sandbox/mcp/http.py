@@ -18,10 +18,11 @@ import httpx
 import uvicorn
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from svc_sandbox import __version__
 from svc_sandbox.client.commerce import is_api_token
@@ -69,16 +70,34 @@ def request_token(config: McpConfig, request: Request) -> tuple[str | None, Resp
     (none: the token-free tools still work); a malformed header is refused with 401."""
     if config.token is not None:
         return config.token, None
-    header = request.headers.get("authorization")
-    if header is None:
+    headers = request.headers.getlist("authorization")
+    if not headers:
         return None, None
-    scheme, _, token = header.partition(" ")
+    if len(headers) > 1:  # which one to use is a guess: the API answers 401 too
+        return None, _unauthorized("Authorization is repeated: send it once")
+    scheme, _, token = headers[0].partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not is_api_token(token):
         return None, _unauthorized(
             "Authorization must be `Bearer svc_test_...` or `Bearer svc_live_...`"
         )
     return token, None
+
+
+class CaseFoldedHost:
+    """Host names (and an Origin's scheme and host) are case-insensitive (RFC 9110 §4.2.3):
+    the SDK's transport-security check compares exact strings, so both reach it lowercased."""
+
+    FOLDED = (b"host", b"origin")
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = [(k, v.lower() if k in self.FOLDED else v) for k, v in scope["headers"]]
+            scope = {**scope, "headers": headers}
+        await self.app(scope, receive, send)
 
 
 class McpEndpoint:
@@ -134,7 +153,7 @@ def create_app(config: McpConfig) -> Starlette:
         Route("/mcp", endpoint=endpoint, methods=["POST"]),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(CaseFoldedHost)])
 
 
 def serve_http(config: McpConfig) -> int:
