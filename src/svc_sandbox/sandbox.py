@@ -59,7 +59,7 @@ from svc_sandbox.identity.seed import identity_info, seed_identity
 from svc_sandbox.identity.sessions import BrowserSessionService
 from svc_sandbox.identity.tokens import TokenService
 from svc_sandbox.identity.users import UserService
-from svc_sandbox.latency import LatencyFaults
+from svc_sandbox.latency import LatencyFaults, waiting_limit
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.outputs import write_file
 from svc_sandbox.settings import Settings
@@ -160,6 +160,8 @@ class Sandbox:
             IDENTITY: self.identity_conformance,
             WALLET: self.wallet_conformance,
         }
+        #: Requests waiting out an injected delay in wall time, each holding a server worker.
+        self._waiting = threading.BoundedSemaphore(waiting_limit(settings.threads))
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[AfterWork] = []
 
@@ -295,13 +297,31 @@ class Sandbox:
                 target = self._bounded(target, "the clock after this advance")
             return self._move_to(target)
 
-    def delay(self, delta: timedelta) -> None:
-        """A request's injected latency: a frozen clock advances by it (running what falls
-        due); a real or scaled clock waits it out in wall time (divided by the factor)."""
+    def delay_request(
+        self, method: str, path: str, token: str | None
+    ) -> tuple[timedelta | None, bool]:
+        """Applies the latency fault (latency.py) to a request about to be handled; the delay
+        it applied (None: none) and whether its delay was skipped. A frozen clock advances by
+        the delay (running what falls due); a real or scaled clock waits it out in wall time
+        (divided by the factor), holding the request's server worker: beyond
+        ``waiting_limit(threads)`` waiting at once, a request is answered without its delay
+        and the rule does not count it."""
         if self.clock.mode is ClockMode.FROZEN:
-            self.advance(delta)
-        else:
-            wall_sleep(delta.total_seconds() / self.clock.factor)
+            delay = self.latency.take(method, path, token)
+            if delay:
+                self.advance(delay)
+            return delay or None, False
+        if self.latency.take(method, path, token, count=False) is None:
+            return None, False
+        if not self._waiting.acquire(blocking=False):
+            return None, True
+        try:  # taken again, counted: the rule may have run out or gone meanwhile
+            delay = self.latency.take(method, path, token)
+            if delay:
+                wall_sleep(delay.total_seconds() / self.clock.factor)
+        finally:
+            self._waiting.release()
+        return delay or None, False
 
     @staticmethod
     def _bounded(instant: datetime, what: str) -> datetime:
@@ -320,6 +340,8 @@ class Sandbox:
         with self._moving:
             with self.lock:
                 if instant <= self.clock.now():
+                    # What ended by the time the clock leaves stays ended (identity/lifetime.py).
+                    self._prune_expired()
                     self.clock.set(instant)
                     instant = self.clock.now()
                     self.payments.clock_set_back(instant)
