@@ -322,7 +322,7 @@ class CheckoutService(Service):
                 phone=plan.customer.phone,
                 external_id=plan.customer.externalId,
             )
-        session_id = self.ids.object_id()
+        session_id = self.ids.object_id(self.sessions)
         session = CheckoutSession(
             id=session_id,
             org_id=plan.org.id,

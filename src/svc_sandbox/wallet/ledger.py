@@ -443,7 +443,7 @@ class WalletService(Service):
     ) -> Transfer:
         self._seq += 1
         transfer = Transfer(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.transfers),
             sender_id=sender_id,
             recipient_id=recipient_id,
             client_id=client_id,
