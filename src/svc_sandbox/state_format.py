@@ -54,7 +54,7 @@ from svc_sandbox.commerce.payouts import LIFECYCLE as WITHDRAWAL_LIFECYCLE
 from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
 from svc_sandbox.commerce.products import PRODUCT_REF, RECORD_PRICE, Product, price_problem
 from svc_sandbox.commerce.schemas import Description, Money, Title
-from svc_sandbox.commerce.triggers import Trigger
+from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
 from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.errors import ValidationFailed
@@ -469,12 +469,18 @@ def _raised(check: Callable[[str], Any]) -> Shape:
     return Shape(problem)
 
 
-def _canonical_phone(value: str) -> str | None:
+def _trigger_phone(value: str) -> str | None:
+    """A custom trigger's phone as the registry keeps it (``triggers.parse_trigger``): one
+    spelling (two spellings of one phone would be two triggers for it), not the spec's own."""
     try:
         canonical = normalize_phone(value)
     except ValueError as exc:
         return str(exc)
-    return None if canonical == value else f"must be written as the registry keeps it: {canonical}"
+    if canonical != value:
+        return f"must be written as the registry keeps it: {canonical}"
+    if any(spec.phone == value for spec in SPEC_TRIGGERS):
+        return "is one of the spec's own triggers (a custom trigger takes another number)"
+    return None
 
 
 #: The fields whose values the API makes in a shape of its own and looks records up by: a
@@ -514,7 +520,7 @@ _SHAPES: dict[tuple[type, str], Shape] = {
         "a p_ token",
     ),
     (CheckoutLink, "id"): _raised(check_checkout_link),
-    (Trigger, "phone"): Shape(_canonical_phone),
+    (Trigger, "phone"): Shape(_trigger_phone),
     # signed with at every attempt: the control plane's rule, else each attempt fails to sign
     (WebhookEndpoint, "secret"): _raised(check_secret),
 }
