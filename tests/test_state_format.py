@@ -527,12 +527,7 @@ SHAPES: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = [
     ),
     (
         "placeholder product id of no shape",
-        lambda d: (
-            services(d)["checkout"].update(
-                placeholders={k: "P-1" for k in services(d)["checkout"]["placeholders"]}
-            )
-            or d
-        ),
+        lambda d: renamed(d, next(iter(services(d)["checkout"]["placeholders"].values())), "P-1"),
         "services.checkout.placeholders[",
     ),
 ]
