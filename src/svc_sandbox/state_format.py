@@ -10,8 +10,11 @@ as ISO 8601 strings with a zone inside the clock's range; enums and lifecycle st
 values. A record field with a default may be absent (the dataclass fills it in), every other
 one is required, unknown ones are refused. Values are bounded as the API bounds them: integers
 0 or more (``_SIGNED`` lists the exceptions), money and product texts by the schemas' own types
-(``_NARROWER``), every other string by a request body's cap; every list of records holds each
-key once (``record_lists``).
+(``_NARROWER``), ids, tokens and a few more by the API's own rule for them (``_SHAPES``), every
+other string by a request body's cap; every list of records holds each key once
+(``record_lists``), and each key its service indexes it by (``_ALSO_UNIQUE``); the id source's
+next draws do not repeat. ``check_attempts`` holds the webhook attempts still to make to the
+retry schedule.
 
 ``FORMAT`` (core/records.py) is the format's version: a change that an older sandbox could not
 read bumps it.
