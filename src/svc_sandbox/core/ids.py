@@ -56,7 +56,10 @@ class IdFactory:
             value = draw()
             if value not in taken:
                 return value
-        raise Conflict(f"the id source drew {MAX_DRAWS} taken ids in a row; import another ids")
+        raise Conflict(
+            f"the id source drew {MAX_DRAWS} taken ids in a row: import a state whose ids come "
+            "from an export"
+        )
 
     def object_id(self, taken: Container[str] = (), prefix: str = "") -> str:
         """``prefix`` and 24 lowercase hex characters, the shape of every resource id."""
