@@ -50,8 +50,8 @@ DAILY_CAP = 10_000_000
 CAP_WINDOW = timedelta(hours=24)
 #: Longest Idempotency-Key accepted (see docs/spec-gaps.md).
 MAX_KEY_LENGTH = 255
-_KEY_SHAPE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$")
-_OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
+_KEY_SHAPE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
+_OBJECT_ID = re.compile(r"[0-9a-f]{24}")
 
 STATUSES = ("pending", "reviewing", "approved", "rejected", "processing", "completed")
 
@@ -157,7 +157,7 @@ def check_idempotency_key(key: str | None) -> str | None:
     """None (no header) or a key of 1 to 255 printable ASCII characters; else 400."""
     if key is None:
         return None
-    if not 1 <= len(key) <= MAX_KEY_LENGTH or not _KEY_SHAPE.match(key):
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not _KEY_SHAPE.fullmatch(key):
         raise ValidationFailed(
             f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} printable ASCII characters"
         )
@@ -165,7 +165,7 @@ def check_idempotency_key(key: str | None) -> str | None:
 
 
 def check_withdrawal_id(withdrawal_id: str) -> str:
-    if not _OBJECT_ID.match(withdrawal_id):
+    if not _OBJECT_ID.fullmatch(withdrawal_id):
         raise ValidationFailed("id must be 24 lowercase hex characters")
     return withdrawal_id
 

@@ -159,7 +159,7 @@ class Contract:
                     pointer=pointer("paths", path, method),
                     definition=definition,
                     parameters=tuple(params),
-                    regex=re.compile(f"^{pattern}$"),
+                    regex=re.compile(pattern),
                     reads_query=in_query or any(p["in"] == "query" for _, p in params),
                     reads_headers=checked or any(p["in"] == "header" for _, p in params),
                     takes_body="requestBody" in definition,
@@ -207,7 +207,7 @@ class Contract:
         if literal is not None:
             return literal, {}
         for operation in self._templated.get(method, ()):
-            matched = operation.regex.match(path)
+            matched = operation.regex.fullmatch(path)
             if matched is not None:
                 return operation, matched.groupdict()
         return None
