@@ -16,7 +16,7 @@ from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.core.validation import parse
+from svc_sandbox.core.validation import cut, parse
 from svc_sandbox.sandbox import Sandbox
 
 M = TypeVar("M", bound=BaseModel)
@@ -119,6 +119,39 @@ def check_no_body(app: Flask, current: Request) -> None:
     ):
         return  # the route reads its body itself
     parse(NoFields, json_body(optional=True))
+
+
+#: The one content coding a body may have (RFC 9110 §8.4.1: "identity" is no coding at all).
+IDENTITY_CODING = "identity"
+#: What a refused coding's answer says is taken (RFC 7694 §3).
+ACCEPTED_CODINGS = {"Accept-Encoding": IDENTITY_CODING}
+
+
+def check_content_coding(current: Request) -> None:
+    """From app.py's hook, for every family: a body sent with a ``Content-Encoding`` other
+    than ``identity`` is 415 ``unsupported_media_type`` naming the coding (RFC 9110 §15.5.16),
+    with ``Accept-Encoding: identity``, before any check or route reads it (so nothing changes).
+    No body is decoded here: a gzip body was read as broken JSON, and a plain body labelled
+    gzip was taken as if unlabelled. A request without a body, and one no route answers (its
+    404 or 405 answers), are not concerned."""
+    environ = current.environ
+    header = environ.get("HTTP_CONTENT_ENCODING")
+    if header is None:
+        return  # the common case: one dict lookup
+    if not get_content_length(environ) and "HTTP_TRANSFER_ENCODING" not in environ:
+        return
+    if current.url_rule is None:
+        return
+    for coding in header.split(","):
+        coding = coding.strip()
+        if coding and coding.lower() != IDENTITY_CODING:
+            raise SandboxError(
+                f"Content-Encoding {cut(coding, 80)} is not supported: send the body "
+                "without a content coding",
+                status=415,
+                code="unsupported_media_type",
+                headers=dict(ACCEPTED_CODINGS),
+            )
 
 
 #: One encoder for every answer (``json.dumps`` with an option builds a new one per call).
