@@ -16,7 +16,7 @@ from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.core.validation import cut, parse
+from svc_sandbox.core.validation import SingleValues, cut, parse
 from svc_sandbox.sandbox import Sandbox
 
 M = TypeVar("M", bound=BaseModel)
@@ -54,6 +54,13 @@ def json_body(optional: bool = False) -> Any:
             "Content-Type must be application/json", status=415, code="unsupported_media_type"
         )
     return json_input.decode(raw)
+
+
+def query_values() -> SingleValues:
+    """The request's query string for a route that reads one value per parameter: every
+    family's routes read it here, so a parameter sent twice is 400 naming it in each
+    family's error shape (core/validation.py: SingleValues)."""
+    return SingleValues(request.args.to_dict(flat=False))
 
 
 FORM_TYPE = "application/x-www-form-urlencoded"
