@@ -19,7 +19,7 @@ from svc_sandbox.identity.errors import InvalidRequest
 from svc_sandbox.identity.grants import parse_max_age
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import assert_unharmed, create_product
-from tests.wallet.helpers import SEND, access_token, headers, owner_key, send_body
+from tests.wallet.helpers import send_body, sender
 
 HEX = "a" * 24
 
@@ -27,8 +27,7 @@ HEX = "a" * 24
 def test_a_wallet_idempotency_key_with_a_final_newline_moves_no_money(
     svc_http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:
-    svc_sandbox.settings.rate_limits = False
-    both = headers(access_token(svc_http, svc_sandbox, "abebe", scope=SEND), owner_key(svc_sandbox))
+    both = sender(svc_http, svc_sandbox)
     before = svc_http.get("/_sandbox/state").data
     response = svc_http.post(
         "/wallet/send", json=send_body("tigist", 100, "order-0001\n"), headers=both

@@ -15,7 +15,7 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.json_input import MAX_DEPTH
 from svc_sandbox.sandbox import Sandbox
 from tests.helpers import assert_unharmed
-from tests.wallet.helpers import SEND, access_token, headers, owner_key
+from tests.wallet.helpers import sender
 
 
 def nested(levels: int) -> str:
@@ -190,8 +190,7 @@ def test_the_contract_check_records_the_repeated_name(
 def test_a_wallet_send_with_amount_minor_twice_moves_no_money(
     svc_http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:
-    svc_sandbox.settings.rate_limits = False
-    both = headers(access_token(svc_http, svc_sandbox, "abebe", scope=SEND), owner_key(svc_sandbox))
+    both = sender(svc_http, svc_sandbox)
     before = svc_http.get("/_sandbox/state").data
     response = svc_http.post(
         "/wallet/send",
