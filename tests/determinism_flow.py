@@ -15,7 +15,14 @@ from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from tests.helpers import token_of
-from tests.wallet.helpers import WALLET, headers, owner_key, send_body, token_in_process
+from tests.wallet.helpers import (
+    WALLET,
+    headers,
+    owner_key,
+    send_body,
+    token_answer_in_process,
+    token_in_process,
+)
 
 
 def run(seed: int) -> dict[str, Any]:
@@ -69,6 +76,11 @@ def run(seed: int) -> dict[str, Any]:
     wallet = headers(token_in_process(http, sandbox, "abebe"), owner_key(sandbox))
     call("POST", WALLET + "/send", json=send_body("tigist", 1234, "det-0001"), headers=wallet)
     call("GET", WALLET, headers=wallet)
+    # Every claim-releasing scope: the ID token's and userinfo's claim order is part of the bytes.
+    signed_in = token_answer_in_process(http, sandbox, "tigist", "openid email profile")
+    answers.append(["POST", "/auth/oauth2/token", 200, signed_in["id_token"]])
+    bearer = {"Authorization": f"Bearer {signed_in['access_token']}"}
+    call("GET", "/auth/oauth2/userinfo", headers=bearer)
     call("POST", f"/_sandbox/orgs/{org['id']}/tokens", json={"name": "ci"})
     call("POST", "/_sandbox/clock/advance", json={"seconds": 24 * 3600})
     call("GET", "/_sandbox/webhooks/deliveries")

@@ -44,7 +44,9 @@ def runs() -> dict[str, str]:
 def test_the_flow_touches_every_family(runs: dict[str, str]) -> None:
     flow: dict[str, Any] = json.loads(runs["seed 7, hash seed 0"])
     statuses = {path.split("/")[1]: status for _, path, status, _ in flow["answers"]}
-    assert set(statuses) >= {"api", "pay", "wallet", "_sandbox"}
+    assert set(statuses) >= {"api", "pay", "wallet", "auth", "_sandbox"}
+    userinfo = next(json.loads(a[3]) for a in flow["answers"] if a[1].endswith("/userinfo"))
+    assert {"email", "name", "picture"} <= set(userinfo)  # claims of more than one scope
     assert all(status < 300 for _, _, status, _ in flow["answers"])
     assert len(flow["webhooks"]) >= 5  # deliveries and retries
     assert flow["state"]["services"]["wallets"]["transfers"]

@@ -163,13 +163,20 @@ IN_PROCESS_VERIFIER = "in-process-verifier-" + "v" * 30
 def token_in_process(http: FlaskClient, sandbox: Sandbox, handle: str) -> str:
     """The code flow through the Flask client, without authlib (for in-process runs: the
     contract test and determinism, where every run has the same origin and issuer)."""
+    return str(token_answer_in_process(http, sandbox, handle)["access_token"])
+
+
+def token_answer_in_process(
+    http: FlaskClient, sandbox: Sandbox, handle: str, scope: str = "openid wallet:read wallet:send"
+) -> dict[str, Any]:
+    """The token endpoint's whole answer of that code flow (ID token included)."""
     app = seeded_app(sandbox)
     digest = hashlib.sha256(IN_PROCESS_VERIFIER.encode()).digest()
     params = {
         "response_type": "code",
         "client_id": app.client_id,
         "redirect_uri": app.redirect_uri,
-        "scope": "openid wallet:read wallet:send",
+        "scope": scope,
         "state": "state-1",
         "code_challenge": base64.urlsafe_b64encode(digest).rstrip(b"=").decode(),
         "code_challenge_method": "S256",
@@ -189,4 +196,4 @@ def token_in_process(http: FlaskClient, sandbox: Sandbox, handle: str) -> str:
         },
     )
     assert answer.status_code == 200, answer.json
-    return str(answer.json["access_token"])  # type: ignore[index]
+    return dict(answer.json)  # type: ignore[arg-type]

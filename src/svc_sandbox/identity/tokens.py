@@ -27,7 +27,7 @@ from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
 from svc_sandbox.identity.errors import InsufficientScope, InvalidGrant, InvalidScope, InvalidToken
 from svc_sandbox.identity.keys import KeyService
-from svc_sandbox.identity.scopes import OFFLINE_ACCESS, OPENID, SCOPES, scope_string
+from svc_sandbox.identity.scopes import OFFLINE_ACCESS, OPENID, claim_names, scope_string
 from svc_sandbox.identity.users import UserService
 
 ACCESS_TTL = timedelta(hours=1)
@@ -343,13 +343,9 @@ class TokenService(Service):
         user = self.users.get(user_id)
         namespace = self.settings.claims_prefix
         every = user.claims(namespace)
-        released: dict[str, Any] = {"sub": user.id}
-        for scope in scopes:
-            info = SCOPES.get(scope)
-            for claim in info.claims if info else ():
-                name = claim.replace("{ns}", namespace)
-                released[name] = every[name]
-        return released
+        # In the scope table's order: a set's order follows the per-process string hash, and
+        # the claims' order is part of the signed bytes (same seed, same tokens).
+        return {"sub": user.id} | {name: every[name] for name in claim_names(scopes, namespace)}
 
     # --- refresh ------------------------------------------------------------------------
 
