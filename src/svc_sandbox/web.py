@@ -128,9 +128,9 @@ def check_no_body(app: Flask, current: Request) -> None:
     parse(NoFields, json_body(optional=True))
 
 
-#: The one content coding a body may have (RFC 9110 §8.4.1: "identity" is no coding at all).
+#: The one content coding a body may have (RFC 9110 §12.5.3: "identity" means no encoding).
 IDENTITY_CODING = "identity"
-#: What a refused coding's answer says is taken (RFC 7694 §3).
+#: What a refused coding's answer says is taken (RFC 9110 §15.5.16, RFC 7694 §3).
 ACCEPTED_CODINGS = {"Accept-Encoding": IDENTITY_CODING}
 
 
