@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Request, Response, request
+from flask import Flask, Request, Response, after_this_request, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
-from svc_sandbox import exposure_api
+from svc_sandbox import exposure_api, latency
 from svc_sandbox.commerce import api as commerce_api
 from svc_sandbox.commerce import payouts_api as commerce_payouts_api
 from svc_sandbox.contract import api as contract_api
@@ -30,6 +30,7 @@ from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
+    LATENCY_APPLIED,
     MAX_BODY_BYTES,
     REQUEST_ID,
     check_content_coding,
@@ -84,7 +85,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     """The WSGI app. Pass a Sandbox to share it with a test, or Settings to make a new one."""
     if not isinstance(sandbox, Sandbox):
         sandbox = Sandbox(sandbox)
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # no /static/<path>: /_assets serves the files
     app.url_rule_class = LazyBuildRule
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -135,7 +136,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     def begin_request() -> None:
         """An id; the exposure rules (Host, control-plane peers, JSON-only writes); a body's
         content coding; the body sent to a control-plane route that takes none; injected
-        latency; the contract check of a request to a contract root."""
+        latency; the work due by now (a real or scaled clock); the contract check of a request
+        to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
         current.environ[REQUEST_ID] = sb.next_request_id()
@@ -144,6 +146,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if under(current.path, CONTROL_PREFIX):
             check_no_body(app, current)
         inject_latency(sb, current)
+        sb.catch_up()
         contract_api.validate_request(app, sb, current)
 
     @app.after_request
@@ -158,7 +161,6 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if not current.path.startswith(UNJOURNALED):
             sb.journal.record(
                 request_id,
-                sb.now(),
                 current.method,
                 current.path,
                 response.status_code,
@@ -214,7 +216,9 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
             return pages_api.not_found_page(f"No page at {request.path}")
         if status == 404:
-            message = f"No route for {request.method} {request.path}"
+            # A HEAD answers as its GET would, Content-Length included (RFC 9110 §9.3.2).
+            method = "GET" if request.method == "HEAD" else request.method
+            message = f"No route for {method} {request.path}"
         else:
             message = error.description or error.name
         # What the exception says in headers stays (a 405's Allow, RFC 9110 §15.5.6); its
@@ -240,14 +244,23 @@ def under(path: str, root: str) -> bool:
 
 
 def inject_latency(sb: Sandbox, current: Request) -> None:
-    """The latency fault (latency.py): a matching request waits before it is handled."""
+    """The latency fault (latency.py): a matching request waits before it is handled, or says
+    in a header that its delay was skipped (every worker a delay may hold is taken)."""
     if not sb.latency.rules:  # the common case, without taking the lock
         return
     header = current.environ.get("HTTP_AUTHORIZATION", "")
     token = header[7:].strip() if header[:7].lower() == "bearer " else None
-    delay = sb.latency.take(current.method, current.path, token)
-    if delay:
-        sb.delay(delay)
+    applied, skipped = sb.delay_request(current.method, current.path, token)
+    if applied:  # the journal shows it; the recorder leaves it out of the time between requests
+        current.environ[LATENCY_APPLIED] = applied.total_seconds()
+    if skipped:
+        after_this_request(say_latency_skipped)
+
+
+def say_latency_skipped(response: Response) -> Response:
+    name, value = latency.SKIPPED_HEADER
+    response.headers[name] = value
+    return response
 
 
 def bind(app: Flask, sandbox: Sandbox) -> None:
