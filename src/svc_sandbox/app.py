@@ -33,6 +33,7 @@ from svc_sandbox.web import (
     LATENCY_APPLIED,
     MAX_BODY_BYTES,
     REQUEST_ID,
+    check_content_coding,
     check_no_body,
     json_response,
     request_details,
@@ -133,13 +134,15 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     # plugin builds the app once.
     @app.before_request
     def begin_request() -> None:
-        """An id; the exposure rules (Host, control-plane peers, JSON-only writes); the body
-        sent to a control-plane route that takes none; injected latency; the work due by now
-        (a real or scaled clock); the contract check of a request to a contract root."""
+        """An id; the exposure rules (Host, control-plane peers, JSON-only writes); a body's
+        content coding; the body sent to a control-plane route that takes none; injected
+        latency; the work due by now (a real or scaled clock); the contract check of a request
+        to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
         current.environ[REQUEST_ID] = sb.next_request_id()
         exposure_api.guard(app, current, CONTROL_PREFIX)
+        check_content_coding(current)
         if under(current.path, CONTROL_PREFIX):
             check_no_body(app, current)
         inject_latency(sb, current)

@@ -16,7 +16,7 @@ from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.core.validation import parse
+from svc_sandbox.core.validation import SingleValues, cut, parse
 from svc_sandbox.sandbox import Sandbox
 
 M = TypeVar("M", bound=BaseModel)
@@ -58,6 +58,13 @@ def json_body(optional: bool = False) -> Any:
             "Content-Type must be application/json", status=415, code="unsupported_media_type"
         )
     return json_input.decode(raw)
+
+
+def query_values() -> SingleValues:
+    """The request's query string for a route that reads one value per parameter: every
+    family's routes read it here, so a parameter sent twice is 400 naming it in each
+    family's error shape (core/validation.py: SingleValues)."""
+    return SingleValues(request.args.to_dict(flat=False))
 
 
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -123,6 +130,39 @@ def check_no_body(app: Flask, current: Request) -> None:
     ):
         return  # the route reads its body itself
     parse(NoFields, json_body(optional=True))
+
+
+#: The one content coding a body may have (RFC 9110 §12.5.3: "identity" means no encoding).
+IDENTITY_CODING = "identity"
+#: What a refused coding's answer says is taken (RFC 9110 §15.5.16, RFC 7694 §3).
+ACCEPTED_CODINGS = {"Accept-Encoding": IDENTITY_CODING}
+
+
+def check_content_coding(current: Request) -> None:
+    """From app.py's hook, for every family: a body sent with a ``Content-Encoding`` other
+    than ``identity`` is 415 ``unsupported_media_type`` naming the coding (RFC 9110 §15.5.16),
+    with ``Accept-Encoding: identity``, before any check or route reads it (so nothing changes).
+    No body is decoded here: a gzip body was read as broken JSON, and a plain body labelled
+    gzip was taken as if unlabelled. A request without a body, and one no route answers (its
+    404 or 405 answers), are not concerned."""
+    environ = current.environ
+    header = environ.get("HTTP_CONTENT_ENCODING")
+    if header is None:
+        return  # the common case: one dict lookup
+    if not get_content_length(environ) and "HTTP_TRANSFER_ENCODING" not in environ:
+        return
+    if current.url_rule is None:
+        return
+    for coding in header.split(","):
+        coding = coding.strip()
+        if coding and coding.lower() != IDENTITY_CODING:
+            raise SandboxError(
+                f"Content-Encoding {cut(coding, 80)} is not supported: send the body "
+                "without a content coding",
+                status=415,
+                code="unsupported_media_type",
+                headers=dict(ACCEPTED_CODINGS),
+            )
 
 
 #: One encoder for every answer (``json.dumps`` with an option builds a new one per call).

@@ -13,7 +13,9 @@ from flask.testing import FlaskClient
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.json_input import MAX_DEPTH
+from svc_sandbox.sandbox import Sandbox
 from tests.helpers import assert_unharmed
+from tests.wallet.helpers import sender
 
 
 def nested(levels: int) -> str:
@@ -35,6 +37,14 @@ BAD_BODIES = [
     ('{"amount": 1%s}' % ("0" * 4300), "amount is a number longer than 4300 digits"),
     ('{"a": [1, {"b": -%s}]}' % ("9" * 5000), "a[1].b is a number longer than 4300 digits"),
     ("9" * 4301, "body is a number longer than 4300 digits"),
+    # A name written twice (RFC 8259 §4: SHOULD be unique; receivers differ on which wins).
+    ('{"amount": 100, "description": "d", "amount": 999999}', "amount is repeated: send it once"),
+    ('{"customer": {"email": "a@b.co", "email": "c@d.co"}}', "customer.email is repeated"),
+    ('{"a": [1, {"b": 1, "b": 2}]}', "a[1].b is repeated: send it once"),
+    ('{"url": "https://a.example/x", "n": 1, "n": 2}', "n is repeated"),  # and a colon
+    ('{"a\\u003a": 1, "b": 1, "b": 2}', "b is repeated"),  # a colon only once decoded
+    ('{"a:b": 1, "a:b": 2}', "a:b is repeated: send it once"),
+    ('{"a\\u003a": 1, "a:": 2}', "a: is repeated: send it once"),  # one name once decoded
 ]
 
 ROUTES = [
@@ -137,3 +147,61 @@ def test_a_refused_text_is_refused_every_time_under_its_own_name() -> None:
 def test_big_texts_are_not_kept() -> None:
     big = json.dumps({"pad": "x" * json_input.MEMO_BYTES}).encode()
     assert json_input.decode(big) is not json_input.decode(big)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"successUrl": "https://shop.example/done?a=1", "note": "at 10:30"}',
+        '{"a:b": 1, "c": {"d:e": "f:g"}}',
+        '["x:y", {"a": 1}, {"a": 2}]',  # one name per object
+        '"a:b"',
+        '{"a\\u003a": 1, "b": "c"}',  # a colon only once decoded
+    ],
+)
+def test_colons_in_strings_are_no_repeated_names(text: str) -> None:
+    assert json_input.decode(text) == json.loads(text)
+
+
+def test_the_first_repeated_name_in_the_document_is_named() -> None:
+    with pytest.raises(ValidationFailed, match=r"^a\.x is repeated: send it once$"):
+        json_input.decode('{"a": {"x": 1, "x": 2}, "b": {"y": 1, "y": 2}}')
+
+
+def test_the_contract_check_records_the_repeated_name(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    svc_http.delete("/_sandbox/conformance", content_type="application/json")
+    response = svc_http.post(
+        "/api/products",
+        data='{"title": "first", "pricingModel": "free", "title": "second"}',
+        content_type="application/json",
+        headers=auth,
+    )
+    assert response.status_code == 400
+    assert response.json == {"error": "title is repeated: send it once"}
+    report = svc_http.get("/_sandbox/conformance").json
+    assert report is not None
+    assert [(v["location"], v["message"]) for v in report["violations"]] == [
+        ("body", "title is repeated: send it once")
+    ]
+
+
+def test_a_wallet_send_with_amount_minor_twice_moves_no_money(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    both = sender(svc_http, svc_sandbox)
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post(
+        "/wallet/send",
+        data='{"recipientHandle": "tigist", "amountMinor": 100, "amountMinor": 250,'
+        ' "idempotencyKey": "dup-names-1"}',
+        content_type="application/json",
+        headers=both,
+    )
+    assert response.status_code == 400
+    assert response.json == {
+        "error": "invalid_request",
+        "message": "amountMinor is repeated: send it once",
+    }
+    assert_unharmed(svc_http, before)

@@ -127,6 +127,13 @@ def headers(token: str | None, key: str | None) -> dict[str, str]:
     return found
 
 
+def sender(http: FlaskClient, sandbox: Sandbox, handle: str = "abebe") -> dict[str, str]:
+    """Both factors of a send for ``handle`` (a real token through the seeded app), the token
+    endpoint's rate limit switched off (tests outside tests/wallet, without its fixtures)."""
+    sandbox.settings.rate_limits = False
+    return headers(access_token(http, sandbox, handle, scope=SEND), owner_key(sandbox))
+
+
 def owner_key(sandbox: Sandbox) -> str:
     """An API token of the organization that owns the seeded apps (the sandbox organization)."""
     return token_of(sandbox, "sandbox")

@@ -13,7 +13,7 @@ from svc_sandbox.contract import api as contract_api
 from svc_sandbox.core.errors import Forbidden, SandboxError, Unauthorized
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.orgs.organizations import Principal
-from svc_sandbox.web import error_response, json_response, parse_body, sandbox
+from svc_sandbox.web import error_response, json_response, parse_body, query_values, sandbox
 
 blueprint = Blueprint("commerce", __name__)
 
@@ -74,8 +74,8 @@ def create_product() -> Response:
 @blueprint.get("/products")
 def list_products() -> Response:
     principal = require_principal()
-    page = parse_page_request(request.args)
-    products = sandbox().products.list_for(principal.org.id, request.args.get("status"))
+    page = parse_page_request(query_values())
+    products = sandbox().products.list_for(principal.org.id, query_values().get("status"))
     return json_response(paginate(products, page, product_list_item))
 
 
@@ -131,8 +131,8 @@ def checkout_status(session_id: str) -> Response:
 @blueprint.get("/orders")
 def list_orders() -> Response:
     principal = require_principal()
-    page = parse_page_request(request.args)
+    page = parse_page_request(query_values())
     orders = sandbox().orders.list_for(
-        principal.org.id, request.args.get("status"), principal.environment.value
+        principal.org.id, query_values().get("status"), principal.environment.value
     )
     return json_response(paginate(orders, page, lambda order: order.to_public()))

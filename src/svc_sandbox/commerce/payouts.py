@@ -51,7 +51,7 @@ DAILY_CAP = 10_000_000
 CAP_WINDOW = timedelta(hours=24)
 #: Longest Idempotency-Key accepted (see docs/spec-gaps.md).
 MAX_KEY_LENGTH = 255
-_KEY_SHAPE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$")
+_KEY_SHAPE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 
 STATUSES = ("pending", "reviewing", "approved", "rejected", "processing", "completed")
 
@@ -157,7 +157,7 @@ def check_idempotency_key(key: str | None) -> str | None:
     """None (no header) or a key of 1 to 255 printable ASCII characters; else 400."""
     if key is None:
         return None
-    if not 1 <= len(key) <= MAX_KEY_LENGTH or not _KEY_SHAPE.match(key):
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not _KEY_SHAPE.fullmatch(key):
         raise ValidationFailed(
             f"Idempotency-Key must be 1 to {MAX_KEY_LENGTH} printable ASCII characters"
         )

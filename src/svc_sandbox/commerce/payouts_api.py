@@ -13,7 +13,7 @@ from svc_sandbox.commerce.payouts import Withdrawal
 from svc_sandbox.commerce.schemas import WithdrawalCreateBody
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.core.pagination import paginate, parse_page_request
-from svc_sandbox.web import json_response, parse_body, sandbox
+from svc_sandbox.web import json_response, parse_body, query_values, sandbox
 
 blueprint = Blueprint("commerce_payouts", __name__)
 blueprint.register_error_handler(SandboxError, render_error)
@@ -37,8 +37,8 @@ def create_withdrawal() -> Response:
 @blueprint.get("/withdrawals")
 def list_withdrawals() -> Response:
     principal = require_principal()
-    page = parse_page_request(request.args)
-    status = request.args.get("status")
+    page = parse_page_request(query_values())
+    status = query_values().get("status")
     found = sandbox().payouts.list_for(principal.org.id, status, principal.environment.value)
     return json_response(paginate(found, page, Withdrawal.to_public))
 

@@ -15,7 +15,7 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import optional_one_of
 
-PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
+PRODUCT_REF = re.compile(r"p_[A-Za-z0-9_-]+|[0-9a-f]{24}")
 STATUSES = ("draft", "published", "archived")
 
 
@@ -79,7 +79,7 @@ def price_view(
 
 
 def validate_product_ref(ref: str, field_name: str = "id") -> str:
-    if not PRODUCT_REF.match(ref):
+    if not PRODUCT_REF.fullmatch(ref):
         raise ValidationFailed(f"{field_name} must be a p_ token or 24 lowercase hex characters")
     return ref
 

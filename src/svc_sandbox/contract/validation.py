@@ -26,7 +26,7 @@ import jsonschema_rs
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.validation import SHOWN_CHARACTERS, shown, too_long_message
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, repeated, shown, too_long_message
 
 if TYPE_CHECKING:  # jsonschema is imported when a message is first checked, not at start-up
     from jsonschema import Draft202012Validator, FormatChecker
@@ -159,7 +159,7 @@ class Contract:
                     pointer=pointer("paths", path, method),
                     definition=definition,
                     parameters=tuple(params),
-                    regex=re.compile(f"^{pattern}$"),
+                    regex=re.compile(pattern),
                     reads_query=in_query or any(p["in"] == "query" for _, p in params),
                     reads_headers=checked or any(p["in"] == "header" for _, p in params),
                     takes_body="requestBody" in definition,
@@ -207,7 +207,7 @@ class Contract:
         if literal is not None:
             return literal, {}
         for operation in self._templated.get(method, ()):
-            matched = operation.regex.match(path)
+            matched = operation.regex.fullmatch(path)
             if matched is not None:
                 return operation, matched.groupdict()
         return None
@@ -362,6 +362,10 @@ class Contract:
                 raw: str | None = path_params.get(name)
             elif where == "query":
                 values = query.get(name) or []
+                if len(values) > 1 and not _takes_many(param):
+                    # The emulator refuses it (web.query_values): the check says so too.
+                    found.append(Violation("request", f"query.{name}", repeated(name), ptr))
+                    continue
                 raw = values[0] if values else None
             elif where == "header":
                 raw = lowered.get(name.lower())
@@ -623,6 +627,12 @@ def decode_body(media: str, body: bytes) -> Any:
     # The edge's parse: a body too deep for the parser (or the schema walk) is a violation,
     # never a RecursionError in a before-request hook.
     return json_input.decode(body)
+
+
+def _takes_many(param: Mapping[str, Any]) -> bool:
+    """Whether a query parameter may be sent more than once (an array, exploded: OpenAPI's
+    default for ``form``)."""
+    return param.get("schema", {}).get("type") == "array" and bool(param.get("explode", True))
 
 
 def pointer_join(base: str, *tokens: str | int) -> str:

@@ -27,6 +27,7 @@ from svc_sandbox.web import (
     json_body,
     json_response,
     parse_body,
+    query_values,
     sandbox,
     takes_no_body,
 )
@@ -84,7 +85,7 @@ def clock_report(ran: list[RanEntry]) -> dict[str, Any]:
 def read_clock() -> Response:
     """The clock, how many entries are queued, and the next ``limit`` of them (default 100):
     never a sort of the whole queue (see docs/control-plane.md)."""
-    limit = parse_limit(request.args.get("limit"))
+    limit = parse_limit(query_values().get("limit"))
     sb = sandbox()
     with sb.lock:
         upcoming = [e.to_json() for e in sb.scheduler.upcoming(limit)]
@@ -191,6 +192,6 @@ def revoke_token(token: str) -> Response:
 
 @blueprint.get("/requests")
 def request_journal() -> Response:
-    limit = parse_limit(request.args.get("limit"))
+    limit = parse_limit(query_values().get("limit"))
     journal = sandbox().journal
     return json_response({"items": journal.recent(limit)})

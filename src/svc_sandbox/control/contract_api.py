@@ -5,13 +5,13 @@ Documented with examples in docs/control-plane.md (## Contract and conformance).
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from svc_sandbox.contract.api import ROOTS
 from svc_sandbox.contract.conformance import ConformanceRecorder
 from svc_sandbox.contract.document import BY_NAME, served_contract
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.web import error_response, json_response, sandbox
+from svc_sandbox.web import error_response, json_response, query_values, sandbox
 
 blueprint = Blueprint("control_contract", __name__)
 
@@ -27,7 +27,7 @@ CONTRACTS = {name: (document, dict(ROOTS)[document]) for name, document in BY_NA
 
 def chosen_contract() -> tuple[str, str]:
     """The contract ``?contract=`` names: ``commerce`` (default), ``identity`` or ``wallet``."""
-    name = request.args.get("contract", "commerce")
+    name = query_values().get("contract", "commerce")
     if name not in CONTRACTS:
         raise ValidationFailed("contract must be commerce, identity or wallet")
     return CONTRACTS[name]
@@ -42,7 +42,7 @@ def contract_document() -> Response:
     """A contract (``?contract=commerce|identity|wallet``; JSON, ``?format=yaml`` for YAML)."""
     name, root = chosen_contract()
     document = served_contract(sandbox().settings.root(root), name)
-    wanted = request.args.get("format", "json")
+    wanted = query_values().get("format", "json")
     if wanted == "json":
         return json_response(document)
     if wanted == "yaml":

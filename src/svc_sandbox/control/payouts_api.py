@@ -6,7 +6,7 @@ or a person does. Documented in docs/control-plane.md ("Withdrawals").
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from svc_sandbox.commerce.payouts import LIFECYCLE, Withdrawal
 from svc_sandbox.control.api import render_error
@@ -14,7 +14,7 @@ from svc_sandbox.control.schemas import OwnerWalletBody, ReviewBody, WithdrawalL
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.core.validation import parse
-from svc_sandbox.web import json_body, json_response, parse_body, sandbox
+from svc_sandbox.web import json_body, json_response, parse_body, query_values, sandbox
 
 blueprint = Blueprint("control_payouts", __name__)
 blueprint.register_error_handler(SandboxError, render_error)
@@ -29,8 +29,8 @@ def withdrawal_view(withdrawal: Withdrawal) -> dict[str, object]:
 def list_withdrawals() -> Response:
     """Newest first; filters ``orgId`` (or ``org``) and ``status``; an organization that does
     not exist has no withdrawals (an empty page, as the event log's ``orgId``)."""
-    query = parse(WithdrawalListQuery, dict(request.args))
-    page = parse_page_request(request.args)
+    query = parse(WithdrawalListQuery, dict(query_values()))
+    page = parse_page_request(query_values())
     found = sandbox().payouts.list_for(query.organization(), query.status)
     return json_response(paginate(found, page, withdrawal_view))
 

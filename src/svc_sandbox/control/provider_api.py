@@ -7,12 +7,12 @@ Every route is documented with an example in docs/control-plane.md.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from svc_sandbox.commerce.triggers import parse_trigger
 from svc_sandbox.control.api import render_error
 from svc_sandbox.core.errors import SandboxError
-from svc_sandbox.web import json_body, json_response, sandbox
+from svc_sandbox.web import json_body, json_response, query_values, sandbox
 
 blueprint = Blueprint("control_provider", __name__)
 blueprint.register_error_handler(SandboxError, render_error)
@@ -41,7 +41,7 @@ def clear_triggers() -> Response:
 
 @blueprint.delete("/triggers/<phone>")
 def remove_trigger(phone: str) -> Response:
-    environment = request.args.get("environment", "sandbox")
+    environment = query_values().get("environment", "sandbox")
     return json_response(sandbox().triggers.remove(phone, environment).to_public())
 
 

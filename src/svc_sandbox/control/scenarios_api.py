@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.validation import query_integer
-from svc_sandbox.web import error_response, sandbox
+from svc_sandbox.web import error_response, query_values, sandbox
 
 blueprint = Blueprint("control_scenarios", __name__)
 
@@ -18,10 +18,10 @@ def render_error(error: SandboxError) -> Response:
 
 @blueprint.get("/scenario")
 def recorded_scenario() -> Response:
-    name = request.args.get("name", "recorded flow").strip()
+    name = query_values().get("name", "recorded flow").strip()
     if not 1 <= len(name) <= 200:
         raise ValidationFailed("name must be 1 to 200 characters")
-    limit = query_integer(request.args.get("limit"), "limit", 1000, 1000)
+    limit = query_integer(query_values().get("limit"), "limit", 1000, 1000)
     # The recorder (and PyYAML) load on the first recording, not at every start-up.
     from svc_sandbox.scenarios.recorder import dump, record
 

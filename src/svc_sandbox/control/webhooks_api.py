@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from svc_sandbox.control.api import render_error
 from svc_sandbox.core.errors import NotFound, SandboxError
 from svc_sandbox.core.validation import parse
 from svc_sandbox.orgs.organizations import Environment, Organization
-from svc_sandbox.web import json_body, json_response, parse_body, sandbox, takes_no_body
+from svc_sandbox.web import (
+    json_body,
+    json_response,
+    parse_body,
+    query_values,
+    sandbox,
+    takes_no_body,
+)
 from svc_sandbox.webhooks.delivery import Attempt
 from svc_sandbox.webhooks.events import check_event_type
 from svc_sandbox.webhooks.schemas import (
@@ -34,7 +41,7 @@ blueprint.register_error_handler(SandboxError, render_error)
 
 
 def _query(model: Any) -> Any:
-    query = parse(model, dict(request.args))
+    query = parse(model, dict(query_values()))
     for name in ("eventType", "type"):
         value = getattr(query, name, None)
         if value is not None:

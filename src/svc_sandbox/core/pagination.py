@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -24,7 +24,7 @@ class PageRequest:
     limit: int = DEFAULT_LIMIT
 
 
-def parse_page_request(args: dict[str, str]) -> PageRequest:
+def parse_page_request(args: Mapping[str, str]) -> PageRequest:
     """Reads ``page`` and ``limit`` from query arguments, naming the field when one is bad."""
     return PageRequest(
         page=query_integer(args.get("page"), "page", 1, MAX_PAGE),

@@ -4,7 +4,7 @@ names the field (``price.amount: Input should be greater than or equal to 0``)."
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -109,6 +109,33 @@ def query_integer(raw: str | None, name: str, default: int, maximum: int) -> int
     if not (ascii_digits(significant, len(str(maximum))) and 1 <= int(significant) <= maximum):
         raise ValidationFailed(f"{name} must be an integer between 1 and {maximum}")
     return int(significant)
+
+
+def repeated(name: str) -> str:
+    """A parameter sent more than once: the one wording of every family (identity's OAuth
+    parameters, the query of every route that reads single values, the contract check)."""
+    return f"{name} is repeated: send it once"
+
+
+class SingleValues(Mapping[str, str]):
+    """A query string read one value per name: reading a name sent more than once is 400
+    ``<name> is repeated: send it once`` (taking the first let ``?limit=1&limit=200`` through
+    where ``?limit=200`` is refused). ``values`` maps each name to every value sent."""
+
+    def __init__(self, values: Mapping[str, Sequence[str]]) -> None:
+        self._values = values
+
+    def __getitem__(self, name: str) -> str:
+        found = self._values[name]
+        if len(found) > 1:
+            raise ValidationFailed(repeated(name))
+        return found[0]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 MAX_URL_LENGTH = 2048

@@ -46,9 +46,9 @@ from svc_sandbox.identity.tokens import TokenService, digest, issuable, kept_aft
 from svc_sandbox.identity.users import UserService
 
 CODE_TTL = timedelta(minutes=10)
-CHALLENGE_SHAPE = re.compile(r"^[A-Za-z0-9_-]{43}$")
-VERIFIER_SHAPE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
-MAX_AGE_SHAPE = re.compile(r"^[0-9]+$")
+CHALLENGE_SHAPE = re.compile(r"[A-Za-z0-9_-]{43}")
+VERIFIER_SHAPE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+MAX_AGE_SHAPE = re.compile(r"[0-9]+")
 #: The parameters of an authorize request that travel through the sign-in and consent forms.
 AUTHORIZE_PARAMS = (
     "response_type",
@@ -146,7 +146,7 @@ def parse_prompt(value: str | None) -> tuple[str, ...]:
 def parse_max_age(value: str | None) -> int | None:
     if value is None:
         return None
-    if not MAX_AGE_SHAPE.match(value):
+    if not MAX_AGE_SHAPE.fullmatch(value):
         raise InvalidRequest("max_age must be a whole number of seconds, 0 or more")
     return int(value)
 
@@ -266,7 +266,7 @@ class AuthorizationService(Service):
         method = optional(params, "code_challenge_method")
         if method != "S256":
             raise InvalidRequest("code_challenge_method must be S256")
-        if not CHALLENGE_SHAPE.match(challenge):
+        if not CHALLENGE_SHAPE.fullmatch(challenge):
             raise InvalidRequest("code_challenge must be 43 base64url characters")
         scopes = parse_scope(optional(params, "scope") or "")
         if OPENID not in scopes:
@@ -515,7 +515,7 @@ class AuthorizationService(Service):
         # RFC 6749 §4.1.3: registered, but not the one the code was issued for.
         if record.redirect_uri != redirect_uri:
             raise InvalidGrant("redirect_uri does not match the authorization request")
-        if not VERIFIER_SHAPE.match(verifier):
+        if not VERIFIER_SHAPE.fullmatch(verifier):
             raise InvalidRequest("code_verifier must be 43 to 128 characters [A-Za-z0-9-._~]")
         if not hmac.compare_digest(s256(verifier), record.code_challenge):
             raise InvalidGrant("code_verifier does not match the code_challenge")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from svc_sandbox.core.validation import repeated
 from svc_sandbox.identity.errors import InvalidRequest
 
 MAX_LENGTH = 2000
@@ -19,7 +20,7 @@ def problem(params: Params, name: str) -> str | None:
     """What is wrong with parameter ``name`` (missing is not a problem here), or None."""
     values = params.get(name, ())
     if len(values) > 1:
-        return f"{name} is repeated: send it once"
+        return repeated(name)
     if values and len(values[0]) > MAX_LENGTH:
         return f"{name} is longer than {MAX_LENGTH} characters"
     if values and _CONTROL.search(values[0]):

@@ -19,8 +19,8 @@ from svc_sandbox.core.validation import one_of
 from svc_sandbox.identity.apps import check_app_url
 
 KYC_STATUSES = ("not_started", "pending", "approved", "rejected")
-HANDLE_SHAPE = re.compile(r"^[a-z0-9][a-z0-9_-]{1,29}$")
-EMAIL_SHAPE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+HANDLE_SHAPE = re.compile(r"[a-z0-9][a-z0-9_-]{1,29}")
+EMAIL_SHAPE = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
 def default_email(handle: str) -> str:
@@ -132,7 +132,7 @@ class UserService(Service):
         return user
 
     def _check_handle(self, handle: str, user_id: str | None) -> None:
-        if not HANDLE_SHAPE.match(handle):
+        if not HANDLE_SHAPE.fullmatch(handle):
             raise ValidationFailed(
                 "handle must be 2 to 30 characters: lowercase letters, digits, '-' or '_'"
             )
@@ -142,7 +142,7 @@ class UserService(Service):
 
     def _check_email(self, email: str, user_id: str | None) -> None:
         """An address, and no other user's: the sign-in finds a user by it."""
-        if not EMAIL_SHAPE.match(email) or len(email) > 254:
+        if not EMAIL_SHAPE.fullmatch(email) or len(email) > 254:
             raise ValidationFailed("email must be an email address")
         other = self._by_email(email)
         if other is not None and other.id != user_id:

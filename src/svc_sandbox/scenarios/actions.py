@@ -37,7 +37,7 @@ class Action:
         escaped = re.escape(CONTROL_PREFIX + self.path)
         for name in self.path_arguments:
             escaped = escaped.replace(re.escape("{" + name + "}"), f"(?P<{name}>[^/]+)")
-        return re.compile(f"^{escaped}$")
+        return re.compile(escaped)
 
 
 ACTIONS: dict[str, Action] = {
@@ -150,7 +150,7 @@ def action_for(method: str, path: str) -> tuple[str, dict[str, str]] | None:
     for name, action in ACTIONS.items():
         if action.method != method.upper():
             continue
-        matched = action.pattern().match(path)
+        matched = action.pattern().fullmatch(path)
         if matched:
             return name, matched.groupdict()
     return None

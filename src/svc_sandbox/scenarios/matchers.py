@@ -20,7 +20,7 @@ from typing import Any
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 
-HEX24 = re.compile(r"^[0-9a-f]{24}$")
+HEX24 = re.compile(r"[0-9a-f]{24}")
 TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str,
     "integer": int,
@@ -112,7 +112,7 @@ CHECKS: dict[str, Callable[[Any, Any], bool]] = {
     "$contains": _contains,
     "$iso8601": lambda actual, arg: _iso8601(actual) == bool(arg),
     "$hex24": lambda actual, arg: (
-        (isinstance(actual, str) and bool(HEX24.match(actual))) == bool(arg)
+        (isinstance(actual, str) and bool(HEX24.fullmatch(actual))) == bool(arg)
     ),
 }
 MATCHERS = (*CHECKS, "$len", "$absent")

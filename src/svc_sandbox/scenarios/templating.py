@@ -21,7 +21,7 @@ from svc_sandbox.scenarios.model import DocPath
 
 _NAME = r"([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)"
 REFERENCE = re.compile(r"\$\$\{|\$\{" + _NAME + r"\}")
-_WHOLE = re.compile(r"^\$\{" + _NAME + r"\}$")
+_WHOLE = re.compile(r"\$\{" + _NAME + r"\}")
 #: Characters plus items (list elements, mapping keys and values) a rendered value may hold.
 RENDER_LIMIT = 1_000_000
 
@@ -138,7 +138,7 @@ class _Renderer:
 
     def render(self, value: Any, key: bool = False) -> Any:
         if isinstance(value, str):
-            whole = _WHOLE.match(value)
+            whole = _WHOLE.fullmatch(value)
             if whole:
                 found, data = self.read(whole.group(1), whole.group(2))
                 if key:

@@ -52,13 +52,13 @@ class HttpResponse:
 
 
 #: RFC 9110 §5.1: a field name is a token.
-_FIELD_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_FIELD_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
 def header_problem(name: str, value: str) -> str | None:
     """Why ``name: value`` cannot be sent as an HTTP header (it would split the request or
     cannot be encoded), or None."""
-    if not _FIELD_NAME.match(name):
+    if not _FIELD_NAME.fullmatch(name):
         return f"{name!r} is not a header name (letters, digits and !#$%&'*+-.^_`|~)"
     if any(c in value for c in "\r\n\0"):
         return f"header {name}: the value holds a line break or NUL"

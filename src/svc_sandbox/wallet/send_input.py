@@ -19,7 +19,7 @@ MAX_KEY_LENGTH = 255
 MAX_RECIPIENT_LENGTH = 64
 
 FIELDS = ("recipientHandle", "recipientUserId", "amountMinor", "idempotencyKey")
-_KEY_SHAPE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$")
+_KEY_SHAPE = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?")
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def _key(body: dict[str, Any]) -> str:
     if (
         not isinstance(key, str)
         or not MIN_KEY_LENGTH <= len(key) <= MAX_KEY_LENGTH
-        or not _KEY_SHAPE.match(key)
+        or not _KEY_SHAPE.fullmatch(key)
     ):
         raise bad_request(
             "invalid_idempotency_key",
