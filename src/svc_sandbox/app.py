@@ -53,7 +53,6 @@ ROUTED_ROOTS = (
 )
 #: Answers no identity route gave, by their code: RFC 6749's for a request the provider cannot
 #: take (an OAuth client maps it); no RFC code names a wrong path or method, so these keep theirs.
-IDENTITY_CODES = {"request_entity_too_large": "invalid_request"}
 DASHBOARD_PREFIX = CONTROL_PREFIX + "/ui"
 #: Not journaled: the journal's own reads, the dashboard's pages (it polls them) and assets.
 UNJOURNALED = (
@@ -201,7 +200,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if kind == "control":
             body["code"] = code
         elif kind == "identity":
-            body = {"error": IDENTITY_CODES.get(code, code), "error_description": message}
+            body = identity_api.oauth_error(code, message)
             headers = {**headers, **identity_api.NO_STORE}
         elif kind == "wallet":
             body = {"error": code, "message": message}

@@ -33,14 +33,23 @@ blueprint = Blueprint("identity", __name__, template_folder="templates")
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
-#: Refusals made for every family before an identity route runs (web.py), by their code: as
-#: RFC 6749's for a request the provider cannot take (an OAuth client maps it).
-OAUTH_CODES = {"unsupported_media_type": "invalid_request"}
+#: Refusals made for every family before an identity route runs (web.py, app.py's framework
+#: answers), by their code: as RFC 6749's for a request the provider cannot take (an OAuth
+#: client maps it).
+OAUTH_CODES = {
+    "unsupported_media_type": "invalid_request",
+    "request_entity_too_large": "invalid_request",
+}
+
+
+def oauth_error(code: str, message: str) -> dict[str, str]:
+    """RFC 6749 §5.2 ``{error, error_description}``."""
+    return {"error": OAUTH_CODES.get(code, code), "error_description": message}
 
 
 def oauth_error_body(error: SandboxError) -> dict[str, Any]:
     """RFC 6749 §5.2 ``{error, error_description}`` for every identity error."""
-    return {"error": OAUTH_CODES.get(error.code, error.code), "error_description": error.message}
+    return oauth_error(error.code, error.message)
 
 
 @blueprint.errorhandler(SandboxError)
