@@ -465,7 +465,8 @@ class Sandbox:
             state_references.check(data)
         state_format.check_ledger(data)  # after the references: a ledger's users must exist
         try:
-            self._swap_in(data)
+            # A flowing clock never goes back: the integration around it reads wall time too.
+            self._swap_in(data, later_only=self.clock.mode is not ClockMode.FROZEN)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValidationFailed(f"state document could not be applied: {shown(exc)}") from None
 
@@ -484,8 +485,10 @@ class Sandbox:
         """``serve --export-on-exit FILE``: writes the export whole or not at all."""
         write_file(path, json.dumps(self.export(), separators=(",", ":")).encode())
 
-    def _swap_in(self, data: dict[str, Any]) -> None:
+    def _swap_in(self, data: dict[str, Any], later_only: bool = False) -> None:
         """Applies a valid document; if anything raises, the old state is put back.
+        ``later_only``: the clock takes the document's time only when that is later than its
+        own (an import into a real or scaled clock).
 
         Every ``restore`` assigns new containers rather than changing the old ones, so
         holding each service's attributes (references, not copies) is the whole rollback:
@@ -493,7 +496,7 @@ class Sandbox:
         with self.lock, collector_paused():
             held = self._hold()
             try:
-                self._restore(data)
+                self._restore(data, later_only)
             except BaseException:
                 self._put_back(held)
                 raise
@@ -518,12 +521,15 @@ class Sandbox:
             else:
                 vars(owner).update(attributes)
 
-    def _restore(self, data: dict[str, Any]) -> None:
+    def _restore(self, data: dict[str, Any], later_only: bool = False) -> None:
+        instant = parse_instant(data["clock"]["exact"])
+        if later_only:
+            instant = max(instant, self.clock.now())
         self.scheduler.restore(data["scheduler"])
         for name, service in self._services.items():
             service.restore(data["services"][name])
         self.ids.restore(data["ids"])
-        self.clock.set(parse_instant(data["clock"]["exact"]))
+        self.clock.set(instant)
 
     def reset(self) -> None:
         """Back to the seeded state. A frozen or scaled clock goes back to its start too.
