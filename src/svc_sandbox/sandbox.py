@@ -44,7 +44,7 @@ from svc_sandbox.core.clock import (
 )
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.ids import IdFactory, RequestIds
 from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.locking import let_others_in
 from svc_sandbox.core.records import FORMAT, collector_paused, to_json
@@ -139,10 +139,9 @@ class Sandbox:
         self._moving = threading.RLock()
         self.clock = Clock(settings.clock_mode, self._start_instant(), settings.clock_factor)
         self.ids = IdFactory(settings.seed)
-        # Request ids have their own stream so that reads never shift resource ids; they are
-        # not part of the exported state.
-        self.request_ids = IdFactory(f"{settings.seed}:requests")
-        self._request_ids_lock = threading.Lock()
+        #: X-Request-Id: a stream of its own (reads never shift resource ids), not exported
+        #: (an export is the same whatever was read); a reset restarts it, an import branches it.
+        self.request_ids = RequestIds(settings.seed)
         self.scheduler = Scheduler()
         self.journal = RequestJournal()
         #: What clients exercised of the commerce contract and where they broke it.
@@ -465,8 +464,7 @@ class Sandbox:
             state_references.check(data)
         state_format.check_ledger(data)  # after the references: a ledger's users must exist
         try:
-            # A flowing clock never goes back: the integration around it reads wall time too.
-            self._swap_in(data, later_only=self.clock.mode is not ClockMode.FROZEN)
+            self._swap_in(data, imported=True)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValidationFailed(f"state document could not be applied: {shown(exc)}") from None
 
@@ -485,10 +483,9 @@ class Sandbox:
         """``serve --export-on-exit FILE``: writes the export whole or not at all."""
         write_file(path, json.dumps(self.export(), separators=(",", ":")).encode())
 
-    def _swap_in(self, data: dict[str, Any], later_only: bool = False) -> None:
+    def _swap_in(self, data: dict[str, Any], imported: bool = False) -> None:
         """Applies a valid document; if anything raises, the old state is put back.
-        ``later_only``: the clock takes the document's time only when that is later than its
-        own (an import into a real or scaled clock).
+        ``imported`` (an import, not a reset): what flows on never goes back (see ``_restore``).
 
         Every ``restore`` assigns new containers rather than changing the old ones, so
         holding each service's attributes (references, not copies) is the whole rollback:
@@ -496,7 +493,7 @@ class Sandbox:
         with self.lock, collector_paused():
             held = self._hold()
             try:
-                self._restore(data, later_only)
+                self._restore(data, imported)
             except BaseException:
                 self._put_back(held)
                 raise
@@ -521,15 +518,23 @@ class Sandbox:
             else:
                 vars(owner).update(attributes)
 
-    def _restore(self, data: dict[str, Any], later_only: bool = False) -> None:
+    def _restore(self, data: dict[str, Any], imported: bool = False) -> None:
+        """Loads ``data``. An import never sets a real or scaled clock back (the integration
+        around it reads wall time too), and branches the request ids (core/ids.py
+        ``RequestIds``) where a reset restarts them."""
         instant = parse_instant(data["clock"]["exact"])
-        if later_only:
+        if imported and self.clock.mode is not ClockMode.FROZEN:
             instant = max(instant, self.clock.now())
         self.scheduler.restore(data["scheduler"])
         for name, service in self._services.items():
             service.restore(data["services"][name])
         self.ids.restore(data["ids"])
         self.clock.set(instant)
+        # Last: nothing after it can fail, so a rollback never gives an id out twice.
+        if imported:
+            self.request_ids.branch(json.dumps(data["ids"], separators=(",", ":")))
+        else:
+            self.request_ids.restart()
 
     def reset(self) -> None:
         """Back to the seeded state. A frozen or scaled clock goes back to its start too.
@@ -575,10 +580,7 @@ class Sandbox:
         import rfc3986_validator  # type: ignore[import-untyped]  # noqa: F401
 
     def next_request_id(self) -> str:
-        # Request ids are not state: their own small lock, so that taking one never waits
-        # for the state lock (a long advance, an export).
-        with self._request_ids_lock:
-            return "req_" + self.request_ids.object_id()
+        return self.request_ids.next()
 
     # --- description ------------------------------------------------------------------------
 
