@@ -220,6 +220,10 @@ class Sandbox:
             "identityLimits": self.identity_limits,
             "wallets": self.wallets,
         }
+        #: The last import's document as it was sent, by the import's request id: a recording
+        #: (scenarios/recorder.py) starts at it as at a reset, and replays it. Until the next
+        #: import or reset.
+        self.last_import: tuple[str, bytes] | None = None
         self._seed_defaults()
         self._initial = self._seeded_export()
         self._ticker: threading.Thread | None = None
@@ -546,6 +550,7 @@ class Sandbox:
             self._swap_in(self._initial)
             if self.clock.mode is ClockMode.REAL:
                 self.clock.set(keep)
+            self.last_import = None
         self.journal.clear()
         for recorder in self.recorders.values():
             recorder.clear()
