@@ -139,3 +139,30 @@ def test_a_405_names_the_methods_the_route_takes_in_allow(
     assert answer.status_code == 405
     assert set(answer.headers["Allow"].split(", ")) == allowed
     assert answer.content_type == "application/json"
+
+
+#: Unknown paths under each family's root and the origin's own.
+UNKNOWN_PATHS = ["/api/nope", "/auth/nope", "/wallet/nope", "/_sandbox/nope", "/nope"]
+
+
+@pytest.mark.parametrize("path", UNKNOWN_PATHS)
+def test_a_head_for_an_unknown_path_answers_the_headers_of_its_get(
+    svc_http: FlaskClient, path: str
+) -> None:
+    """RFC 9110 §9.3.2: HEAD answers as GET without the body, Content-Length included."""
+    get, head = svc_http.get(path), svc_http.head(path)
+    assert get.status_code == head.status_code == 404
+    assert f"No route for GET {path}" in get.get_data(as_text=True)
+    assert head.get_data() == b""
+    assert get.headers.get("Content-Length") is not None
+    for answer in (get, head):
+        del answer.headers["X-Request-Id"]
+    assert head.headers == get.headers
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD", "OPTIONS"])
+def test_no_route_serves_files_under_static(svc_http: FlaskClient, method: str) -> None:
+    """The package's files are under /_assets; Flask's default /static/<path> is not served."""
+    answer = svc_http.open("/static/x", method=method)
+    assert answer.status_code == 404
+    assert "Allow" not in answer.headers

@@ -3,19 +3,24 @@ machine can and cannot do to the sandbox, and the headers every answer carries."
 
 from __future__ import annotations
 
+import json
+import socket
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.cli import banner
+from svc_sandbox.core.validation import shown
 from svc_sandbox.exposure import (
     HOST_ANSWERS_KEPT,
     HostRule,
     content_security_policy,
     usable_origins,
 )
+from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from tests.commerce.checkout_helpers import BUYER, checkout, path, published, push_checkout
@@ -63,6 +68,23 @@ def test_an_empty_json_request_is_enough(svc_http: FlaskClient) -> None:
     assert response.status_code == 200
 
 
+@pytest.mark.parametrize("method", ["TRACE", "PROPFIND", "CONNECT", "FOO"])
+@pytest.mark.parametrize(
+    ("route", "status", "code"),
+    [
+        ("/_sandbox", 405, "method_not_allowed"),
+        ("/_sandbox/clock", 405, "method_not_allowed"),
+        ("/_sandbox/nope", 404, "not_found"),
+    ],
+)
+def test_a_method_that_writes_nothing_needs_no_content_type(
+    svc_http: FlaskClient, method: str, route: str, status: int, code: str
+) -> None:
+    """JSON only for POST, PUT, PATCH, DELETE: another method gets the answer of its route."""
+    response = svc_http.open(route, method=method)
+    assert (response.status_code, response.json["code"]) == (status, code)  # type: ignore[index]
+
+
 def test_reads_need_no_content_type(svc_http: FlaskClient) -> None:
     assert svc_http.get("/_sandbox").status_code == 200
 
@@ -89,6 +111,89 @@ def test_other_host_names_are_refused_on_a_loopback_bind(
     body = response.get_data(as_text=True)
     assert "is not served here" in body and "--allowed-hosts" in body
     assert "svc_test_" not in body
+
+
+#: Host values that are no plain ``host[:port]`` (RFC 9112 §3.2: answered 400), though a known
+#: name can be read out of each; the last is what waitress makes of two Host lines.
+MALFORMED_HOSTS = [
+    "evil.example@127.0.0.1",
+    "localhost/evil",
+    "localhost?evil",
+    "localhost#evil",
+    "localhost:abc",
+    "localhost:99999",
+    "localhost\\evil",
+    "::1",
+    "[::1",
+    "127.0.0.1:8700, evil.example",
+]
+
+
+@pytest.mark.parametrize("host", MALFORMED_HOSTS)
+@pytest.mark.parametrize("allowed_hosts", ["", "*"])
+def test_a_host_that_is_not_a_plain_name_and_port_is_refused_naming_it(
+    host: str, allowed_hosts: str
+) -> None:
+    sandbox = Sandbox(clock_mode="frozen", allowed_hosts=allowed_hosts)
+    client = create_app(sandbox).test_client()
+    before = sandbox.export()
+    response = client.post("/_sandbox/orgs", json={"name": "Evil"}, headers={"Host": host})
+    assert response.status_code == 400
+    assert response.json == {
+        "error": f"Host {shown(host)} is not a host name with an optional port (send one Host "
+        "line naming this server): use http://127.0.0.1:8700",
+        "code": "host_not_allowed",
+    }
+    assert sandbox.export() == before
+
+
+@pytest.mark.parametrize("host", ["\xe9vil.example", "x" * 300 + ".example"])
+def test_a_refused_host_is_named_as_sent_cut_like_any_shown_value(
+    svc_http: FlaskClient, host: str
+) -> None:
+    message = svc_http.get("/api/products", headers={"Host": host}).json["error"]  # type: ignore[index]
+    assert message.startswith(f"Host {shown(host)} is not ")
+    assert "Host ''" not in message and len(message) < 300
+
+
+def raw_answer(server: RunningServer, request: str) -> tuple[int, Any]:
+    """The status and JSON body of ``request`` sent as written (two Host lines, an
+    absolute-form target: what an HTTP client library never sends)."""
+    port = urlsplit(server.url).port
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(request.replace("{port}", str(port)).encode("latin-1"))
+        with connection.makefile("rb") as answer:
+            status = int(answer.readline().split()[1])
+            length = 0
+            while (line := answer.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("latin-1").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            return status, json.loads(answer.read(length))
+
+
+@pytest.mark.parametrize(
+    ("request_line", "hosts", "refused"),
+    [
+        ("GET /_sandbox", ["127.0.0.1:{port}", "evil.example"], "'127.0.0.1:{port}, evil.example'"),
+        ("GET /_sandbox", ["evil.example", "127.0.0.1:{port}"], "'evil.example, 127.0.0.1:{port}'"),
+        ("GET http://evil.example/_sandbox", ["127.0.0.1:{port}"], "'evil.example'"),
+        ("GET http://evil.example@127.0.0.1/_sandbox", ["127.0.0.1:{port}"], "'evil.example@"),
+        ("GET http://127.0.0.1:{port}/_sandbox", ["127.0.0.1:{port}"], None),
+        ("GET /_sandbox", ["127.0.0.1:{port}"], None),
+    ],
+)
+def test_two_host_lines_and_a_foreign_absolute_target_are_refused(
+    svc_server: RunningServer, request_line: str, hosts: list[str], refused: str | None
+) -> None:
+    lines = [f"{request_line} HTTP/1.1", *(f"Host: {host}" for host in hosts)]
+    status, body = raw_answer(svc_server, "\r\n".join([*lines, "Connection: close", "", ""]))
+    if refused is None:
+        assert (status, body["name"]) == (200, "svc-sandbox")
+    else:
+        port = str(urlsplit(svc_server.url).port)
+        assert (status, body["code"]) == (400, "host_not_allowed")
+        assert refused.replace("{port}", port) in body["error"]
 
 
 def test_the_public_url_and_allowed_hosts_are_served() -> None:

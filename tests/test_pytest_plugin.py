@@ -109,6 +109,10 @@ def test_python_time_is_real_again_after_the_test(svc_clock):
 FREEZE = """
 import gc
 
+# Before the app is built (some interpreters, CPython 3.12.1 among them, start with objects
+# frozen already).
+AT_COLLECTION = gc.get_freeze_count()
+
 def test_first(svc_http):
     assert gc.get_freeze_count() {first}
 
@@ -128,7 +132,9 @@ def test_later_objects_are_still_collected(svc_http):
 
 
 @pytest.mark.parametrize(
-    ("ini", "first"), [("", "> 0"), ("svc_gc_freeze = false", "== 0")], ids=["default", "off"]
+    ("ini", "first"),
+    [("", "> AT_COLLECTION"), ("svc_gc_freeze = false", "== AT_COLLECTION")],
+    ids=["default", "off"],
 )
 def test_the_objects_built_with_the_app_are_frozen_unless_switched_off(
     pytester: pytest.Pytester, ini: str, first: str

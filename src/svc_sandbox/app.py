@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Request, Response, request
+from flask import Flask, Request, Response, after_this_request, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule
 
-from svc_sandbox import exposure_api
+from svc_sandbox import exposure_api, latency
 from svc_sandbox.commerce import api as commerce_api
 from svc_sandbox.commerce import payouts_api as commerce_payouts_api
 from svc_sandbox.contract import api as contract_api
@@ -83,7 +83,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     """The WSGI app. Pass a Sandbox to share it with a test, or Settings to make a new one."""
     if not isinstance(sandbox, Sandbox):
         sandbox = Sandbox(sandbox)
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # no /static/<path>: /_assets serves the files
     app.url_rule_class = LazyBuildRule
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -212,7 +212,9 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
             return pages_api.not_found_page(f"No page at {request.path}")
         if status == 404:
-            message = f"No route for {request.method} {request.path}"
+            # A HEAD answers as its GET would, Content-Length included (RFC 9110 §9.3.2).
+            method = "GET" if request.method == "HEAD" else request.method
+            message = f"No route for {method} {request.path}"
         else:
             message = error.description or error.name
         # What the exception says in headers stays (a 405's Allow, RFC 9110 §15.5.6); its
@@ -238,14 +240,20 @@ def under(path: str, root: str) -> bool:
 
 
 def inject_latency(sb: Sandbox, current: Request) -> None:
-    """The latency fault (latency.py): a matching request waits before it is handled."""
+    """The latency fault (latency.py): a matching request waits before it is handled, or says
+    in a header that its delay was skipped (every worker a delay may hold is taken)."""
     if not sb.latency.rules:  # the common case, without taking the lock
         return
     header = current.environ.get("HTTP_AUTHORIZATION", "")
     token = header[7:].strip() if header[:7].lower() == "bearer " else None
-    delay = sb.latency.take(current.method, current.path, token)
-    if delay:
-        sb.delay(delay)
+    if sb.delay_request(current.method, current.path, token):
+        after_this_request(say_latency_skipped)
+
+
+def say_latency_skipped(response: Response) -> Response:
+    name, value = latency.SKIPPED_HEADER
+    response.headers[name] = value
+    return response
 
 
 def bind(app: Flask, sandbox: Sandbox) -> None:

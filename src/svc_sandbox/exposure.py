@@ -23,10 +23,13 @@ import socket
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut, shown
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: The methods that may change state: the control plane takes them as JSON only. Any other
+#: method changes nothing and falls through to its 404 or 405.
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
 
 #: Headers on every response.
@@ -60,12 +63,29 @@ def is_ip_literal(name: str) -> bool:
     return True
 
 
+#: A ``Host`` value the sandbox reads (RFC 9110 §7.2, RFC 3986 §3.2.2): a DNS name or IPv4
+#: address, or an IPv6 literal in brackets, then an optional port of digits. Nothing else:
+#: userinfo, a path, a query, a list (waitress joins two Host lines with ", ").
+HOST_FIELD = re.compile(r"(?P<name>[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?")
+MAX_PORT = 65535
+
+
 def host_name(header: str) -> str | None:
-    """The name part of a ``Host`` header (``[::1]:8700`` -> ``::1``), lowercased."""
-    try:
-        return urlsplit("//" + header).hostname
-    except ValueError:
+    """The name of a plain ``host[:port]`` value (``[::1]:8700`` -> ``::1``), lowercased; None
+    for anything else (RFC 9112 §3.2: a server answers 400 to an invalid Host)."""
+    found = HOST_FIELD.fullmatch(header)
+    if found is None or int(found["port"] or 0) > MAX_PORT:
         return None
+    return found["name"].strip("[]").lower()
+
+
+def target_authority(target: str) -> str | None:
+    """The authority of an absolute-form request target (``http://host:port/path``, RFC 9112
+    §3.2.2), None for the origin form (``/path``) and ``*``."""
+    if target[:1] == "/" or "://" not in target:
+        return None
+    rest = target.partition("://")[2]
+    return re.split(r"[/?#]", rest, maxsplit=1)[0]
 
 
 #: How many distinct Host headers ``HostRule`` remembers its answer for (any others are
@@ -97,18 +117,24 @@ class HostRule:
         return answer
 
     def _allows(self, header: str) -> bool:
-        if self.any:
-            return True
         name = host_name(header)
         if name is None:
             return False
-        return name in self.names or (self.addresses and is_ip_literal(name))
+        return self.any or name in self.names or (self.addresses and is_ip_literal(name))
 
-    def refusal(self, header: str) -> str:
+    def refusal(self, header: str, sent_as: str = "Host") -> str:
+        """Why ``header`` (sent as ``sent_as``) is refused, naming it as sent."""
+        name = host_name(header)
+        if name is None:
+            return (
+                f"{sent_as} {shown(header)} is not a host name with an optional port (send "
+                f"one Host line naming this server): use {self.origin}"
+            )
         return (
-            f"Host {header!r} is not served here (a guard against DNS rebinding): use "
-            f"{self.origin}, or start svc-sandbox with --allowed-hosts {host_name(header) or ''}"
-        ).rstrip()
+            f"{sent_as} {shown(header)} is not served here (a guard against DNS rebinding): "
+            f"use {self.origin}, or start svc-sandbox with --allowed-hosts "
+            f"{cut(name, SHOWN_CHARACTERS)}"
+        )
 
 
 def remote_control_refusal(peer: str | None) -> str:

@@ -12,13 +12,14 @@ from svc_sandbox.core.errors import Forbidden, SandboxError
 from svc_sandbox.exposure import (
     COMMON_HEADERS,
     JSON_ONLY,
-    SAFE_METHODS,
     STALE_FORM,
+    WRITE_METHODS,
     FormTokens,
     HostRule,
     content_security_policy,
     is_loopback,
     remote_control_refusal,
+    target_authority,
 )
 from svc_sandbox.settings import Settings
 from svc_sandbox.web import form_body
@@ -95,15 +96,22 @@ def guard(app: Flask, current: Request, control_prefix: str) -> None:
     """Refuses a request for a Host not served here, and a control-plane request from another
     machine (unless allowed) or a control-plane write that is not JSON."""
     rules = rules_of(app)
-    # The raw header when there is one (werkzeug's ``host`` re-derives it on every access).
-    if not rules.hosts.allows(current.environ.get("HTTP_HOST") or current.host):
-        raise SandboxError(rules.hosts.refusal(current.host), code="host_not_allowed")
+    environ = current.environ
+    # The raw header when there is one (werkzeug's ``host`` re-derives it on every access,
+    # and blanks one it finds invalid).
+    host = environ.get("HTTP_HOST") or current.host
+    if not rules.hosts.allows(host):
+        raise SandboxError(rules.hosts.refusal(host), code="host_not_allowed")
+    authority = target_authority(environ.get("REQUEST_URI", "/"))
+    if authority is not None and not rules.hosts.allows(authority):
+        refusal = rules.hosts.refusal(authority, "The request target's host")
+        raise SandboxError(refusal, code="host_not_allowed")
     path = current.path
     if path != control_prefix and not path.startswith(control_prefix + "/"):
         return
     if not rules.allow_remote_control and not is_loopback(current.remote_addr):
         raise Forbidden(remote_control_refusal(current.remote_addr), code="remote_control")
-    if current.method not in SAFE_METHODS and current.mimetype != "application/json":
+    if current.method in WRITE_METHODS and current.mimetype != "application/json":
         raise SandboxError(JSON_ONLY, status=415, code="unsupported_media_type")
 
 

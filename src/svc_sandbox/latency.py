@@ -5,8 +5,11 @@ organization of the request's bearer token; it holds for ``count`` requests or u
 How a request waits depends on the clock (``Sandbox.delay``): on a frozen clock the sandbox
 clock advances by the delay (what falls due on the way runs first) and the answer comes at
 once in wall time; on a real or scaled clock the request waits that long in wall time
-(divided by a scaled clock's factor) while the sandbox clock flows on. The control plane
-(``/_sandbox``) is never delayed, so a fault can always be cleared.
+(divided by a scaled clock's factor) while the sandbox clock flows on, holding a server
+worker thread: at most ``waiting_limit(threads)`` requests wait at once, and one that would
+wait beyond them is answered without its delay (``SKIPPED_HEADER``), so the control plane and
+undelayed requests always find a worker. The control plane (``/_sandbox``) is never delayed,
+so a fault can always be cleared.
 """
 
 from __future__ import annotations
@@ -30,6 +33,17 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 MAX_LATENCY_SECONDS = 3600.0
 MAX_PATH_LENGTH = 500
 FIELDS = ("method", "path", "orgId", "delaySeconds", "count")
+#: On the answer of a request whose delay was skipped (every worker it could hold is taken).
+SKIPPED_HEADER = ("X-Svc-Sandbox-Latency", "skipped")
+#: Server workers kept free of delayed requests: the control plane and another request.
+FREE_WORKERS = 2
+
+
+def waiting_limit(threads: int) -> int:
+    """How many requests may wait out a delay in wall time at once on a server with
+    ``threads`` workers: all but ``FREE_WORKERS``, at least one (a one- or two-thread server
+    then stalls while one waits, as its user chose)."""
+    return max(1, threads - FREE_WORKERS)
 
 
 @dataclass
@@ -120,15 +134,20 @@ class LatencyFaults(FaultRules[LatencyRule]):
         return rule
 
     @locked
-    def take(self, method: str, path: str, token: str | None) -> timedelta | None:
-        """The delay of this request (the first matching rule's, counted down), if any."""
+    def take(
+        self, method: str, path: str, token: str | None, *, count: bool = True
+    ) -> timedelta | None:
+        """The delay of this request (the first matching rule's), if any, counted (``applied``,
+        ``count``) unless ``count`` is False: a request answered without its delay was not
+        delayed."""
         if not self.rules or path.startswith("/_sandbox"):
             return None
         found = self.orgs.tokens.get(token) if token else None
         org_id = found.org_id if found is not None else None
         for rule in self.rules:
             if rule.matches(method, path, org_id):
-                rule.applied += 1
-                self.count_down(rule)
+                if count:
+                    rule.applied += 1
+                    self.count_down(rule)
                 return timedelta(seconds=rule.delay_seconds)
         return None

@@ -58,7 +58,7 @@ from svc_sandbox.identity.seed import identity_info, seed_identity
 from svc_sandbox.identity.sessions import BrowserSessionService
 from svc_sandbox.identity.tokens import TokenService
 from svc_sandbox.identity.users import UserService
-from svc_sandbox.latency import LatencyFaults
+from svc_sandbox.latency import LatencyFaults, waiting_limit
 from svc_sandbox.orgs.organizations import Environment, KycStatus, OrganizationService
 from svc_sandbox.outputs import write_file
 from svc_sandbox.settings import Settings
@@ -155,6 +155,8 @@ class Sandbox:
             IDENTITY: self.identity_conformance,
             WALLET: self.wallet_conformance,
         }
+        #: Requests waiting out an injected delay in wall time, each holding a server worker.
+        self._waiting = threading.BoundedSemaphore(waiting_limit(settings.threads))
         #: Called after due work ran, outside the lock (webhook delivery hooks in here).
         self.after_work: list[AfterWork] = []
 
@@ -292,13 +294,28 @@ class Sandbox:
                 target = self._bounded(self.clock.now() + delta, "the clock after this advance")
             return self._move_to(target)
 
-    def delay(self, delta: timedelta) -> None:
-        """A request's injected latency: a frozen clock advances by it (running what falls
-        due); a real or scaled clock waits it out in wall time (divided by the factor)."""
+    def delay_request(self, method: str, path: str, token: str | None) -> bool:
+        """Applies the latency fault (latency.py) to a request about to be handled; whether
+        its delay was skipped. A frozen clock advances by the delay (running what falls due);
+        a real or scaled clock waits it out in wall time (divided by the factor), holding the
+        request's server worker: beyond ``waiting_limit(threads)`` waiting at once, a request
+        is answered without its delay and the rule does not count it."""
         if self.clock.mode is ClockMode.FROZEN:
-            self.advance(delta)
-        else:
-            wall_sleep(delta.total_seconds() / self.clock.factor)
+            delay = self.latency.take(method, path, token)
+            if delay:
+                self.advance(delay)
+            return False
+        if self.latency.take(method, path, token, count=False) is None:
+            return False
+        if not self._waiting.acquire(blocking=False):
+            return True
+        try:  # taken again, counted: the rule may have run out or gone meanwhile
+            delay = self.latency.take(method, path, token)
+            if delay:
+                wall_sleep(delay.total_seconds() / self.clock.factor)
+        finally:
+            self._waiting.release()
+        return False
 
     @staticmethod
     def _bounded(instant: datetime, what: str) -> datetime:
@@ -317,6 +334,8 @@ class Sandbox:
         with self._moving:
             with self.lock:
                 if instant <= self.clock.now():
+                    # What ended by the time the clock leaves stays ended (identity/lifetime.py).
+                    self._prune_expired()
                     self.clock.set(instant)
                     instant = self.clock.now()
             return self._move_to(instant)

@@ -25,9 +25,22 @@ def cannot_listen(host: str, port: int, exc: BaseException) -> str:
     return f"svc-sandbox: cannot listen on {where}: {reason}"
 
 
+def body_limit(settings: Settings) -> int:
+    """The body size from which waitress refuses a request (413, plain text) before the app
+    sees it: a quarter more than the largest body the app takes (1 MiB, or a state import's
+    ``max_state_bytes``), so a body a little over answers the app's own JSON 413 naming its
+    limit, and chunked framing (which waitress counts) has room. Waitress buffers a body
+    whole before the app runs: its own default, 1 GiB, let any route buffer that much."""
+    from svc_sandbox.web import MAX_BODY_BYTES  # the app's: Flask is loaded with it
+
+    largest = max(MAX_BODY_BYTES, settings.max_state_bytes)
+    return largest + largest // 4
+
+
 def build_server(app: Any, settings: Settings) -> Any:
     """A waitress server for ``app`` on ``settings.host``/``port`` with the sandbox's thread
-    count, connection limit and idle timeout; a port of 0 is replaced by the one picked."""
+    count, connection limit, idle timeout and body limit; a port of 0 is replaced by the one
+    picked."""
     from waitress.server import create_server
 
     server: Any = create_server(
@@ -37,6 +50,7 @@ def build_server(app: Any, settings: Settings) -> Any:
         threads=settings.threads,
         connection_limit=settings.connection_limit,
         channel_timeout=settings.channel_timeout,
+        max_request_body_size=body_limit(settings),
     )
     if settings.port == 0:
         settings.port = int(server.effective_port)

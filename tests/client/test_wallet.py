@@ -184,7 +184,7 @@ def test_bad_arguments_never_leave_the_process(
 
     # Port 9 (discard) has no listener: a request would fail with a transport error.
     nowhere = "http://127.0.0.1:9/wallet"
-    run_with(wallet_client(form, "at", "svc_test_abc", base_url=nowhere), scenario)
+    run_with(wallet_client(form, "at", "svc_test_abcdefgh", base_url=nowhere), scenario)
     with pytest.raises(ValueError, match="api_key"):
         wallet_client(form, "at", "not-a-key")
 

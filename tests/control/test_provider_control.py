@@ -18,8 +18,10 @@ from flask.testing import FlaskClient
 from svc_sandbox.app import create_app
 from svc_sandbox.cli import main
 from svc_sandbox.core.clock import monotonic
+from svc_sandbox.latency import waiting_limit
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import ServerThread
 from tests.commerce.checkout_helpers import BUYER, checkout, events, published, status_of
 from tests.helpers import token_of
 
@@ -370,6 +372,57 @@ def test_latency_on_a_real_clock_waits_in_wall_time() -> None:
     response = client.get("/api/products", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 200
     assert monotonic() - began >= 0.3
+
+
+def test_delayed_requests_on_a_real_clock_leave_workers_for_the_control_plane() -> None:
+    """Each request waiting out a delay holds a server worker: at most ``threads - 2`` wait at
+    once, a request beyond them is answered without its delay (and says so), and the control
+    plane answers while the delayed ones are still waiting."""
+    threads = 4
+    sandbox = Sandbox(clock_mode="real", seed=1, port=0, threads=threads)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    origin = server.origin
+    token = token_of(sandbox, "sandbox")
+
+    def call(method: str, path: str, body: Any = None) -> tuple[int, dict[str, str], Any]:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+        request = urllib.request.Request(origin + path, data=data, method=method, headers=headers)
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, dict(answer.headers), json.loads(answer.read())
+
+    answers: list[tuple[int, str | None]] = []
+    answered = threading.Condition()
+
+    def delayed() -> None:
+        status, headers, _ = call("GET", "/api/balance")
+        with answered:
+            answers.append((status, headers.get("X-Svc-Sandbox-Latency")))
+            answered.notify_all()
+
+    try:
+        rule = {"path": "/api/balance", "delaySeconds": 3, "count": 10}
+        rule_id = call("POST", "/_sandbox/faults/latency", rule)[2]["id"]
+        requests = [threading.Thread(target=delayed) for _ in range(threads)]
+        for request in requests:
+            request.start()
+        skipped = threads - waiting_limit(threads)
+        with answered:
+            answered.wait_for(lambda: len(answers) >= skipped, timeout=20)
+            assert answers == [(200, "skipped")] * skipped
+        status, _, clock = call("GET", "/_sandbox/clock")
+        faults = call("GET", "/_sandbox/faults/latency")[2]["items"]
+        with answered:
+            assert len(answers) == skipped  # the delayed ones are still waiting
+        assert status == 200 and clock["clock"]["mode"] == "real"
+        assert [(f["id"], f["applied"], f["remaining"]) for f in faults] == [
+            (rule_id, waiting_limit(threads), 10 - waiting_limit(threads))
+        ]
+        for request in requests:
+            request.join(timeout=30)
+        assert answers == [(200, "skipped")] * skipped + [(200, None)] * waiting_limit(threads)
+    finally:
+        server.close()
 
 
 # --- races and determinism ------------------------------------------------------------------

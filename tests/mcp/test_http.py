@@ -4,6 +4,7 @@ SVC_ENABLE_WITHDRAWALS=true, against a served emulator."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -134,6 +135,48 @@ def test_a_malformed_bearer_is_refused(server: HttpServer, header: str) -> None:
     assert "Bearer svc_test_" in answer.json()["message"]
 
 
+@pytest.mark.parametrize(
+    "token",
+    ["svc_test_abc", "svc_test_" + "a" * 129, "svc_live_" + "a" * 65536, "svc_test_ab-cdefgh"],
+)
+def test_a_token_the_api_calls_malformed_is_refused_at_the_edge(
+    server: HttpServer, served: Served, token: str
+) -> None:
+    """One token shape (docs/spec-gaps.md "Token shape"): what the API answers 401
+    "Malformed API token" the tool server refuses with 401 before any tool runs."""
+    bearer = _bearer(token)
+    api = httpx.get(served.base_url + "/products", headers=bearer, timeout=10)
+    assert api.status_code == 401 and api.json()["message"].startswith("Malformed API token")
+    answer = httpx.post(server.url, json=INITIALIZE, headers={**JSON_POST, **bearer}, timeout=10)
+    assert answer.status_code == 401
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_two_authorization_headers_are_refused_as_the_api_does(
+    server: HttpServer, served: Served
+) -> None:
+    twice = [("Authorization", f"Bearer {served.tenant.token}")] * 2
+    api = httpx.get(served.base_url + "/products", headers=twice, timeout=10)
+    assert api.status_code == 401
+    answer = httpx.post(
+        server.url, json=INITIALIZE, headers=[*JSON_POST.items(), *twice], timeout=10
+    )
+    assert answer.status_code == 401
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert answer.json()["message"] == "Authorization is repeated: send it once"
+
+
+@pytest.mark.parametrize("name", ["LOCALHOST", "Localhost", "LocalHost"])
+def test_host_names_are_matched_without_case(server: HttpServer, name: str) -> None:
+    port = server.origin.rsplit(":", 1)[1]
+    for host in (name, f"{name}:{port}"):
+        headers = {**JSON_POST, "Host": host, "Origin": f"HTTP://{name}:{port}"}
+        answer = httpx.post(server.url, json=INITIALIZE, headers=headers, timeout=10)
+        assert answer.status_code == 200, answer.text
+        health = httpx.get(server.origin + "/healthz", headers={"Host": host}, timeout=10)
+        assert health.json()["status"] == "ok"
+
+
 def test_other_methods_on_mcp(server: HttpServer) -> None:
     assert httpx.get(server.url).status_code == 405
     assert httpx.delete(server.url).status_code == 405
@@ -240,3 +283,15 @@ def test_the_test_webhook_is_never_sent_over_http(sessions: dict[str, Session]) 
     assert checked["valid"] is True
     emulator = verify(built["signature"], built["body"].encode(), SECRET, now=0, tolerance=None)
     assert emulator.valid, emulator.message
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_is_a_clean_exit(served: Served, signum: int) -> None:
+    """As `svc-sandbox serve`: exit 0, not uvicorn's re-raised signal (143 or a traceback),
+    also for a signal sent the moment the URL is printed."""
+    running = start_http([], server_env(SVC_BASE_URL=served.base_url))
+    running.process.send_signal(signum)
+    assert running.process.wait(timeout=30) == 0
+    assert running.process.stderr is not None
+    with running.process.stderr as stderr:
+        assert "Traceback" not in stderr.read()

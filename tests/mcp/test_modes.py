@@ -165,7 +165,7 @@ def test_defaults() -> None:
 
 def test_env_variables_and_flags_over_them() -> None:
     env = {
-        "SVC_TOKEN": "svc_live_abc",
+        "SVC_TOKEN": "svc_live_abcdefgh",
         "SVC_BASE_URL": "https://api.example/api/",
         "SVC_WEBHOOK_SECRET": "whsec_1",
         "SVC_READ_ONLY": "true",
@@ -176,7 +176,7 @@ def test_env_variables_and_flags_over_them() -> None:
     }
     from_env = _config([], env)
     assert from_env == McpConfig(
-        token="svc_live_abc",
+        token="svc_live_abcdefgh",
         base_url="https://api.example/api",
         webhook_secret="whsec_1",
         read_only=True,

@@ -11,7 +11,6 @@ import asyncio
 import inspect
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from svc_sandbox.client.errors import (
 from svc_sandbox.client.models import CheckoutStatus
 from svc_sandbox.client.operations import Call
 from svc_sandbox.core.clock import monotonic
+from svc_sandbox.orgs.organizations import TOKEN_SHAPE
 
 M = TypeVar("M", bound=BaseModel)
 P = ParamSpec("P")
@@ -41,21 +41,19 @@ H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8700/api"
 REQUEST_ID_HEADER = "X-Request-Id"
-#: An API token, matched whole (``is_api_token``; ``$`` would forgive a trailing newline),
-#: or found in a message to mask it (``redact``).
-TOKEN_SHAPE = re.compile(r"svc_(test|live)_[A-Za-z0-9]+")
 #: Spec §8: ``waitForCheckout`` polls every 2 s and gives up after 5 minutes.
 POLL_INTERVAL = 2.0
 POLL_TIMEOUT = 300.0
 
 
 def is_api_token(value: object) -> bool:
-    """``svc_test_...`` or ``svc_live_...``, whole (no whitespace around it)."""
+    """``svc_test_...`` or ``svc_live_...`` of the shape the API takes (``TOKEN_SHAPE``),
+    whole (no whitespace around it; ``$`` would forgive a trailing newline)."""
     return isinstance(value, str) and TOKEN_SHAPE.fullmatch(value) is not None
 
 
 def redact(message: str) -> str:
-    """``message`` with any API token in it masked (``svc_test_***``)."""
+    """``message`` with any API token in it (``TOKEN_SHAPE``) masked (``svc_test_***``)."""
     return TOKEN_SHAPE.sub(lambda m: f"svc_{m.group(1)}_***", message)
 
 

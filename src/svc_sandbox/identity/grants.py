@@ -38,6 +38,7 @@ from svc_sandbox.identity.errors import (
     UnsupportedGrantType,
     UnsupportedResponseType,
 )
+from svc_sandbox.identity.lifetime import Lapses, ended, not_yet
 from svc_sandbox.identity.params import Params, check_all, optional, problem, required
 from svc_sandbox.identity.scopes import OPENID, SCOPES, ordered, parse_scope
 from svc_sandbox.identity.tokens import TokenService, digest, issuable, kept_after_expiry
@@ -173,6 +174,8 @@ class AuthCode:
     used: bool = False
     #: The grant its tokens belong to, once redeemed (a second use revokes it).
     grant_id: str | None = None
+    #: The sandbox clock has reached its end (identity/lifetime.py): a set back keeps it ended.
+    lapsed: bool = False
 
 
 class AuthorizationService(Service):
@@ -188,6 +191,7 @@ class AuthorizationService(Service):
         #: the user, a disconnect or a deletion takes a consent back).
         self.consents: dict[str, list[str]] = {}
         self._code_expiry = ExpiryQueue()
+        self._code_lapses = Lapses(self.codes)
         #: grant id -> the code redeemed into it (it goes with its grant, whatever the
         #: setting was when the code was queued).
         self._code_of_grant: dict[str, str] = {}
@@ -201,6 +205,7 @@ class AuthorizationService(Service):
         for grant_id in self.tokens.take_dropped_grants():
             self.codes.pop(self._code_of_grant.pop(grant_id, ""), None)
         now = self.clock.now()
+        self._code_lapses.mark(now)
 
         def code_until(sha: str) -> datetime | None:
             code = self.codes.get(sha)
@@ -399,6 +404,7 @@ class AuthorizationService(Service):
             expires_at=now + CODE_TTL,
             nonce=request.nonce,
         )
+        self._code_lapses.add(digest(code), self.codes[digest(code)])
         self._code_expiry.add(now + CODE_TTL + kept_after_expiry(self.ctx), digest(code))
         params = {"code": code}
         if request.state is not None:
@@ -495,8 +501,13 @@ class AuthorizationService(Service):
             if record.grant_id is not None:
                 self.tokens.revoke_grant(record.grant_id, "authorization code used twice")
             raise InvalidGrant("code was already used; every token issued from it is revoked")
-        if self.clock.now() >= record.expires_at:
+        now = self.clock.now()
+        if ended(record, now):
             raise InvalidGrant("code expired (codes live 10 minutes)")
+        if not_yet(record.created_at, now):
+            raise InvalidGrant(
+                "code was issued after the current sandbox time (the clock was set back)"
+            )
         if record.client_id != app.client_id:
             raise InvalidGrant("code was issued to another client")
         check_registered(app, redirect_uri)
@@ -543,3 +554,4 @@ class AuthorizationService(Service):
         kept = kept_after_expiry(self.ctx)
         self._code_expiry = ExpiryQueue((c.expires_at + kept, sha) for sha, c in self.codes.items())
         self._code_of_grant = {c.grant_id: sha for sha, c in self.codes.items() if c.grant_id}
+        self._code_lapses = Lapses(self.codes)

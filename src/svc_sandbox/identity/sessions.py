@@ -21,6 +21,7 @@ from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.exposure import FormTokens
+from svc_sandbox.identity.lifetime import Lapses, ended, not_yet
 from svc_sandbox.identity.tokens import digest, kept_after_expiry
 from svc_sandbox.identity.users import User, UserService
 
@@ -36,6 +37,8 @@ class BrowserSession:
     user_id: str
     auth_time: datetime
     expires_at: datetime
+    #: The sandbox clock has reached its end (identity/lifetime.py): a set back keeps it ended.
+    lapsed: bool = False
 
 
 class BrowserSessionService(Service):
@@ -45,18 +48,21 @@ class BrowserSessionService(Service):
         self.sessions: dict[str, BrowserSession] = {}
         self.forms = FormTokens()
         self._expiry = ExpiryQueue()
+        self._lapses = Lapses(self.sessions)
 
     @locked
     def prune(self) -> None:
         """Drops sessions expired for longer than ``identity_expired_kept_hours`` (one
         never used, or never signed out of, is no longer kept for good)."""
         kept = kept_after_expiry(self.ctx)
+        now = self.clock.now()
+        self._lapses.mark(now)
 
         def until(sha: str) -> datetime | None:
             session = self.sessions.get(sha)
             return None if session is None else session.expires_at + kept
 
-        for sha in self._expiry.expired(self.clock.now(), until):
+        for sha in self._expiry.expired(now, until):
             del self.sessions[sha]
 
     @staticmethod
@@ -78,23 +84,27 @@ class BrowserSessionService(Service):
         self.prune()
         value = self.ids.secret("ses_", 40)
         now = self.clock.now()
-        self.sessions[digest(value)] = BrowserSession(
+        session = self.sessions[digest(value)] = BrowserSession(
             session_sha256=digest(value),
             user_id=user_id,
             auth_time=now,
             expires_at=now + SESSION_TTL,
         )
+        self._lapses.add(digest(value), session)
         self._expiry.add(now + SESSION_TTL + kept_after_expiry(self.ctx), digest(value))
         return value
 
     @locked
     def current(self, value: str | None) -> tuple[User, BrowserSession] | None:
-        """The signed-in user of a session cookie, or None (unknown, expired, user gone)."""
+        """The signed-in user of a session cookie, or None (unknown, expired, user gone, or
+        signed in after the current sandbox time: the clock was set back, so the user signs in
+        again and an ID token's ``auth_time`` is never after its ``iat``)."""
         self.prune()
         if not value:
             return None
         session = self.sessions.get(digest(value))
-        if session is None or self.clock.now() >= session.expires_at:
+        now = self.clock.now()
+        if session is None or ended(session, now) or not_yet(session.auth_time, now):
             return None
         user = self.users.find(session.user_id)
         return (user, session) if user is not None else None
@@ -113,3 +123,4 @@ class BrowserSessionService(Service):
         }
         kept = kept_after_expiry(self.ctx)
         self._expiry = ExpiryQueue((s.expires_at + kept, sha) for sha, s in self.sessions.items())
+        self._lapses = Lapses(self.sessions)

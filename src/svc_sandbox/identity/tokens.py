@@ -2,8 +2,9 @@
 token families, ID tokens; verification for userinfo and for the wallet resource server;
 introspection (RFC 7662) and revocation (RFC 7009).
 
-Lifetimes (spec §5, §8): access 1 h, ID 10 h, refresh 30 days. Tokens are stored by the
-SHA-256 of their value, so a lookup compares digests, never the secret itself.
+Lifetimes (spec §5, §8): access 1 h, ID 10 h, refresh 30 days; when a token is live is
+identity/lifetime.py's rule (every check asks it). Tokens are stored by the SHA-256 of their
+value, so a lookup compares digests, never the secret itself.
 
 Records past their lifetime are kept ``Settings.identity_expired_kept_hours`` more (so an
 error still says "expired" or "revoked"), then dropped: an access token on its own; a grant
@@ -27,6 +28,7 @@ from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
 from svc_sandbox.identity.errors import InsufficientScope, InvalidGrant, InvalidScope, InvalidToken
 from svc_sandbox.identity.keys import KeyService
+from svc_sandbox.identity.lifetime import Lapses, ended, not_yet
 from svc_sandbox.identity.scopes import OFFLINE_ACCESS, OPENID, claim_names, scope_string
 from svc_sandbox.identity.users import UserService
 
@@ -96,6 +98,8 @@ class AccessToken:
     expires_at: datetime
     token_sha256: str
     revoked: bool = False
+    #: The sandbox clock has reached its end (identity/lifetime.py): a set back keeps it ended.
+    lapsed: bool = False
 
 
 @dataclass
@@ -109,6 +113,8 @@ class RefreshToken:
     #: Used once already (rotated): a second use is the compromise signal of spec §5.8.
     rotated: bool = False
     revoked: bool = False
+    #: The sandbox clock has reached its end (identity/lifetime.py): a set back keeps it ended.
+    lapsed: bool = False
 
 
 @dataclass
@@ -176,6 +182,8 @@ class TokenService(Service):
         self._family_expiry = ExpiryQueue(
             (family.ends + kept, gid) for gid, family in self.families.items()
         )
+        self._access_lapses = Lapses(self.access)
+        self._refresh_lapses = Lapses(self.refresh)
 
     @locked
     def prune(self) -> None:
@@ -183,6 +191,8 @@ class TokenService(Service):
         due entries only, so a call that finds none costs one comparison."""
         now = self.clock.now()
         kept = kept_after_expiry(self.ctx)
+        self._access_lapses.mark(now)
+        self._refresh_lapses.mark(now)
 
         def access_until(sha: str) -> datetime | None:
             access = self.access.get(sha)
@@ -261,8 +271,9 @@ class TokenService(Service):
         with_nonce: bool,
     ) -> dict[str, Any]:
         """The token response of spec §4 for ``scopes`` (from ``issuable``); a refresh token
-        while the grant has ``offline_access`` and the app is still allowed it."""
-        self.prune()
+        while the grant has ``offline_access`` and the app is still allowed it. No prune here:
+        the caller pruned, and a grant just made has no token yet, so with
+        ``identity_expired_kept_hours`` 0 a prune would drop it before its first token."""
         now = self.clock.now()
         family = self.families[grant.id]
         kept = kept_after_expiry(self.ctx)
@@ -284,7 +295,7 @@ class TokenService(Service):
             )
         else:
             value = self.ids.secret("at_", 43)
-        self.access[digest(value)] = AccessToken(
+        access = self.access[digest(value)] = AccessToken(
             jti=jti,
             grant_id=grant.id,
             client_id=grant.client_id,
@@ -296,6 +307,7 @@ class TokenService(Service):
             token_sha256=digest(value),
         )
         self.jti_index[jti] = digest(value)
+        self._access_lapses.add(digest(value), access)
         family.access[digest(value)] = None
         family.lasts_to(expires)
         self._access_expiry.add(expires + kept, digest(value))
@@ -308,7 +320,7 @@ class TokenService(Service):
         }
         if OFFLINE_ACCESS in app.permitted(grant.scopes):
             refresh = self.ids.secret("rt_", 48)
-            self.refresh[digest(refresh)] = RefreshToken(
+            refreshing = self.refresh[digest(refresh)] = RefreshToken(
                 token_sha256=digest(refresh),
                 grant_id=grant.id,
                 client_id=grant.client_id,
@@ -316,6 +328,7 @@ class TokenService(Service):
                 issued_at=now,
                 expires_at=now + REFRESH_TTL,
             )
+            self._refresh_lapses.add(digest(refresh), refreshing)
             family.refresh.append(digest(refresh))
             family.lasts_to(now + REFRESH_TTL)
             response["refresh_token"] = refresh
@@ -366,8 +379,13 @@ class TokenService(Service):
             )
         if token.revoked or grant.revoked:
             raise InvalidGrant("refresh_token is revoked")
-        if self.clock.now() >= token.expires_at:
+        now = self.clock.now()
+        if ended(token, now):
             raise InvalidGrant("refresh_token expired (refresh tokens live 30 days)")
+        if not_yet(token.issued_at, now):
+            raise InvalidGrant(
+                "refresh_token was issued after the current sandbox time (the clock was set back)"
+            )
         scopes = list(grant.scopes)
         if scope is not None:
             asked = [s for s in scope.split(" ") if s]
@@ -436,7 +454,7 @@ class TokenService(Service):
         now = self.clock.now()
         access = self.access.get(digest(value))
         if access is not None and access.client_id == app.client_id:
-            if access.revoked or now >= access.expires_at:
+            if access.revoked or not self._current(access, now):
                 return {"active": False}
             aud = access.resource or access.client_id
             described = self._active(access, access.scopes, "Bearer", aud)
@@ -444,7 +462,9 @@ class TokenService(Service):
         refresh = self.refresh.get(digest(value))
         grant = self.grants.get(refresh.grant_id) if refresh is not None else None
         if refresh is not None and grant is not None and refresh.client_id == app.client_id:
-            if refresh.revoked or refresh.rotated or grant.revoked or now >= refresh.expires_at:
+            if refresh.revoked or refresh.rotated or grant.revoked:
+                return {"active": False}
+            if not self._current(refresh, now):
                 return {"active": False}
             scopes = app.permitted(grant.scopes)
             return self._active(refresh, scopes, "refresh_token", refresh.client_id)
@@ -465,13 +485,22 @@ class TokenService(Service):
             "iss": self.settings.issuer,
         }
 
+    @staticmethod
+    def _current(token: AccessToken | RefreshToken, now: datetime) -> bool:
+        """Within its lifetime at ``now`` (identity/lifetime.py): introspection's ``active``
+        and every other check of a token ask this."""
+        return not ended(token, now) and not not_yet(token.issued_at, now)
+
     def _live(self, record: AccessToken | None, what: str) -> AccessToken:
         if record is None:
             raise InvalidToken(f"{what} is not known to this provider")
         if record.revoked:
             raise InvalidToken(f"{what} was revoked")
-        if self.clock.now() >= record.expires_at:
+        now = self.clock.now()
+        if ended(record, now):
             raise InvalidToken(f"{what} expired")
+        if not_yet(record.issued_at, now):
+            raise InvalidToken(f"{what} iat is in the future")
         return record
 
     @locked

@@ -6,20 +6,23 @@ SDK's own transport-security check."""
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import FrameType
 from typing import Any
 
 import httpx
 import uvicorn
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from svc_sandbox import __version__
 from svc_sandbox.client.commerce import is_api_token
@@ -67,16 +70,34 @@ def request_token(config: McpConfig, request: Request) -> tuple[str | None, Resp
     (none: the token-free tools still work); a malformed header is refused with 401."""
     if config.token is not None:
         return config.token, None
-    header = request.headers.get("authorization")
-    if header is None:
+    headers = request.headers.getlist("authorization")
+    if not headers:
         return None, None
-    scheme, _, token = header.partition(" ")
+    if len(headers) > 1:  # which one to use is a guess: the API answers 401 too
+        return None, _unauthorized("Authorization is repeated: send it once")
+    scheme, _, token = headers[0].partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not is_api_token(token):
         return None, _unauthorized(
             "Authorization must be `Bearer svc_test_...` or `Bearer svc_live_...`"
         )
     return token, None
+
+
+class CaseFoldedHost:
+    """Host names (and an Origin's scheme and host) are case-insensitive (RFC 9110 §4.2.3):
+    the SDK's transport-security check compares exact strings, so both reach it lowercased."""
+
+    FOLDED = (b"host", b"origin")
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = [(k, v.lower() if k in self.FOLDED else v) for k, v in scope["headers"]]
+            scope = {**scope, "headers": headers}
+        await self.app(scope, receive, send)
 
 
 class McpEndpoint:
@@ -132,7 +153,7 @@ def create_app(config: McpConfig) -> Starlette:
         Route("/mcp", endpoint=endpoint, methods=["POST"]),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(CaseFoldedHost)])
 
 
 def serve_http(config: McpConfig) -> int:
@@ -153,8 +174,21 @@ def serve_http(config: McpConfig) -> int:
         return 2
     port = sock.getsockname()[1]
     host = f"[{config.host}]" if family == socket.AF_INET6 else config.host
-    print(f"svc-sandbox mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)
     settings: dict[str, Any] = {"log_level": "warning", "lifespan": "on"}
     server = uvicorn.Server(uvicorn.Config(create_app(config), **settings))
-    server.run(sockets=[sock])
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the
+    # handler it found (by default: exit 143, or KeyboardInterrupt's traceback). A stop asked
+    # for is a clean exit here, as for `svc-sandbox serve`. The handler found asks the server
+    # to stop: a signal sent as soon as the URL is read is not lost either.
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        print(f"svc-sandbox mcp: serving http://{host}:{port}/mcp", file=sys.stderr, flush=True)
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0

@@ -28,6 +28,8 @@ class KycStatus(StrEnum):
     REJECTED = "rejected"
 
 
+#: An API token (docs/spec-gaps.md "Token shape"): the API's check, the client's and the tool
+#: server's (client/commerce.py: is_api_token, redact).
 TOKEN_SHAPE = re.compile(r"svc_(test|live)_[A-Za-z0-9]{8,128}")
 #: 401 for a token retired by an earlier switch whose environment is the current one again.
 RETIRED_MESSAGE = (
