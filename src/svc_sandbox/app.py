@@ -30,6 +30,7 @@ from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
+    LATENCY_APPLIED,
     MAX_BODY_BYTES,
     REQUEST_ID,
     check_no_body,
@@ -133,8 +134,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     @app.before_request
     def begin_request() -> None:
         """An id; the exposure rules (Host, control-plane peers, JSON-only writes); the body
-        sent to a control-plane route that takes none; injected latency; the contract check
-        of a request to a contract root."""
+        sent to a control-plane route that takes none; injected latency; the work due by now
+        (a real or scaled clock); the contract check of a request to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
         current.environ[REQUEST_ID] = sb.next_request_id()
@@ -142,6 +143,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if under(current.path, CONTROL_PREFIX):
             check_no_body(app, current)
         inject_latency(sb, current)
+        sb.catch_up()
         contract_api.validate_request(app, sb, current)
 
     @app.after_request
@@ -156,7 +158,6 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if not current.path.startswith(UNJOURNALED):
             sb.journal.record(
                 request_id,
-                sb.now(),
                 current.method,
                 current.path,
                 response.status_code,
@@ -246,7 +247,10 @@ def inject_latency(sb: Sandbox, current: Request) -> None:
         return
     header = current.environ.get("HTTP_AUTHORIZATION", "")
     token = header[7:].strip() if header[:7].lower() == "bearer " else None
-    if sb.delay_request(current.method, current.path, token):
+    applied, skipped = sb.delay_request(current.method, current.path, token)
+    if applied:  # the journal shows it; the recorder leaves it out of the time between requests
+        current.environ[LATENCY_APPLIED] = applied.total_seconds()
+    if skipped:
         after_this_request(say_latency_skipped)
 
 

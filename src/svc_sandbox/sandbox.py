@@ -39,6 +39,7 @@ from svc_sandbox.core.clock import (
     isoformat,
     out_of_range,
     parse_instant,
+    to_millisecond,
     wall_now,
     wall_sleep,
 )
@@ -137,13 +138,16 @@ class Sandbox:
         #: from the clock as it finds it and lets the state lock go between batches, so two
         #: that overlapped would both aim near the same instant and time would be lost.
         self._moving = threading.RLock()
+        #: True while the move under way is the ticker's (or a request's catch-up): it hands
+        #: webhook delivery to its own thread and so never waits for a request.
+        self._moving_in_background = False
         self.clock = Clock(settings.clock_mode, self._start_instant(), settings.clock_factor)
         self.ids = IdFactory(settings.seed)
         #: X-Request-Id: a stream of its own (reads never shift resource ids), not exported
         #: (an export is the same whatever was read); a reset restarts it, an import branches it.
         self.request_ids = RequestIds(settings.seed)
         self.scheduler = Scheduler()
-        self.journal = RequestJournal()
+        self.journal = RequestJournal(self.clock.now)
         #: What clients exercised of the commerce contract and where they broke it.
         self.conformance = ConformanceRecorder(commerce_contract())
         #: The same for the identity provider's and the wallet's contracts; ``recorders``
@@ -291,31 +295,36 @@ class Sandbox:
             raise ValidationFailed(f"duration must be at most {MAX_ADVANCE.days} days")
         with self._moving:
             with self.lock:
-                target = self._bounded(self.clock.now() + delta, "the clock after this advance")
+                # The clock keeps milliseconds (core/clock.py): a finer part is cut.
+                target = to_millisecond(self.clock.now() + delta)
+                target = self._bounded(target, "the clock after this advance")
             return self._move_to(target)
 
-    def delay_request(self, method: str, path: str, token: str | None) -> bool:
-        """Applies the latency fault (latency.py) to a request about to be handled; whether
-        its delay was skipped. A frozen clock advances by the delay (running what falls due);
-        a real or scaled clock waits it out in wall time (divided by the factor), holding the
-        request's server worker: beyond ``waiting_limit(threads)`` waiting at once, a request
-        is answered without its delay and the rule does not count it."""
+    def delay_request(
+        self, method: str, path: str, token: str | None
+    ) -> tuple[timedelta | None, bool]:
+        """Applies the latency fault (latency.py) to a request about to be handled; the delay
+        it applied (None: none) and whether its delay was skipped. A frozen clock advances by
+        the delay (running what falls due); a real or scaled clock waits it out in wall time
+        (divided by the factor), holding the request's server worker: beyond
+        ``waiting_limit(threads)`` waiting at once, a request is answered without its delay
+        and the rule does not count it."""
         if self.clock.mode is ClockMode.FROZEN:
             delay = self.latency.take(method, path, token)
             if delay:
                 self.advance(delay)
-            return False
+            return delay or None, False
         if self.latency.take(method, path, token, count=False) is None:
-            return False
+            return None, False
         if not self._waiting.acquire(blocking=False):
-            return True
+            return None, True
         try:  # taken again, counted: the rule may have run out or gone meanwhile
             delay = self.latency.take(method, path, token)
             if delay:
                 wall_sleep(delay.total_seconds() / self.clock.factor)
         finally:
             self._waiting.release()
-        return False
+        return delay or None, False
 
     @staticmethod
     def _bounded(instant: datetime, what: str) -> datetime:
@@ -330,7 +339,7 @@ class Sandbox:
         the same time as in-process)."""
         if not isinstance(instant, datetime):
             raise ValidationFailed(f"now must be a datetime, not {type(instant).__name__}")
-        instant = self._bounded(as_utc(instant), "now")
+        instant = self._bounded(to_millisecond(as_utc(instant)), "now")
         with self._moving:
             with self.lock:
                 if instant <= self.clock.now():
@@ -338,14 +347,43 @@ class Sandbox:
                     self._prune_expired()
                     self.clock.set(instant)
                     instant = self.clock.now()
+                    self.payments.clock_set_back(instant)
             return self._move_to(instant)
 
     def run_due(self, background: bool = False) -> list[RanEntry]:
         """Runs what is due now (a real or scaled clock's ticker calls this, ``background``)."""
         with self._moving:
-            with self.lock:
-                now = self.clock.now()
-            return self._move_to(now, background)
+            outer = self._moving_in_background
+            self._moving_in_background = background
+            try:
+                with self.lock:
+                    now = self.clock.now()
+                return self._move_to(now, background)
+            finally:
+                self._moving_in_background = outer
+
+    def catch_up(self) -> None:
+        """Before a request on a real or scaled clock: runs the work due by now, each entry at
+        its due time, as the ticker would (``run_due(background=True)``), so that what the
+        request sees and stamps does not depend on whether the ticker got there first (a
+        poll just after a session's expiry finds it expired at ``expiresAt``, not at the
+        poll). It waits for the ticker working through due work, but not for an advance, set
+        or run-due of the control plane: that one delivers webhooks as it goes and may be
+        waiting for a receiver that calls back here (the poll's settling still stamps its
+        session's due work at its due times). A frozen clock has nothing to catch up: only
+        ``advance`` and ``set`` move it, and they run what falls due."""
+        if self.clock.mode is ClockMode.FROZEN:
+            return
+        due = self.scheduler.peek_due()
+        if due is None or due > self.clock.now():
+            return
+        if self._moving.acquire(blocking=False):
+            try:
+                self.run_due(background=True)
+            finally:
+                self._moving.release()
+        elif self._moving_in_background:
+            self.run_due(background=True)
 
     def _move_to(self, target: datetime, background: bool = False) -> list[RanEntry]:
         """Runs due work up to ``target``; when an entry leaves after-work ready (a webhook
@@ -393,18 +431,15 @@ class Sandbox:
         if stop_for_work and self._work_pending():
             return ran, False
         limit = target
-        try:
-            while (entry := self.scheduler.pop_due(limit)) is not None:
-                self.clock.pin(entry.due)
+        while (entry := self.scheduler.pop_due(limit)) is not None:
+            with self.clock.pinned(entry.due):
                 self.scheduler.run(entry)
-                ran.append(RanEntry(entry.due, entry.kind, entry.payload))
-                if stop_for_work and limit is target and self._work_pending():
-                    limit = entry.due  # finish this instant, then pause for the work
-                if len(ran) >= ADVANCE_BATCH:
-                    upcoming = self.scheduler.next_due()
-                    return ran, upcoming is not None and upcoming <= limit
-        finally:
-            self.clock.pin(None)
+            ran.append(RanEntry(entry.due, entry.kind, entry.payload))
+            if stop_for_work and limit is target and self._work_pending():
+                limit = entry.due  # finish this instant, then pause for the work
+            if len(ran) >= ADVANCE_BATCH:
+                upcoming = self.scheduler.next_due()
+                return ran, upcoming is not None and upcoming <= limit
         return ran, False
 
     def _work_pending(self) -> bool:

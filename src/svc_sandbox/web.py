@@ -28,6 +28,10 @@ MAX_BODY_BYTES = 1024 * 1024
 #: keys to servers and middleware): a dict lookup on the request in hand, where every access
 #: to ``flask.g`` is a context lookup.
 REQUEST_ID = "svc_sandbox.request_id"
+#: The latency (seconds) a latency rule applied to the request (app.py inject_latency): the
+#: journal shows it as ``delaySeconds``, and the recorder leaves it out of the time between
+#: requests (the rule, replayed, applies it again).
+LATENCY_APPLIED = "svc_sandbox.latency_applied"
 CONTRACT_CHECK = "svc_sandbox.contract_check"
 
 
@@ -145,7 +149,8 @@ JOURNAL_BODY_BYTES = 16 * 1024
 
 
 def request_details(current: Request) -> dict[str, Any]:
-    """What the recorder needs to replay ``current``: query, body, Authorization.
+    """What the recorder needs to replay ``current``: query, body, Authorization, the
+    latency a rule applied.
 
     Read from the WSGI environ as the server put it: the first access to werkzeug's
     ``headers``, ``query_string`` or ``content_length`` builds a headers view on every request
@@ -158,6 +163,9 @@ def request_details(current: Request) -> dict[str, Any]:
     header = environ.get("HTTP_AUTHORIZATION")
     if header is not None:
         details["authorization"] = header
+    delay = environ.get(LATENCY_APPLIED)
+    if delay is not None:
+        details["delaySeconds"] = delay
     size = get_content_length(environ) or 0
     if 0 < size <= JOURNAL_BODY_BYTES:
         if current.mimetype == "application/x-www-form-urlencoded":

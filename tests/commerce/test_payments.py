@@ -269,6 +269,37 @@ def test_a_new_attempt_is_refused_for_150_seconds_while_a_prompt_is_out(
     assert status_of(svc_http, session_id)["attempt"]["inFlight"] is True
 
 
+@pytest.mark.parametrize(
+    "back", [timedelta(days=1), timedelta(hours=1), timedelta(seconds=100), timedelta(seconds=10)]
+)
+def test_after_the_clock_is_set_back_the_guard_still_lasts_one_window(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, back: timedelta
+) -> None:
+    """§3/§8 "a new attempt is refused for 150 seconds": a prompt sent after the time the
+    clock is set back to counts as sent then (as a rate-limit hit does), so the refusal
+    says at most 150 s and the prompt times out when they have passed."""
+    session_id = _link(svc_http, auth)
+    _attempt(svc_http, session_id, "0911223344")
+    svc_sandbox.advance(timedelta(seconds=20))
+    moved = svc_http.post(
+        "/_sandbox/clock/set", json={"now": (svc_sandbox.now() - back).isoformat()}
+    )
+    assert moved.status_code == 200, moved.json
+    refused = _attempt(svc_http, session_id, "0922334455", 409)
+    sent_before_the_new_time = max(0, 20 - int(back.total_seconds()))  # seconds
+    assert refused.headers["Retry-After"] == str(150 - sent_before_the_new_time)
+    assert refused.json["error"] == (
+        "A payment prompt is already out: answer it on the phone or try again in "
+        f"{refused.headers['Retry-After']} seconds"
+    )
+    svc_sandbox.advance(timedelta(seconds=int(refused.headers["Retry-After"])))
+    status = status_of(svc_http, session_id)
+    assert (status["status"], status["attempt"]["inFlight"]) == ("open", False)
+    assert status["attempt"]["lastFailure"]["code"] == "payment_timed_out"
+    _attempt(svc_http, session_id, "0922334455")
+    assert status_of(svc_http, session_id)["attempt"]["inFlight"] is True
+
+
 def test_attempts_on_an_ended_session_are_409(svc_http: FlaskClient, auth: dict[str, str]) -> None:
     session_id = _link(svc_http, auth)
     _attempt(svc_http, session_id, "0900000001")

@@ -263,3 +263,32 @@ def test_every_timestamp_has_one_format(svc_http: FlaskClient, auth: dict[str, s
     assert len(found) >= 6
     assert [s for s in found if not WIRE_INSTANT.match(s)] == []
     assert token["createdAt"] == "2026-01-01T00:00:01.500Z"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("route", "body"),
+    [
+        ("/_sandbox/clock/set", {"now": "2026-01-01T00:00:00.0004Z"}),
+        ("/_sandbox/clock/set", {"now": "2026-01-01T00:00:00.000999+00:00"}),
+        ("/_sandbox/clock/advance", {"seconds": 0.0004}),
+        ("/_sandbox/clock/advance", {"duration": "0.9ms"}),
+    ],
+)
+def test_a_sub_millisecond_move_is_cut_to_the_millisecond(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str], route: str, body: Any
+) -> None:
+    """The clock keeps milliseconds: the time it shows is the time it uses, so setting it to
+    a session's expiresAt as shown expires the session (docs/spec-gaps.md)."""
+    moved = svc_http.post(route, json=body)
+    assert moved.status_code == 200, moved.json
+    assert moved.json["clock"]["now"] == "2026-01-01T00:00:00.000Z"
+    assert svc_sandbox.now().isoformat() == "2026-01-01T00:00:00+00:00"
+    created = svc_http.post(
+        "/api/checkout", json={"amount": 1000, "description": "x"}, headers=auth
+    ).json
+    poll = f"/api/checkout/{created['sessionId']}"
+    expires_at = svc_http.get(poll).json["expiresAt"]
+    assert expires_at == "2026-01-01T00:30:00.000Z"
+    at_expiry = svc_http.post("/_sandbox/clock/set", json={"now": expires_at}).json
+    assert [entry["kind"] for entry in at_expiry["ran"]] == ["checkout.expire"]
+    assert svc_http.get(poll).json["status"] == "expired"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -45,10 +46,26 @@ def test_set_moves_the_clock_and_it_flows_on_from_there() -> None:
 
 def test_pin_holds_now_until_released() -> None:
     clock = Clock(ClockMode.FROZEN, START)
-    clock.pin(START + timedelta(minutes=7))
-    assert clock.now() == START + timedelta(minutes=7)
-    clock.pin(None)
+    with clock.pinned(START + timedelta(minutes=7)):
+        assert clock.now() == START + timedelta(minutes=7)
+        with clock.pinned(START + timedelta(minutes=9)):
+            assert clock.now() == START + timedelta(minutes=9)
+        assert clock.now() == START + timedelta(minutes=7)
     assert clock.now() == START
+
+
+@pytest.mark.parametrize("mode", list(ClockMode))
+def test_a_pin_is_seen_by_the_thread_that_made_it_only(mode: ClockMode) -> None:
+    """The ticker pins the clock at a past due time while it runs an entry; a reader on
+    another thread (the journal, GET /_sandbox/clock) must not see that time."""
+    clock = Clock(mode, START + timedelta(days=1))
+    seen: list[datetime] = []
+    with clock.pinned(START):
+        reader = threading.Thread(target=lambda: seen.append(clock.now()))
+        reader.start()
+        reader.join()
+        assert clock.now() == START
+    assert seen[0] >= START + timedelta(days=1)
 
 
 @pytest.mark.parametrize(
@@ -103,3 +120,16 @@ def test_sandbox_clock_controls_name_a_wrong_argument(call: Any, message: str) -
     with pytest.raises(ValidationFailed, match=message):
         call(sandbox)
     assert sandbox.now() == START
+
+
+@pytest.mark.parametrize("mode", list(ClockMode))
+def test_the_clock_keeps_milliseconds_only(mode: ClockMode) -> None:
+    """What the clock is set to and what a flowing clock reads are cut to the millisecond,
+    the precision every time it shows has: the time shown is the time used."""
+    with freeze_time("2030-05-05T10:00:00Z") as wall:
+        clock = Clock(mode, START + timedelta(microseconds=400))
+        assert clock.now() == START
+        clock.set(START + timedelta(seconds=1, microseconds=1999))
+        wall.tick(timedelta(microseconds=900))
+        assert clock.now() == START + timedelta(seconds=1, milliseconds=1)
+        assert clock.now().microsecond % 1000 == 0

@@ -6,11 +6,14 @@ a body is kept whole up to 16 KiB, left out past that."""
 from __future__ import annotations
 
 import json
+import threading
+from datetime import timedelta
 from typing import Any
 
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
+from svc_sandbox.core.clock import parse_instant
 from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.web import JOURNAL_BODY_BYTES
@@ -60,3 +63,35 @@ def test_what_fits_is_kept_whole(svc_http: FlaskClient, auth: dict[str, str]) ->
         auth["Authorization"],
     )
     assert entry["body"] == body  # a body has its own bound, larger than a header's
+
+
+def test_a_request_while_the_ticker_runs_past_due_work_is_stamped_in_order() -> None:
+    """A real or scaled clock's ticker runs an entry at its (past) due time; a request that
+    finishes meanwhile, on another thread and without the state lock (an unknown path), is
+    stamped with the clock as it flows: journal times never go back in recording order."""
+    sandbox = Sandbox(clock_mode="scaled", clock_factor=1000)
+    client = create_app(sandbox).test_client()
+    running, release = threading.Event(), threading.Event()
+
+    def hold(payload: dict[str, Any]) -> None:  # due work that takes a while
+        running.set()
+        release.wait(timeout=30)
+
+    sandbox.scheduler.register("test.hold", hold)
+    assert client.get("/nope/before").status_code == 404
+    with sandbox.lock:
+        sandbox.scheduler.schedule(sandbox.now() - timedelta(hours=1), "test.hold")
+    ticker = threading.Thread(target=sandbox.run_due, kwargs={"background": True})
+    ticker.start()
+    try:
+        assert running.wait(timeout=30)
+        assert client.get("/nope/during").status_code == 404
+        read_meanwhile = sandbox.now()
+    finally:
+        release.set()
+        ticker.join()
+    entries = client.get("/_sandbox/requests").json["items"]  # type: ignore[index]
+    times = [parse_instant(entry["time"]) for entry in reversed(entries)]
+    assert [entry["path"] for entry in reversed(entries)] == ["/nope/before", "/nope/during"]
+    assert times == sorted(times)
+    assert read_meanwhile >= times[0]

@@ -287,3 +287,45 @@ def test_an_import_action_in_a_written_scenario_imports_the_document(tmp_path: P
     file.write_text(dump(scenario))
     result = Runner(InProcessTarget()).run(load_file(file)[0])
     assert result.status == PASSED, result.failure
+
+
+def test_a_requests_latency_is_replayed_by_its_rule_not_as_time_between_requests(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str], tmp_path: Path
+) -> None:
+    """On a frozen sandbox a latency rule moves the clock by its delay before the request is
+    handled; the scenario replays the rule, so the delay must not also be an advance step
+    (the payment would then come after the session's expiry)."""
+    from datetime import timedelta
+
+    from svc_sandbox.core.durations import parse_duration
+
+    svc_http.post("/_sandbox/reset", json={})
+    start = svc_sandbox.now()
+    created = svc_http.post(
+        "/api/checkout", json={"amount": 1000, "description": "x"}, headers=auth
+    ).json
+    session_id = created["sessionId"]  # type: ignore[index]
+    svc_http.post("/_sandbox/clock/advance", json={"seconds": 120})
+    rule = {"path": "/api/checkout/*", "delaySeconds": 1500, "count": 1}
+    assert svc_http.post("/_sandbox/faults/latency", json=rule).status_code == 201
+    assert svc_http.get(f"/api/checkout/{session_id}").json["status"] == "open"  # type: ignore[index]
+    svc_sandbox.advance(timedelta(seconds=30))  # time between requests, in no request
+    buyer = {"gateway": "telebirr", "phone": "0900000001", "email": "a@b.co"}
+    paid = svc_http.post(f"/pay/cs_{session_id}", json=buyer)
+    assert (paid.status_code, paid.json["status"]) == (200, "completed")  # type: ignore[index]
+
+    document = recorded(svc_http)
+    advances = [
+        parse_duration(step["control"].get("seconds", step["control"].get("duration")))
+        for step in document["steps"]
+        if step.get("control", {}).get("action") == "advance"
+    ]
+    outside_delays = svc_sandbox.now() - start - timedelta(seconds=1500)
+    assert sum(advances, timedelta()) == outside_delays == timedelta(seconds=150)
+    journal = svc_http.get("/_sandbox/requests").json["items"]  # type: ignore[index]
+    delays = {entry["path"]: entry["delaySeconds"] for entry in journal if "delaySeconds" in entry}
+    assert delays == {f"/api/checkout/{session_id}": 1500.0}
+    file = tmp_path / "latency.yaml"
+    file.write_text(dump(document))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.request
 from typing import Any
 
 import pytest
 
+from svc_sandbox.app import create_app
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import ServerThread
+from svc_sandbox.testing.loopback import LoopbackServer
 from tests.helpers import token_of
 from tests.webhooks.conftest import call, setup_endpoint
 from tests.webhooks.receiver import Receiver
@@ -70,3 +75,49 @@ def test_real_clock_delivers_from_a_worker_that_never_holds_up_requests(
         first["event"]["id"],
         second["event"]["id"],
     ]
+
+
+def test_a_receiver_that_polls_while_an_advance_delivers_to_it_is_answered() -> None:
+    """On a flowing clock a request first runs the work due by then (Sandbox.catch_up), but it
+    does not wait for an advance of the control plane: that one delivers webhooks as it goes,
+    and the receiver polling the sandbox from its handler (a common integration) would wait
+    for an advance that waits for it."""
+    sandbox = Sandbox(clock_mode="scaled", clock_factor=1, port=0)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    origin = f"http://127.0.0.1:{server.port}"
+
+    def send(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(origin + path, data, headers, method=method)
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    seen: list[Any] = []
+
+    def on_post(path: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+        try:  # a production push decided at once: its decision is due as the poll comes
+            customer = {"email": "buyer@example.com", "phone": "0911223344"}
+            push = {"amount": 1000, "description": "x", "gateway": "telebirr", "customer": customer}
+            made = send("POST", "/api/checkout", push, token_of(sandbox, "production"))
+            seen.append(send("GET", f"/api/checkout/{made['sessionId']}")["status"])
+        except OSError as error:  # the poll waited for the advance
+            seen.append(error)
+        return 200, b""
+
+    receiver = LoopbackServer(on_post, "polling-receiver")
+    try:
+        send("PATCH", "/_sandbox/payments/provider", {"productionPushDelaySeconds": 0})
+        org = next(o for o in sandbox.info()["organizations"] if o["environment"] == "sandbox")
+        hook = {"orgId": org["id"], "url": receiver.origin + "/hooks"}
+        send("POST", "/_sandbox/webhooks/endpoints", hook)
+        send("POST", "/api/checkout", {"amount": 1000, "description": "x"}, token_of(sandbox))
+        advanced = send("POST", "/_sandbox/clock/advance", {"duration": "31m"})
+        assert "checkout.expire" in [entry["kind"] for entry in advanced["ran"]]
+        assert seen == ["completed"]
+    finally:
+        receiver.close()
+        server.close()
+        sandbox.stop()

@@ -513,17 +513,24 @@ class CheckoutService(Service):
 
     @locked
     def settle(self, session_id: str) -> None:
-        """What a poll does (§4): applies the provider's due decision and a due expiry now,
-        in due order, even if the scheduler has not run them yet."""
+        """What a poll does (§4): applies the provider's due decision and a due expiry, in
+        due order, even if the scheduler has not run them yet, each as its scheduler entry
+        does (the same handler, the clock pinned at its due time): the outcome and its
+        timestamps are the same whoever gets there first. (A request on a flowing clock has
+        already run what was due when it began, ``Sandbox.catch_up``; this covers what fell
+        due since, and an imported state's overdue work on a frozen clock.)"""
         session = self.sessions.get(session_id)
         if session is None or session.status != "open":
             return
+        now = self.clock.now()
         attempt = self.payments.in_flight_of(session.id)
         due = attempt.decide_at if attempt is not None else None
-        if attempt is not None and due is not None and open_at(session, due):
-            self.payments.run_planned(attempt)
-        if session.status == "open" and not open_at(session, self.clock.now()):
-            self._expire_unpaid(session)
+        if attempt is not None and due is not None and due <= now and open_at(session, due):
+            with self.clock.pinned(due):
+                self.payments.run_planned(attempt)
+        if session.status == "open" and not open_at(session, now):
+            with self.clock.pinned(session.expires_at):
+                self._expire_unpaid(session)
 
     def _expire_due(self, payload: dict[str, Any]) -> None:
         session = self.sessions.get(payload["sessionId"])

@@ -363,6 +363,23 @@ class PaymentService(Service):
             plans.append((now + PROMPT_TIMEOUT, "payment_timed_out"))
         return plans
 
+    @locked
+    def clock_set_back(self, instant: datetime) -> None:
+        """The clock was set back to ``instant``: a prompt still out that was sent after it
+        counts as sent at it (as a rate-limit hit "in the future" counts as made now), and
+        its planned decision moves back as much. So a payment link's prompt times out at most
+        ``PROMPT_TIMEOUT`` after the set back, and the link's refusal of a new attempt lasts
+        one window, never the time the clock went back (docs/spec-gaps.md)."""
+        for attempt in self.attempts.values():
+            if not attempt.in_flight or attempt.provider_decided or attempt.created_at <= instant:
+                continue
+            early = attempt.created_at - instant
+            attempt.created_at = instant
+            if attempt.decide_at is not None:
+                attempt.decide_at -= early
+                self.scheduler.schedule(attempt.decide_at, DECIDE, {"attemptId": attempt.id})
+                # (the entry at the old time finds the prompt decided then: it does nothing)
+
     def _run_decision(self, payload: dict[str, Any]) -> None:
         attempt = self.attempts.get(payload["attemptId"])
         if attempt is not None:

@@ -7,14 +7,20 @@ Three modes:
 * ``scaled``: time follows the wall clock multiplied by ``factor`` (plus any advance).
 
 While the scheduler runs a due entry it *pins* the clock at the entry's due time, so that
-everything the entry does is stamped with exactly that time.
+everything the entry does is stamped with exactly that time. A pin holds for the thread that
+made it only: a reader on another thread (the request journal, ``GET /_sandbox/clock``) never
+sees a past due time a ticker is working through.
+
+The clock keeps milliseconds, the precision of every time it shows: a time it is set to and a
+flowing clock's reading are cut (floored) to the millisecond, so the time shown is the time used.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
@@ -98,6 +104,12 @@ def as_utc(instant: datetime) -> datetime:
     return instant.astimezone(UTC)
 
 
+def to_millisecond(instant: datetime) -> datetime:
+    """``instant`` cut (floored) to the millisecond: the clock's precision, as shown."""
+    extra = instant.microsecond % 1000
+    return instant - timedelta(microseconds=extra) if extra else instant
+
+
 def isoformat(instant: datetime) -> str:
     """The wire form of a timestamp: UTC, millisecond precision, ``Z`` suffix."""
     # isoformat is C and several times faster than strftime (every response has timestamps);
@@ -117,15 +129,19 @@ class Clock:
         self.mode = mode
         self.factor = factor if mode is ClockMode.SCALED else 1.0
         self._lock = threading.Lock()
-        self._anchor_sandbox = start if start is not None else wall_now()
+        self._anchor_sandbox = to_millisecond(start if start is not None else wall_now())
         self._anchor_wall = monotonic()
-        self._pinned: datetime | None = None
+        #: The pin of each thread (``pinned``): seen by that thread only.
+        self._pins = threading.local()
         self.listeners = ClockListeners()
 
     def now(self) -> datetime:
+        pinned: datetime | None = getattr(self._pins, "instant", None)
+        if pinned is not None:
+            return pinned
+        if self.mode is ClockMode.FROZEN:
+            return self._anchor_sandbox  # one attribute read: set() swaps it whole
         with self._lock:
-            if self._pinned is not None:
-                return self._pinned
             return self._flowing_now()
 
     def _flowing_now(self) -> datetime:
@@ -134,11 +150,12 @@ class Clock:
         elapsed = (monotonic() - self._anchor_wall) * self.factor
         # A flowing clock stops at LATEST (a fast scaled clock would reach it in days), so that
         # adding any allowed duration to "now" never overflows datetime.
-        return min(self._anchor_sandbox + timedelta(seconds=elapsed), LATEST)
+        return to_millisecond(min(self._anchor_sandbox + timedelta(seconds=elapsed), LATEST))
 
     def set(self, instant: datetime) -> None:
-        """Moves the clock to ``instant`` (and lets it flow on from there outside frozen mode);
-        every listener is told, whatever moved it."""
+        """Moves the clock to ``instant`` cut to the millisecond (and lets it flow on from
+        there outside frozen mode); every listener is told, whatever moved it."""
+        instant = to_millisecond(instant)
         with self._lock:
             self._anchor_sandbox = instant
             self._anchor_wall = monotonic()
@@ -150,10 +167,17 @@ class Clock:
         The pytest plugin moves freezegun's clock along this way (testing/clock.py)."""
         return self.listeners.subscribe(listener)
 
-    def pin(self, instant: datetime | None) -> None:
-        """Holds ``now()`` at ``instant`` until ``pin(None)``; used while due work runs."""
-        with self._lock:
-            self._pinned = instant
+    @contextmanager
+    def pinned(self, instant: datetime) -> Iterator[None]:
+        """Holds ``now()`` at ``instant`` for the calling thread while the block runs (due work
+        runs so, at its due time); other threads read the clock as it flows. Pins nest: the
+        one before comes back after the block."""
+        before: datetime | None = getattr(self._pins, "instant", None)
+        self._pins.instant = instant
+        try:
+            yield
+        finally:
+            self._pins.instant = before
 
     def describe(self) -> dict[str, object]:
         return {"now": isoformat(self.now()), "mode": self.mode.value, "factor": self.factor}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -26,21 +27,25 @@ CUT_DETAILS = ("query", "authorization", "contentType")
 
 
 class RequestJournal:
-    def __init__(self, size: int = 1000) -> None:
+    def __init__(self, now: Callable[[], datetime], size: int = 1000) -> None:
+        #: The sandbox clock, read under the journal's lock as an entry goes in: entries are
+        #: then in time order whatever threads record them (time moves only forward between
+        #: them unless the clock is set back).
+        self._now = now
         self._entries: deque[Entry] = deque(maxlen=size)
         self._lock = threading.Lock()
 
     def record(
         self,
         request_id: str,
-        time: datetime,
         method: str,
         path: str,
         status: int,
         details: dict[str, Any] | None = None,
     ) -> None:
-        """One request; ``details`` (query, body, Authorization) are for the recorder. The
-        method, path and ``CUT_DETAILS`` are kept up to ``JOURNAL_TEXT_CHARACTERS``."""
+        """One request, at the sandbox time it finished; ``details`` (query, body,
+        Authorization, the latency applied) are for the recorder. The method, path and
+        ``CUT_DETAILS`` are kept up to ``JOURNAL_TEXT_CHARACTERS``."""
         kept = details or {}
         if kept:  # (checked inline: this runs on every request)
             for name in CUT_DETAILS:
@@ -52,7 +57,7 @@ class RequestJournal:
         if len(method) > JOURNAL_TEXT_CHARACTERS:
             method = cut(method, JOURNAL_TEXT_CHARACTERS)
         with self._lock:
-            self._entries.append((request_id, time, method, path, status, kept))
+            self._entries.append((request_id, self._now(), method, path, status, kept))
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
         with self._lock:

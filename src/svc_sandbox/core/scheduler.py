@@ -108,6 +108,14 @@ class Scheduler:
         self._drop_cancelled()
         return self._heap[0][0] if self._heap else None
 
+    def peek_due(self) -> datetime | None:
+        """The due time at the head of the queue, read without the lock (it may be a
+        cancelled entry's, or just taken): a hint that work may be due, never a decision."""
+        try:
+            return self._heap[0][0]
+        except IndexError:
+            return None
+
     def pop_due(self, until: datetime) -> Entry | None:
         """Removes and returns the earliest live entry due at or before ``until``."""
         self._drop_cancelled()

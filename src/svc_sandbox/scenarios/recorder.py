@@ -2,7 +2,8 @@
 
 Every request becomes a step expecting the status it got; control-plane mutations become
 ``control`` steps (reads of the control plane are left out); time that passed between
-requests becomes ``advance`` steps. A reset in the journal marks the start: what came before
+requests becomes ``advance`` steps (a request's own latency, applied by a latency rule the
+scenario replays, is not such time). A reset in the journal marks the start: what came before
 it is left out, and the scenario starts at the reset's clock with the emulator's seed, so the
 replay produces the same ids (they come from the seed) as the recording. An import (a
 ``PUT /_sandbox/state`` answered 200) marks the start too, being a whole new state: the
@@ -16,6 +17,7 @@ replays as that text, not as the API token).
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -71,8 +73,11 @@ def record(
             "set_clock",
             "run_due",
         )
-        if not moves_clock and when > now:
-            seconds = (when - now).total_seconds()
+        # A request's own latency (a latency rule's delay, which moved the clock on a frozen
+        # sandbox) is not time between requests: the replayed rule applies it again.
+        began = when - timedelta(seconds=entry.get("delaySeconds", 0))
+        if not moves_clock and began > now:
+            seconds = (began - now).total_seconds()
             steps.append({"control": {"action": "advance", "seconds": seconds}})
         now = max(now, when)
         if page is not None:
