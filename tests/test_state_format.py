@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.app import create_app
 from svc_sandbox.commerce.fees import MAX_MINOR
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.state_format import MAX_TEXT
 from tests.commerce.checkout_helpers import BUYER, published, push_checkout
 from tests.helpers import assert_unharmed, token_of
+from tests.test_state_references import busy_export
 from tests.webhooks.conftest import call
 
 Edit = Callable[[dict[str, Any]], None]
@@ -409,3 +412,256 @@ def test_a_long_url_is_repeated_cut_in_the_refusal(svc_http: FlaskClient) -> Non
     assert response.status_code == 400
     error = response.json["error"]  # type: ignore[index]
     assert "ftp://x/aaaa" in error and "…" in error and len(error) < 250
+
+
+# --- values the services look records up by (audit: ids and state, findings 3 to 7) ----------
+
+
+@pytest.fixture(scope="module")
+def scene() -> str:
+    """The export of the busy scene (every kind of record; tests/state_scenes.py) with a due
+    webhook attempt, as text: each case edits a fresh copy."""
+    return busy_export()
+
+
+def renamed(document: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """``document`` with every occurrence of the id ``old`` (the record, what names it, keys
+    that hold it): ids are drawn at random, so the text holds ``old`` nowhere else."""
+    edited: dict[str, Any] = json.loads(json.dumps(document).replace(old, new))
+    return edited
+
+
+def first(document: dict[str, Any], where: str, **fields: Any) -> dict[str, Any]:
+    """The first record of ``services.<where>`` with these field values."""
+    section, name = where.split(".")
+    records = services(document)[section][name]
+    return next(r for r in records if all(r.get(k) == v for k, v in fields.items()))
+
+
+def rename_first(where: str, field: str, new: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda d: renamed(d, first(d, where)[field], new)
+
+
+def set_first(where: str, **values: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def edit(document: dict[str, Any]) -> dict[str, Any]:
+        first(document, where).update(values)
+        return document
+
+    return edit
+
+
+HEX_WORDS = "must be 24 lowercase hex characters"
+#: Ids and tokens of a shape the API never makes: imported, they were out of reach (a
+#: withdrawal ``W-1`` answered 400 at GET, a token ``not-a-token`` 401 Malformed).
+SHAPES: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = [
+    (
+        "withdrawal id W-1",
+        rename_first("payouts.withdrawals", "id", "W-1"),
+        f"services.payouts.withdrawals[0].id is 'W-1', which {HEX_WORDS}",
+    ),
+    (
+        "checkout session id S1",
+        rename_first("checkout.sessions", "id", "S1"),
+        f"services.checkout.sessions[0].id is 'S1', which {HEX_WORDS}",
+    ),
+    (
+        "user id with a path in it",
+        rename_first("users.users", "id", "USER/../1"),
+        f"services.users.users[0].id is 'USER/../1', which {HEX_WORDS}",
+    ),
+    (
+        "event id of another prefix",
+        lambda d: renamed(
+            d, first(d, "events.events")["id"], "xyz_" + first(d, "events.events")["id"][4:]
+        ),
+        "services.events.events[0].id is 'xyz_",
+    ),
+    (
+        "webhook endpoint id of another prefix",
+        lambda d: renamed(d, first(d, "webhookEndpoints.endpoints")["id"], "zz_1"),
+        "services.webhookEndpoints.endpoints[0].id is 'zz_1', which must be we_ then 24 "
+        "lowercase hex characters",
+    ),
+    (
+        "API token of no known shape",
+        set_first("orgs.tokens", token="not-a-token"),
+        "services.orgs.tokens[0].token is 'not-a-token', which must be svc_test_... or "
+        "svc_live_...",
+    ),
+    (
+        "product checkout token without p_",
+        set_first("products.products", checkout_token="tok_1"),
+        "services.products.products[0].checkout_token is 'tok_1', which must be a p_ token",
+    ),
+    (
+        "custom trigger phone in another spelling",
+        lambda d: set_first(
+            "triggers.custom", phone="09" + first(d, "triggers.custom")["phone"][4:]
+        )(d),
+        "which must be written as the registry keeps it: 2519",
+    ),
+    (
+        "custom trigger on one of the spec's phones",
+        set_first("triggers.custom", phone="251900000001"),
+        "services.triggers.custom[0].phone is '251900000001', which is one of the spec's own",
+    ),
+    (
+        "empty webhook endpoint secret",
+        set_first("webhookEndpoints.endpoints", secret=""),
+        "services.webhookEndpoints.endpoints[0].secret is '', which must not be empty",
+    ),
+    (
+        "blank webhook endpoint secret",
+        set_first("webhookEndpoints.endpoints", secret="   "),
+        "services.webhookEndpoints.endpoints[0].secret is '   ', which must not be empty",
+    ),
+    (
+        "webhook endpoint secret longer than the control plane takes",
+        set_first("webhookEndpoints.endpoints", secret="s" * 257),
+        "secret is 'sss",
+    ),
+    (
+        "empty default webhook secret",
+        lambda d: services(d)["webhookEndpoints"].update(defaultSecret="") or d,
+        "services.webhookEndpoints.defaultSecret",
+    ),
+    (
+        "placeholder product id of no shape",
+        lambda d: renamed(d, next(iter(services(d)["checkout"]["placeholders"].values())), "P-1"),
+        "services.checkout.placeholders[",
+    ),
+]
+
+
+def twin(where: str, *, copy_of: dict[str, Any] | None = None, **changes: Any) -> Edit2:
+    """Appends a copy of the first record of ``services.<where>`` with ``changes``: a second
+    record sharing every other value (its index keys among them) with the first."""
+
+    def edit(document: dict[str, Any]) -> dict[str, Any]:
+        section, name = where.split(".")
+        records = services(document)[section][name]
+        records.append({**copy.deepcopy(records[0]), **changes})
+        return document
+
+    return edit
+
+
+Edit2 = Callable[[dict[str, Any]], dict[str, Any]]
+#: Two records sharing a key the services index them by (beside their id): the second used to
+#: overwrite the first in the index, or hide behind it.
+KEYS: list[tuple[str, Edit2, str]] = [
+    (
+        "two wallet transfers with one idempotency key",
+        lambda d: transfer_again(d),
+        "] repeats sender_id '",
+    ),
+    (
+        "two products with one checkout token",
+        twin("products.products", id="f" * 24),
+        ".checkout_token repeats 'p_",
+    ),
+    (
+        "two customers of one organization with one email, in two cases",
+        lambda d: twin(
+            "customers.customers",
+            id="d" * 24,
+            email=first(d, "customers.customers")["email"].upper(),
+        )(d),
+        "] repeats org_id '",
+    ),
+    (
+        "two access tokens with one token digest",
+        twin("tokens.access", jti="e" * 24),
+        "services.tokens.access[",
+    ),
+]
+
+#: Webhook attempts still to make whose number no delivery could have.
+ATTEMPTS: list[tuple[str, Edit2, str]] = [
+    (
+        "a scheduled attempt 0",
+        lambda d: scheduled_attempt(d).update(attempt=0) or d,
+        "payload.attempt is 0; an attempt number is from 1 to 6",
+    ),
+    (
+        "a scheduled attempt past the retry schedule",
+        lambda d: scheduled_attempt(d).update(attempt=7) or d,
+        "payload.attempt is 7; an attempt number is from 1 to 6",
+    ),
+    (
+        "a scheduled attempt that is not its delivery's next",
+        lambda d: scheduled_attempt(d).update(attempt=scheduled_attempt(d)["attempt"] + 1) or d,
+        "attempts (its attempts): its next is number",
+    ),
+    (
+        "an attempt both due and scheduled",
+        lambda d: (
+            services(d)["webhookDeliveries"]["due"].append(
+                {
+                    "due": d["clock"]["exact"],
+                    "seq": 99,
+                    "delivery_id": scheduled_attempt(d)["deliveryId"],
+                    "number": scheduled_attempt(d)["attempt"],
+                }
+            )
+            or d
+        ),
+        "payload.attempt repeats delivery 'whd_",
+    ),
+]
+
+#: Id sources that re-draw: every create after the import would have made one id again.
+IDS: list[tuple[str, Edit2, str]] = [
+    (
+        "the all-zero Mersenne Twister state",
+        lambda d: d["ids"].update(state=[3, [0] * 624 + [624], None]) or d,
+        "ids.state is a degenerate generator state: its next draws repeat",
+    ),
+    (
+        "a state whose words are all zero past its position",
+        lambda d: d["ids"].update(state=[3, [0] * 624 + [0], None]) or d,
+        "ids.state is a degenerate generator state",
+    ),
+]
+
+
+def transfer_again(document: dict[str, Any]) -> dict[str, Any]:
+    """A second transfer of the first one's sender, app and idempotency key, with its two
+    ledger entries (so the ledger's own rules hold): money moved twice for one key."""
+    wallets = services(document)["wallets"]
+    transfer = wallets["transfers"][0]
+    again = {**copy.deepcopy(transfer), "id": "a" * 24, "seq": 10_000}
+    entries = [e for e in wallets["entries"] if e["transfer_id"] == transfer["id"]]
+    for number, entry in enumerate(entries):
+        wallets["entries"].append(
+            {**entry, "id": f"{number:024x}", "transfer_id": again["id"], "seq": 10_001 + number}
+        )
+    wallets["transfers"].append(again)
+    wallets["seq"] = 20_000
+    return document
+
+
+def scheduled_attempt(document: dict[str, Any]) -> dict[str, Any]:
+    """The payload of the first scheduled webhook attempt of ``document``."""
+    entry = next(e for e in document["scheduler"]["entries"] if e["kind"] == "webhook.attempt")
+    payload: dict[str, Any] = entry["payload"]
+    return payload
+
+
+REFUSED = SHAPES + KEYS + ATTEMPTS + IDS
+
+
+@pytest.mark.parametrize(("case", "edit", "message"), REFUSED, ids=[r[0] for r in REFUSED])
+def test_an_id_key_or_attempt_the_services_would_not_make_is_a_400_naming_it(
+    scene: str, case: str, edit: Callable[[dict[str, Any]], dict[str, Any]], message: str
+) -> None:
+    sandbox = Sandbox(clock_mode="frozen", seed=3, rate_limits=False)
+    http = create_app(sandbox).test_client()
+    assert (
+        http.put("/_sandbox/state", data=scene, content_type="application/json").status_code == 200
+    )
+    before = http.get("/_sandbox/state").data
+    response = http.put("/_sandbox/state", json=edit(json.loads(scene)))
+    assert response.status_code == 400, case
+    assert message in response.json["error"], response.json  # type: ignore[index]
+    assert_unharmed(http, before)

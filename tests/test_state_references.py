@@ -40,7 +40,17 @@ def busy_export() -> str:
     document = sandbox.export()
     deliveries = document["services"]["webhookDeliveries"]
     pending = next(d for d in deliveries["deliveries"] if d["status"] == "pending")
-    due = {"due": document["clock"]["exact"], "seq": 1, "delivery_id": pending["id"], "number": 2}
+    # As the scheduler hands it over (DeliveryService.on_attempt_due): its entry becomes due.
+    entries = document["scheduler"]["entries"]
+    entry = next(e for e in entries if e["payload"].get("deliveryId") == pending["id"])
+    entries.remove(entry)
+    number = entry["payload"]["attempt"]
+    due = {
+        "due": document["clock"]["exact"],
+        "seq": 1,
+        "delivery_id": pending["id"],
+        "number": number,
+    }
     deliveries["due"].append(due)
     return json.dumps(document)
 

@@ -28,6 +28,9 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.validation import one_of
 from svc_sandbox.orgs.organizations import OrganizationService
 
+#: What every latency rule id starts with (core/ids.py draws the rest).
+LATENCY_PREFIX = "lat_"
+
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 #: The longest delay of one request (an hour: on a real clock a worker thread waits it out).
 MAX_LATENCY_SECONDS = 3600.0
@@ -122,7 +125,7 @@ class LatencyFaults(FaultRules[LatencyRule]):
         ):
             raise ValidationFailed(f"count must be an integer between 1 and {MAX_COUNT}")
         rule = LatencyRule(
-            id="lat_" + self.ids.object_id(),
+            id=self.ids.object_id(prefix=LATENCY_PREFIX),
             path=path,
             delay_seconds=delay,
             created_at=self.clock.now(),

@@ -521,6 +521,7 @@ class Sandbox:
 
             state_references.check(data)
         state_format.check_ledger(data)  # after the references: a ledger's users must exist
+        state_format.check_attempts(data, self.deliveries.max_attempts)
         try:
             self._swap_in(data, imported=True)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

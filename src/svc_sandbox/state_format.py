@@ -10,8 +10,11 @@ as ISO 8601 strings with a zone inside the clock's range; enums and lifecycle st
 values. A record field with a default may be absent (the dataclass fills it in), every other
 one is required, unknown ones are refused. Values are bounded as the API bounds them: integers
 0 or more (``_SIGNED`` lists the exceptions), money and product texts by the schemas' own types
-(``_NARROWER``), every other string by a request body's cap; every list of records holds each
-key once (``record_lists``).
+(``_NARROWER``), ids, tokens and a few more by the API's own rule for them (``_SHAPES``), every
+other string by a request body's cap; every list of records holds each key once
+(``record_lists``), and each key its service indexes it by (``_ALSO_UNIQUE``); the id source's
+next draws do not repeat. ``check_attempts`` holds the webhook attempts still to make to the
+retry schedule.
 
 ``FORMAT`` (core/records.py) is the format's version: a change that an older sandbox could not
 read bumps it.
@@ -22,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from enum import Enum
@@ -44,19 +47,21 @@ from pydantic import ValidationError as PydanticValidationError
 from typing_extensions import is_typeddict  # the payloads are typing_extensions TypedDicts
 
 from svc_sandbox.commerce.checkout import SESSION_LIFECYCLE, CheckoutSession
+from svc_sandbox.commerce.checkout_input import check_checkout_link, normalize_phone
 from svc_sandbox.commerce.checkout_links import FIELD_TYPES, CheckoutField, CheckoutLink
 from svc_sandbox.commerce.customers import Customer
-from svc_sandbox.commerce.notices import NoticeRule
+from svc_sandbox.commerce.notices import NOTICE_PREFIX, NoticeRule
 from svc_sandbox.commerce.orders import ORDER_LIFECYCLE, Order
 from svc_sandbox.commerce.payments import MAX_PUSH_DELAY_SECONDS, PaymentAttempt, ProviderConfig
 from svc_sandbox.commerce.payouts import LIFECYCLE as WITHDRAWAL_LIFECYCLE
 from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
-from svc_sandbox.commerce.products import RECORD_PRICE, Product, price_problem
+from svc_sandbox.commerce.products import PRODUCT_REF, RECORD_PRICE, Product, price_problem
 from svc_sandbox.commerce.schemas import Description, Money, Title
-from svc_sandbox.commerce.triggers import Trigger
+from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
 from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.ids import OBJECT_ID_SHAPE, degenerate_problem, is_object_id
 from svc_sandbox.core.lifecycle import Lifecycle
 from svc_sandbox.core.records import FORMAT, from_json
 from svc_sandbox.core.validation import describe, http_url_problem, shown
@@ -66,8 +71,8 @@ from svc_sandbox.identity.keys import SigningKey
 from svc_sandbox.identity.sessions import BrowserSession
 from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
 from svc_sandbox.identity.users import User
-from svc_sandbox.latency import LatencyRule
-from svc_sandbox.orgs.organizations import ApiToken, Organization, rate_problem
+from svc_sandbox.latency import LATENCY_PREFIX, LatencyRule
+from svc_sandbox.orgs.organizations import TOKEN_SHAPE, ApiToken, Organization, rate_problem
 from svc_sandbox.wallet.ledger import (
     KINDS,
     TRANSFER_STATUSES,
@@ -75,9 +80,21 @@ from svc_sandbox.wallet.ledger import (
     Transfer,
     ledger_problem,
 )
-from svc_sandbox.webhooks.delivery import Attempt, Delivery, DueAttempt, ReceiverFault
-from svc_sandbox.webhooks.endpoints import WebhookEndpoint
-from svc_sandbox.webhooks.events import Event
+from svc_sandbox.webhooks.delivery import (
+    ATTEMPT_KIND,
+    DELIVERY_PREFIX,
+    Attempt,
+    Delivery,
+    DueAttempt,
+    ReceiverFault,
+)
+from svc_sandbox.webhooks.endpoints import (
+    ENDPOINT_PREFIX,
+    MAX_SECRET_LENGTH,
+    WebhookEndpoint,
+    check_secret,
+)
+from svc_sandbox.webhooks.events import EVENT_PREFIX, Event
 from svc_sandbox.webhooks.sender import INPROCESS_SCHEME
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
@@ -268,7 +285,8 @@ def services_models() -> dict[str, type[BaseModel]]:
         "webhookEndpoints": _section(
             "WebhookEndpointsState",
             endpoints=_records(WebhookEndpoint),
-            defaultSecret=StrictStr | None,
+            defaultSecret=Annotated[StrictStr, Field(min_length=1, max_length=MAX_SECRET_LENGTH)]
+            | None,
         ),
         "webhookDeliveries": _section(
             "WebhookDeliveriesState",
@@ -407,10 +425,173 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
         model.model_validate(document)
     except PydanticValidationError as exc:
         raise ValidationFailed("state document: " + describe(dict(exc.errors()[0]))) from None
+    _check_ids(document)
     _check_unique(document)
+    _check_shapes(document)
     _check_user_names(document)
     _check_urls(document)
     _check_prices(document)
+
+
+def _check_ids(document: dict[str, Any]) -> None:
+    """The id source must be one: its next draws distinct (core/ids.py)."""
+    problem = degenerate_problem(document["ids"]["state"])
+    if problem:
+        raise ValidationFailed(f"state document: ids.{problem}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """What the API makes and takes for one field: ``problem(value)`` words what is wrong
+    (None: nothing), by the API's own check."""
+
+    problem: Callable[[str], str | None]
+
+
+def _fits(check: Callable[[str], bool], words: str) -> Shape:
+    return Shape(lambda value: None if check(value) else f"must be {words}")
+
+
+def _object_id(prefix: str = "") -> Shape:
+    words = f"{prefix} then {OBJECT_ID_SHAPE}" if prefix else OBJECT_ID_SHAPE
+    return _fits(lambda value: is_object_id(value, prefix), words)
+
+
+def _raised(check: Callable[[str], Any]) -> Shape:
+    """A check of the API that raises ValueError (or ValidationFailed) with its words."""
+
+    def problem(value: str) -> str | None:
+        try:
+            check(value)
+        except ValidationFailed as exc:
+            return exc.message.removeprefix("secret ")
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    return Shape(problem)
+
+
+def _trigger_phone(value: str) -> str | None:
+    """A custom trigger's phone as the registry keeps it (``triggers.parse_trigger``): one
+    spelling (two spellings of one phone would be two triggers for it), not the spec's own."""
+    try:
+        canonical = normalize_phone(value)
+    except ValueError as exc:
+        return str(exc)
+    if canonical != value:
+        return f"must be written as the registry keeps it: {canonical}"
+    if any(spec.phone == value for spec in SPEC_TRIGGERS):
+        return "is one of the spec's own triggers (a custom trigger takes another number)"
+    return None
+
+
+#: The fields whose values the API makes in a shape of its own and looks records up by: a
+#: value of another shape would import and then be out of reach (a withdrawal id ``W-1``
+#: answers 400 at GET, a token ``not-a-token`` 401 Malformed). Each is checked by the API's
+#: own rule (core/ids.py, organizations.TOKEN_SHAPE, products.PRODUCT_REF, the checkout
+#: link's and the phone's rules of checkout_input.py, endpoints.check_secret).
+_SHAPES: dict[tuple[type, str], Shape] = {
+    **{
+        (cls, "id"): _object_id()
+        for cls in (
+            Organization,
+            Product,
+            Order,
+            Customer,
+            PaymentAttempt,
+            CheckoutSession,
+            Withdrawal,
+            User,
+            Grant,
+            Transfer,
+            LedgerEntry,
+        )
+    },
+    (App, "client_id"): _object_id(),
+    (AccessToken, "jti"): _object_id(),
+    (Event, "id"): _object_id(EVENT_PREFIX),
+    (WebhookEndpoint, "id"): _object_id(ENDPOINT_PREFIX),
+    (Delivery, "id"): _object_id(DELIVERY_PREFIX),
+    (LatencyRule, "id"): _object_id(LATENCY_PREFIX),
+    (NoticeRule, "id"): _object_id(NOTICE_PREFIX),
+    (ApiToken, "token"): _fits(
+        lambda value: TOKEN_SHAPE.fullmatch(value) is not None, "svc_test_... or svc_live_..."
+    ),
+    (Product, "checkout_token"): _fits(
+        lambda value: value.startswith("p_") and PRODUCT_REF.match(value) is not None,
+        "a p_ token",
+    ),
+    (CheckoutLink, "id"): _raised(check_checkout_link),
+    (Trigger, "phone"): Shape(_trigger_phone),
+    # signed with at every attempt: the control plane's rule, else each attempt fails to sign
+    (WebhookEndpoint, "secret"): _raised(check_secret),
+}
+
+
+def _check_shapes(document: dict[str, Any]) -> None:
+    """Each field of ``_SHAPES`` as the API makes and takes it."""
+    services = document["services"]
+    for section, name, _ in record_lists():
+        cls = _class_of(section, name)
+        fields = [f for (kind, f) in _SHAPES if kind is cls]
+        for index, record in enumerate(services[section][name]):
+            for field in fields:
+                value = record.get(field)
+                problem = _SHAPES[cls, field].problem(value) if value is not None else None
+                if problem:
+                    raise ValidationFailed(
+                        f"state document: services.{section}.{name}[{index}].{field} is "
+                        f"{shown(value)}, which {problem} (the shape the API makes and takes)"
+                    )
+    for org, product in services["checkout"]["placeholders"].items():
+        if not is_object_id(product):
+            raise ValidationFailed(
+                f"state document: services.checkout.placeholders[{shown(org)}] is "
+                f"{shown(product)}, which must be {OBJECT_ID_SHAPE} (a product id)"
+            )
+
+
+def check_attempts(document: dict[str, Any], max_attempts: int) -> None:
+    """The webhook attempts still to make (``webhookDeliveries.due`` and the scheduler's
+    ``webhook.attempt`` entries), as the retry schedule makes them: each numbered from 1 to
+    ``max_attempts`` (the first and one per retry delay), the next of its pending delivery
+    (its ``attempts`` + 1), and each (delivery, number) once among both lists (else it is
+    POSTed twice, and an attempt 0 retried after the schedule's last delay)."""
+    deliveries = {d["id"]: d for d in document["services"]["webhookDeliveries"]["deliveries"]}
+    outstanding = [
+        (f"services.webhookDeliveries.due[{i}].number", due["delivery_id"], due["number"])
+        for i, due in enumerate(document["services"]["webhookDeliveries"]["due"])
+    ] + [
+        (
+            f"scheduler.entries[{i}].payload.attempt",
+            e["payload"]["deliveryId"],
+            e["payload"]["attempt"],
+        )
+        for i, e in enumerate(document["scheduler"]["entries"])
+        if e["kind"] == ATTEMPT_KIND
+    ]
+    seen: dict[tuple[str, int], str] = {}
+    for where, delivery_id, number in outstanding:
+        if not 1 <= number <= max_attempts:
+            raise ValidationFailed(
+                f"state document: {where} is {number}; an attempt number is from 1 to "
+                f"{max_attempts} (the first attempt and one per retry delay)"
+            )
+        delivery = deliveries.get(delivery_id)
+        if delivery is not None and delivery.get("status", "pending") == "pending":
+            made = delivery.get("attempts", 0)
+            if number != made + 1:
+                raise ValidationFailed(
+                    f"state document: {where} is {number}, but delivery {shown(delivery_id)} "
+                    f"has made {made} attempts (its attempts): its next is number {made + 1}"
+                )
+        if (delivery_id, number) in seen:
+            raise ValidationFailed(
+                f"state document: {where} repeats delivery {shown(delivery_id)}, attempt "
+                f"{number} (of {seen[delivery_id, number]}; each attempt is due or scheduled once)"
+            )
+        seen[delivery_id, number] = where
 
 
 def _check_user_names(document: dict[str, Any]) -> None:
@@ -508,25 +689,71 @@ def record_lists() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     return tuple(lists)
 
 
+#: Keys besides the one of ``record_key`` that a service indexes its records by on import: a
+#: second record with one of these would silently overwrite the first in the index (or be out
+#: of reach behind it), so each holds once too. ``_FOLDED`` fields compare as the service looks
+#: them up (emails without case). A key whose fields are all null is no key (a code not
+#: redeemed yet names no grant).
+_ALSO_UNIQUE: dict[type, tuple[tuple[str, ...], ...]] = {
+    # the idempotency index of POST /wallet/send (wallet/ledger.py ``_index``)
+    Transfer: (("sender_id", "client_id", "idempotency_key"),),
+    # GET /api/products/p_..., the hosted page /p/<token> and a checkout by token
+    Product: (("checkout_token",),),
+    # access tokens are kept under the digest of their value (identity/tokens.py)
+    AccessToken: (("token_sha256",),),
+    # the code a grant was redeemed from, revoked with it (identity/grants.py)
+    AuthCode: (("grant_id",),),
+    # customers are upserted per (organization, environment, email) (commerce/customers.py)
+    Customer: (("org_id", "environment", "email"),),
+}
+_FOLDED: dict[tuple[type, str], Callable[[str], str]] = {(Customer, "email"): str.lower}
+
+
+def _repeat(where: str, index: int, key: tuple[str, ...], value: tuple[Any, ...]) -> str:
+    if len(key) == 1:
+        return f"{where}[{index}].{key[0]} repeats {shown(value[0])}"
+    pairs = ", ".join(f"{f} {shown(v)}" for f, v in zip(key, value, strict=True))
+    return f"{where}[{index}] repeats {pairs}"
+
+
 def _check_unique(document: dict[str, Any]) -> None:
     """Records are keyed on import: two with one key would silently become one (or two
     where the emulator makes one: a funding entry counted twice, a key listed twice)."""
     services = document["services"]
     for section, name, key in record_lists():
+        cls = _class_of(section, name)
+        keys = (key, *_ALSO_UNIQUE.get(cls, ()))
         seen: dict[tuple[Any, ...], int] = {}
         for index, record in enumerate(services[section][name]):
-            value = tuple(record.get(field) for field in key)
-            if value in seen:
-                where = f"services.{section}.{name}"
-                if len(key) == 1:
-                    repeated = f"{where}[{index}].{key[0]} repeats {shown(value[0])}"
-                else:
-                    pairs = ", ".join(f"{f} {shown(v)}" for f, v in zip(key, value, strict=True))
-                    repeated = f"{where}[{index}] repeats {pairs}"
-                raise ValidationFailed(
-                    f"state document: {repeated} (of {name}[{seen[value]}]; each record once)"
-                )
-            seen[value] = index
+            for fields in keys:
+                value = _key_value(cls, record, fields)
+                if all(v is None for v in value):
+                    continue
+                if (fields, value) in seen:
+                    shown_value = tuple(record.get(f) for f in fields)
+                    repeated = _repeat(f"services.{section}.{name}", index, fields, shown_value)
+                    first = seen[fields, value]
+                    raise ValidationFailed(
+                        f"state document: {repeated} (of {name}[{first}]; each record once)"
+                    )
+                seen[fields, value] = index
+
+
+def _key_value(cls: type, record: dict[str, Any], fields: tuple[str, ...]) -> tuple[Any, ...]:
+    """The values of ``fields`` of ``record`` as its service compares them (``_FOLDED``)."""
+    value = []
+    for field in fields:
+        item = record.get(field)
+        fold = _FOLDED.get((cls, field))
+        value.append(fold(item) if fold is not None and item is not None else item)
+    return tuple(value)
+
+
+@cache
+def _class_of(section: str, name: str) -> type:
+    """The dataclass of the records of ``services.<section>.<name>``."""
+    info = services_models()[section].model_fields[name]
+    return _DATACLASS_OF[get_args(info.annotation)[0]]
 
 
 def check_ledger(document: dict[str, Any]) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
-from svc_sandbox.core.ids import IdFactory, is_object_id
+from svc_sandbox.core.ids import Digested, IdFactory, degenerate_problem, is_object_id
 from svc_sandbox.sandbox import Sandbox
-from tests.helpers import token_of
+from tests.helpers import create_product, token_of
 
 
 def test_id_shapes() -> None:
@@ -117,3 +120,77 @@ def test_request_ids_are_not_state_a_read_leaves_the_export_as_it_was() -> None:
     before = sandbox.export()
     request_ids(create_app(sandbox).test_client(), 5)
     assert sandbox.export() == before
+
+
+def test_a_draw_that_names_a_taken_record_is_drawn_again_deterministically() -> None:
+    """The factory asks the kind's records: a taken draw is drawn again, the same way for the
+    same seed; an untaken one is the draw itself (so an uninterrupted run is unchanged)."""
+    draws = IdFactory(5)
+    first, second = draws.object_id(), draws.object_id()
+    assert IdFactory(5).object_id({}) == first
+    assert IdFactory(5).object_id({first: None}) == second
+    assert IdFactory(5).object_id({first}, prefix="evt_") == "evt_" + first
+    assert IdFactory(5).object_id({"evt_" + first}, prefix="evt_") == "evt_" + second
+    token = IdFactory(5).api_token("sandbox")
+    assert IdFactory(5).api_token("sandbox", {token}) != token
+
+
+def test_a_draw_of_a_digested_record_is_compared_by_its_digest() -> None:
+    secret = IdFactory(6).secret("rt_", 48)
+    kept = {hashlib.sha256(secret.encode()).hexdigest(): None}
+    taken = Digested(kept, lambda value: hashlib.sha256(value.encode()).hexdigest())
+    assert secret in taken
+    assert IdFactory(6).secret("rt_", 48, taken) != secret
+
+
+def stale_import() -> tuple[Sandbox, FlaskClient, dict[str, str]]:
+    """A sandbox whose state has records made after its id source's state: the ids of a
+    fresh export of the same seed pasted into a fuller document, as a fixture assembled by
+    hand would have them."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1)
+    http = create_app(sandbox).test_client()
+    fresh_ids = http.get("/_sandbox/state").json["ids"]  # type: ignore[index]
+    made = {
+        "org": http.post("/_sandbox/orgs", json={"name": "Shop A"}).json["id"],  # type: ignore[index]
+    }
+    auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
+    made["product"] = create_product(http, auth, title="Book")["product"]["_id"]
+    document = http.get("/_sandbox/state").json
+    document["ids"] = fresh_ids  # type: ignore[index]
+    assert http.put("/_sandbox/state", json=document).status_code == 200
+    return sandbox, http, made
+
+
+def test_a_create_after_an_import_of_an_id_source_behind_its_records_makes_a_new_record() -> None:
+    """The source draws the ids of records the document holds again: the create draws on,
+    and the imported record stays (an organization created replaced "Shop A", its token then
+    acting for the new one)."""
+    sandbox, http, made = stale_import()
+    org = http.post("/_sandbox/orgs", json={"name": "Brand new"}).json
+    assert org["id"] != made["org"]  # type: ignore[index]
+    names = {o["id"]: o["name"] for o in http.get("/_sandbox/orgs").json["items"]}  # type: ignore[index]
+    assert names[made["org"]] == "Shop A"
+    assert names[org["id"]] == "Brand new"  # type: ignore[index]
+    auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
+    product = create_product(http, auth, title="Pen")["product"]
+    assert product["_id"] != made["product"]
+    titles = {p["_id"]: p["title"] for p in http.get("/api/products", headers=auth).json["items"]}  # type: ignore[index]
+    assert titles[made["product"]] == "Book"
+    assert titles[product["_id"]] == "Pen"
+
+
+@pytest.mark.parametrize(
+    ("words", "degenerate"),
+    [
+        ([0] * 624 + [624], True),  # all zero: 0 forever
+        ([0] * 624 + [0], True),
+        (list(random.Random(1).getstate()[1]), False),
+        ([0] * 623 + [1, 624], True),  # one bit set: zeros for its next draws
+    ],
+    ids=["all zero, regenerating", "all zero, at its start", "seeded", "one bit set"],
+)
+def test_an_id_source_whose_next_draws_repeat_is_named(words: list[int], degenerate: bool) -> None:
+    problem = degenerate_problem([3, words, None])
+    assert (problem is not None) is degenerate
+    if degenerate:
+        assert problem is not None and problem.startswith("state is a degenerate generator state")

@@ -475,3 +475,33 @@ def test_an_exported_attempt_has_duration_0_and_the_rest_as_made(receiver: Recei
     assert imported.put("/_sandbox/state", json=document).status_code == 200
     [shown] = attempts(imported)
     assert shown == {**made, "durationMs": 0.0}
+
+
+def test_an_attempt_that_cannot_be_signed_is_recorded_failed_and_retried_not_lost(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
+) -> None:
+    """An endpoint secret the control plane refuses (empty) can no longer be imported, but a
+    state left by an older import may hold one: the clock move that makes its attempt due
+    answered 500 and the delivery stayed pending with nothing scheduled. Now the attempt is
+    recorded as failed (``signing_failed``, not sent) and the retries go on, so a new secret
+    in time delivers it."""
+    endpoint = add_endpoint(svc_http, receiver.url)
+    svc_sandbox.webhook_endpoints.endpoints[endpoint["id"]].secret = ""  # as an older import
+    trigger(svc_http, "order.completed")
+    [first] = flush(svc_http)
+    assert (first["attempt"], first["outcome"], first["error"]) == (1, "failed", "signing_failed")
+    assert "could not be signed: secret must not be empty" in first["message"]
+    assert receiver.received == []
+    [delivery] = svc_http.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
+    assert (delivery["status"], delivery["attempts"]) == ("pending", 1)
+    assert delivery["nextAttemptAt"] is not None
+    patched = svc_http.patch(
+        f"/_sandbox/webhooks/endpoints/{endpoint['id']}", json={"secret": SECRET}
+    )
+    assert patched.status_code == 200
+    moved = svc_http.post("/_sandbox/clock/advance", json={"duration": "1m"})
+    assert moved.status_code == 200
+    [request] = receiver.received
+    assert attempts(svc_http)[-1]["outcome"] == "succeeded"
+    t, v1 = (part.split("=", 1)[1] for part in request.headers["X-Svc-Signature"].split(","))
+    assert v1 == independent_signature(t, request.body)

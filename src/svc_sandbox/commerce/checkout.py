@@ -305,7 +305,7 @@ class CheckoutService(Service):
 
     def _placeholder(self, org_id: str) -> str:
         if org_id not in self.placeholders:
-            self.placeholders[org_id] = self.ids.object_id()
+            self.placeholders[org_id] = self.ids.object_id(self.products.products)
         return self.placeholders[org_id]
 
     def _open(self, plan: _Plan) -> CheckoutSession:
@@ -322,7 +322,7 @@ class CheckoutService(Service):
                 phone=plan.customer.phone,
                 external_id=plan.customer.externalId,
             )
-        session_id = self.ids.object_id()
+        session_id = self.ids.object_id(self.sessions)
         session = CheckoutSession(
             id=session_id,
             org_id=plan.org.id,
@@ -600,7 +600,7 @@ class CheckoutService(Service):
         customer = self.customers.get(session.customer_id) if session.customer_id else None
         now = self.clock.now()
         order = Order(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.orders.orders),
             org_id=session.org_id,
             environment=session.environment,
             checkout_session_id=session.id,

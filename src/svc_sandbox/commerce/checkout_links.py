@@ -123,7 +123,7 @@ class CheckoutConfigService(Service):
         self.orgs.get(org_id)
         product_ids = self._product_ids(org_id, product_refs)
         link = CheckoutLink(
-            id=CHECKOUT_LINK_PREFIX + self.ids.text(20),
+            id=self.ids.secret(CHECKOUT_LINK_PREFIX, 20, self.links),
             org_id=org_id,
             product_ids=product_ids,
             created_at=self.clock.now(),
@@ -189,7 +189,7 @@ class CheckoutConfigService(Service):
         check_field_shape(type_, options or [])
         product_ids = self._product_ids(org_id, product_refs or [])
         checkout_field = CheckoutField(
-            id="cf_" + self.ids.text(16),
+            id=self.ids.secret("cf_", 16, self.fields),
             org_id=org_id,
             label=label,
             type=type_,

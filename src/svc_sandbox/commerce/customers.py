@@ -57,7 +57,7 @@ class CustomerService(Service):
         now = self.clock.now()
         if found is None:
             found = Customer(
-                id=self.ids.object_id(),
+                id=self.ids.object_id(self.customers),
                 org_id=org_id,
                 environment=environment,
                 email=email,

@@ -27,6 +27,8 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.validation import one_of
 from svc_sandbox.orgs.organizations import OrganizationService
 
+#: What every notification-fault rule id starts with (core/ids.py draws the rest).
+NOTICE_PREFIX = "nf_"
 LATE = "late"
 LOST = "lost"
 DUPLICATE = "duplicate"
@@ -140,7 +142,7 @@ class NotificationFaults(FaultRules[NoticeRule]):
         ):
             raise ValidationFailed(f"count must be an integer between 1 and {MAX_COUNT}")
         rule = NoticeRule(
-            id="nf_" + self.ids.object_id(),
+            id=self.ids.object_id(prefix=NOTICE_PREFIX),
             fault=fault,
             created_at=self.clock.now(),
             org_id=org_id,

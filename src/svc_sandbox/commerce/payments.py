@@ -309,7 +309,7 @@ class PaymentService(Service):
         trigger = self.triggers.find(environment, phone) if plan else None
         plans = self._plans(now, environment, channel, trigger) if plan else []
         attempt = PaymentAttempt(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.attempts),
             session_id=session_id,
             org_id=org_id,
             environment=environment,

@@ -31,6 +31,7 @@ from svc_sandbox.core.errors import (
     ValidationFailed,
     found,
 )
+from svc_sandbox.core.ids import OBJECT_ID_SHAPE, is_object_id
 from svc_sandbox.core.lifecycle import NEW, Lifecycle, Transition
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.ratelimit import rolling_cap_wait
@@ -51,7 +52,6 @@ CAP_WINDOW = timedelta(hours=24)
 #: Longest Idempotency-Key accepted (see docs/spec-gaps.md).
 MAX_KEY_LENGTH = 255
 _KEY_SHAPE = re.compile(r"^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$")
-_OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
 
 STATUSES = ("pending", "reviewing", "approved", "rejected", "processing", "completed")
 
@@ -165,8 +165,8 @@ def check_idempotency_key(key: str | None) -> str | None:
 
 
 def check_withdrawal_id(withdrawal_id: str) -> str:
-    if not _OBJECT_ID.match(withdrawal_id):
-        raise ValidationFailed("id must be 24 lowercase hex characters")
+    if not is_object_id(withdrawal_id):
+        raise ValidationFailed(f"id must be {OBJECT_ID_SHAPE}")
     return withdrawal_id
 
 
@@ -330,7 +330,7 @@ class PayoutService(Service):
         now = self.clock.now()
         self._seq += 1
         withdrawal = Withdrawal(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.withdrawals),
             org_id=org.id,
             status=status,
             amount=quote.amount,

@@ -156,9 +156,9 @@ class ProductService(Service):
         now = self.clock.now()
         self._seq += 1
         product = Product(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.products),
             org_id=org_id,
-            checkout_token=self.ids.product_token(),
+            checkout_token=self.ids.product_token(self._by_token),
             title=body.title,
             pricing_model=body.pricingModel,
             status=body.status,

@@ -1,4 +1,9 @@
-"""The one seeded random source: every id, token and secret comes from here."""
+"""The one seeded random source: every id, token and secret comes from here.
+
+A draw that names a record of its kind already is drawn again (``taken``): a create never
+replaces a record. In an uninterrupted run that never happens (96 random bits), so the same
+seed still makes the same ids; it matters after an import whose id source is behind its
+records (ids copied from another export), which would otherwise re-draw existing ids."""
 
 from __future__ import annotations
 
@@ -7,18 +12,39 @@ import random
 import re
 import string
 import threading
+from collections.abc import Callable, Container, Mapping
 from typing import Any
+
+from svc_sandbox.core.errors import Conflict
 
 _TOKEN_ALPHABET = string.ascii_letters + string.digits
 _URLSAFE_ALPHABET = _TOKEN_ALPHABET + "-_"
 
-
 _OBJECT_ID = re.compile("[0-9a-f]{24}")
+#: What ``is_object_id`` takes, in the words of a refusal.
+OBJECT_ID_SHAPE = "24 lowercase hex characters"
+#: Draws in a row that may each name a taken record before a create gives up: with a source
+#: that is not degenerate (``degenerate_problem``) a second one is already beyond belief.
+MAX_DRAWS = 64
+#: Draws a probe of an imported source takes: a generator stuck on one value repeats at once.
+_PROBE_DRAWS = 8
 
 
-def is_object_id(value: str) -> bool:
-    """Whether ``value`` has the shape of an id ``object_id`` draws."""
-    return _OBJECT_ID.fullmatch(value) is not None
+def is_object_id(value: str, prefix: str = "") -> bool:
+    """Whether ``value`` has the shape of an id ``object_id`` draws with this ``prefix``."""
+    return value.startswith(prefix) and _OBJECT_ID.fullmatch(value, len(prefix)) is not None
+
+
+class Digested:
+    """Records kept under a digest of their value (hashed tokens), as a ``taken`` container:
+    ``value in Digested(records, digest)`` asks whether ``digest(value)`` is a key."""
+
+    def __init__(self, records: Mapping[str, Any], digest: Callable[[str], str]) -> None:
+        self.records = records
+        self.digest = digest
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and self.digest(value) in self.records
 
 
 class IdFactory:
@@ -26,22 +52,33 @@ class IdFactory:
         self.seed = seed
         self._random = random.Random(seed)
 
-    def object_id(self) -> str:
-        """24 lowercase hex characters, the shape of every resource id."""
-        return f"{self._random.getrandbits(96):024x}"
+    def unused(self, draw: Callable[[], str], taken: Container[str]) -> str:
+        """``draw()``, drawn again while it names a record of ``taken``."""
+        for _ in range(MAX_DRAWS):
+            value = draw()
+            if value not in taken:
+                return value
+        raise Conflict(
+            f"the id source drew {MAX_DRAWS} taken ids in a row: import a state whose ids come "
+            "from an export"
+        )
+
+    def object_id(self, taken: Container[str] = (), prefix: str = "") -> str:
+        """``prefix`` and 24 lowercase hex characters, the shape of every resource id."""
+        return self.unused(lambda: f"{prefix}{self._random.getrandbits(96):024x}", taken)
 
     def text(self, length: int, alphabet: str = _TOKEN_ALPHABET) -> str:
         return "".join(self._random.choice(alphabet) for _ in range(length))
 
-    def product_token(self) -> str:
-        return "p_" + self.text(16, _URLSAFE_ALPHABET)
+    def product_token(self, taken: Container[str] = ()) -> str:
+        return self.unused(lambda: "p_" + self.text(16, _URLSAFE_ALPHABET), taken)
 
-    def api_token(self, environment: str) -> str:
+    def api_token(self, environment: str, taken: Container[str] = ()) -> str:
         prefix = "svc_live_" if environment == "production" else "svc_test_"
-        return prefix + self.text(32)
+        return self.unused(lambda: prefix + self.text(32), taken)
 
-    def secret(self, prefix: str = "", length: int = 32) -> str:
-        return prefix + self.text(length)
+    def secret(self, prefix: str = "", length: int = 32, taken: Container[str] = ()) -> str:
+        return self.unused(lambda: prefix + self.text(length), taken)
 
     def export(self) -> dict[str, Any]:
         version, internal, gauss = self._random.getstate()
@@ -90,3 +127,21 @@ class RequestIds:
         with self._lock:
             seen = self._key + b":" + str(self._issued).encode() + b":" + material.encode()
             self._key, self._issued = hashlib.blake2b(seen, digest_size=16).hexdigest().encode(), 0
+
+
+def degenerate_problem(state: list[Any]) -> str | None:
+    """Why an exported ``ids.state`` can be no source of ids (None when it can): a generator
+    whose next draws repeat (the all-zero Mersenne Twister state draws 0 forever: every id
+    000..., every token p_aaaa...)."""
+    version, internal, gauss = state
+    probe = random.Random()
+    try:
+        probe.setstate((version, tuple(internal), gauss))
+    except ValueError:
+        return None  # a position past the words: refused as the document is applied
+    draws = {probe.getrandbits(96) for _ in range(_PROBE_DRAWS)}
+    if len(draws) < _PROBE_DRAWS:
+        return (
+            "state is a degenerate generator state: its next draws repeat (take one from an export)"
+        )
+    return None

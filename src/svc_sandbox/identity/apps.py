@@ -172,7 +172,7 @@ class AppService(Service):
         website = check_app_url(website, "website") if website else None
         logo_url = check_app_url(logo_url, "logoUrl") if logo_url else None
         app = App(
-            client_id=self.ids.object_id(),
+            client_id=self.ids.object_id(self.apps),
             org_id=org.id,
             name=name,
             client_type=client_type,

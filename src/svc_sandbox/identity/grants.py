@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.expiry import ExpiryQueue
+from svc_sandbox.core.ids import Digested
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
@@ -390,7 +391,7 @@ class AuthorizationService(Service):
         key = self._consent_key(user_id, request.client_id)
         self.consents[key] = ordered({*self.consents.get(key, []), *scopes})
         now = self.clock.now()
-        code = self.ids.secret("ac_", 43)
+        code = self.ids.secret("ac_", 43, Digested(self.codes, digest))
         self.prune()
         self.codes[digest(code)] = AuthCode(
             code_sha256=digest(code),

@@ -18,6 +18,7 @@ from typing import Any
 
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.expiry import ExpiryQueue
+from svc_sandbox.core.ids import Digested
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.exposure import FormTokens
@@ -82,7 +83,7 @@ class BrowserSessionService(Service):
         """A new signed-in session for ``user_id``; returns the cookie value."""
         self.users.get(user_id)
         self.prune()
-        value = self.ids.secret("ses_", 40)
+        value = self.ids.secret("ses_", 40, Digested(self.sessions, digest))
         now = self.clock.now()
         session = self.sessions[digest(value)] = BrowserSession(
             session_sha256=digest(value),

@@ -23,6 +23,7 @@ from typing import Any
 
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.expiry import ExpiryQueue
+from svc_sandbox.core.ids import Digested
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.identity.apps import App, AppService
@@ -248,7 +249,7 @@ class TokenService(Service):
     ) -> Grant:
         self.prune()
         grant = Grant(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.grants),
             user_id=user_id,
             client_id=client_id,
             scopes=list(scopes),
@@ -277,7 +278,7 @@ class TokenService(Service):
         now = self.clock.now()
         family = self.families[grant.id]
         kept = kept_after_expiry(self.ctx)
-        jti = self.ids.object_id()
+        jti = self.ids.object_id(self.jti_index)
         expires = now + ACCESS_TTL
         if resource is not None:
             value = self.keys.sign(
@@ -294,7 +295,7 @@ class TokenService(Service):
                 typ="at+jwt",
             )
         else:
-            value = self.ids.secret("at_", 43)
+            value = self.ids.secret("at_", 43, Digested(self.access, digest))
         access = self.access[digest(value)] = AccessToken(
             jti=jti,
             grant_id=grant.id,
@@ -319,7 +320,7 @@ class TokenService(Service):
             "id_token": self._id_token(grant, scopes, value, with_nonce),
         }
         if OFFLINE_ACCESS in app.permitted(grant.scopes):
-            refresh = self.ids.secret("rt_", 48)
+            refresh = self.ids.secret("rt_", 48, Digested(self.refresh, digest))
             refreshing = self.refresh[digest(refresh)] = RefreshToken(
                 token_sha256=digest(refresh),
                 grant_id=grant.id,

@@ -106,7 +106,7 @@ class UserService(Service):
         if picture is not None:
             check_app_url(picture, "picture")
         one_of(kyc, KYC_STATUSES, "kyc")
-        user_id = self.ids.object_id()
+        user_id = self.ids.object_id(self.users)
         handle = handle if handle is not None else f"user-{user_id[:8]}"
         given = given_name if given_name is not None else (name or "Test").split(" ")[0]
         family = family_name if family_name is not None else f"User {user_id[:6]}"

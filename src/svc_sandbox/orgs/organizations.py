@@ -160,7 +160,7 @@ class OrganizationService(Service):
         if not name or len(name) > 120:
             raise ValidationFailed("name must be 1 to 120 characters")
         org = Organization(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.orgs),
             name=name,
             environment=Environment(environment),
             developer_mode=developer_mode,
@@ -219,7 +219,7 @@ class OrganizationService(Service):
     def create_token(self, org_id: str, name: str = "default") -> ApiToken:
         org = self.get(org_id)
         token = ApiToken(
-            token=self.ids.api_token(org.environment.value),
+            token=self.ids.api_token(org.environment.value, self.tokens),
             org_id=org.id,
             environment=org.environment,
             name=name,

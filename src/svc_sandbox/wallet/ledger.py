@@ -290,6 +290,8 @@ class WalletService(Service):
         super().__init__(ctx)
         self.users = users
         self.entries: list[LedgerEntry] = []
+        #: The entries' ids, so a new entry never takes one (core/ids.py draws past them).
+        self._entry_ids: set[str] = set()
         self.transfers: dict[str, Transfer] = {}
         #: (sender, client_id, key) -> transfer id: the scope of an idempotency key.
         self.keys: dict[tuple[str, str, str], str] = {}
@@ -443,7 +445,7 @@ class WalletService(Service):
     ) -> Transfer:
         self._seq += 1
         transfer = Transfer(
-            id=self.ids.object_id(),
+            id=self.ids.object_id(self.transfers),
             sender_id=sender_id,
             recipient_id=recipient_id,
             client_id=client_id,
@@ -468,7 +470,7 @@ class WalletService(Service):
     ) -> LedgerEntry:
         self._seq += 1
         entry = LedgerEntry(
-            self.ids.object_id(),
+            self.ids.object_id(self._entry_ids),
             user_id,
             amount,
             kind,
@@ -478,6 +480,7 @@ class WalletService(Service):
             note,
         )
         self.entries.append(entry)
+        self._entry_ids.add(entry.id)
         self._balances.setdefault(user_id, Balance()).apply(amount)
         return entry
 
@@ -499,6 +502,7 @@ class WalletService(Service):
     def restore(self, data: dict[str, Any]) -> None:
         self._seq = data["seq"]
         self.entries = [from_json(LedgerEntry, e) for e in data["entries"]]
+        self._entry_ids = {e.id for e in self.entries}
         # Keys, the cap's index and balances are derived: every transfer holds its key, every
         # entry its amount.
         self.transfers, self.keys, self._recent = {}, {}, {}

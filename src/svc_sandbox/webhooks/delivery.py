@@ -33,6 +33,10 @@ from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, sign
 
 ATTEMPT_KIND = "webhook.attempt"
 USER_AGENT = "svc-sandbox-webhooks/1"
+#: What every delivery id starts with (core/ids.py draws the rest).
+DELIVERY_PREFIX = "whd_"
+#: The error of an attempt whose signature could not be made (not sent; retried).
+SIGNING_FAILED = "signing_failed"
 
 
 class DeliveryStatus(StrEnum):
@@ -222,7 +226,7 @@ class DeliveryService(Service):
         self, event: Event, endpoint: WebhookEndpoint, due: datetime, of: str | None = None
     ) -> Delivery:
         delivery = Delivery(
-            id="whd_" + self.ids.object_id(),
+            id=self.ids.object_id(self.deliveries, DELIVERY_PREFIX),
             event_id=event.id,
             event_type=event.type,
             endpoint_id=endpoint.id,
@@ -301,11 +305,18 @@ class DeliveryService(Service):
         if endpoint is None:
             gone = Outcome(None, "endpoint_deleted", "the endpoint was deleted; not sent")
             return Outgoing(due, delivery, "", body, {}, self.timeout, gone, send=False, final=True)
-        headers = {
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            SIGNATURE_HEADER: sign(body, endpoint.secret, due.due),
-        }
+        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
+        try:
+            headers[SIGNATURE_HEADER] = sign(body, endpoint.secret, due.due)
+        except ValueError as exc:
+            # A secret the control plane refuses (empty) can only come from an older import;
+            # the attempt is recorded as failed, not sent, and the retries go on, so the
+            # delivery is neither lost nor a 500 of the clock move that made it due (a PATCH
+            # of the secret in time delivers it).
+            unsigned = Outcome(None, SIGNING_FAILED, f"the attempt could not be signed: {exc}")
+            return Outgoing(
+                due, delivery, endpoint.url, body, headers, self.timeout, unsigned, send=False
+            )
         if not endpoint.enabled:
             off = Outcome(None, "endpoint_disabled", "the endpoint is disabled; not sent")
             return Outgoing(

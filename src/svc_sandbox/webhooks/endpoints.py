@@ -21,6 +21,8 @@ from svc_sandbox.webhooks.events import check_event_type
 from svc_sandbox.webhooks.sender import INPROCESS_SCHEME, Receiver
 
 SECRET_PREFIX = "whsec_"
+#: What every endpoint id starts with (core/ids.py draws the rest).
+ENDPOINT_PREFIX = "we_"
 MAX_SECRET_LENGTH = 256
 
 
@@ -106,7 +108,7 @@ class EndpointService(Service):
         if secret is not None:
             check_secret(secret)
         endpoint = WebhookEndpoint(
-            id="we_" + self.ids.object_id(),
+            id=self.ids.object_id(self.endpoints, ENDPOINT_PREFIX),
             org_id=org_id,
             url=url,
             secret=secret or self.default_secret or self.generate_secret(),

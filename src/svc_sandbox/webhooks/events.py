@@ -18,6 +18,9 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import one_of
 
+#: What every event id starts with (core/ids.py draws the rest).
+EVENT_PREFIX = "evt_"
+
 EVENT_TYPES = ("order.created", "order.completed", "checkout.session.expired")
 
 
@@ -107,7 +110,7 @@ class EventLog(Service):
         if type_ not in EVENT_TYPES:
             raise ValueError(f"unknown event type {type_!r}")
         event = Event(
-            id="evt_" + self.ids.object_id(),
+            id=self.ids.object_id(self._by_id, EVENT_PREFIX),
             type=type_,
             created=self.clock.now(),
             org_id=org_id,

@@ -39,7 +39,8 @@ SNIPPET_CHARS = 200
 class Outcome:
     status_code: int | None
     #: None when the receiver answered in time; else timeout, no_response, connection_reset,
-    #: connection_error, invalid_response, fault_injected, endpoint_disabled, endpoint_deleted.
+    #: connection_error, invalid_response, fault_injected, endpoint_disabled, endpoint_deleted,
+    #: signing_failed.
     error: str | None
     message: str
     duration_ms: float = 0.0
