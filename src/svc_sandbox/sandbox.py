@@ -45,7 +45,7 @@ from svc_sandbox.core.clock import (
 )
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.ids import IdFactory
+from svc_sandbox.core.ids import IdFactory, RequestIds
 from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.locking import let_others_in
 from svc_sandbox.core.records import FORMAT, collector_paused, to_json
@@ -143,10 +143,9 @@ class Sandbox:
         self._moving_in_background = False
         self.clock = Clock(settings.clock_mode, self._start_instant(), settings.clock_factor)
         self.ids = IdFactory(settings.seed)
-        # Request ids have their own stream so that reads never shift resource ids; they are
-        # not part of the exported state.
-        self.request_ids = IdFactory(f"{settings.seed}:requests")
-        self._request_ids_lock = threading.Lock()
+        #: X-Request-Id: a stream of its own (reads never shift resource ids), not exported
+        #: (an export is the same whatever was read); a reset restarts it, an import branches it.
+        self.request_ids = RequestIds(settings.seed)
         self.scheduler = Scheduler()
         self.journal = RequestJournal(self.clock.now)
         #: What clients exercised of the commerce contract and where they broke it.
@@ -227,6 +226,10 @@ class Sandbox:
             "identityLimits": self.identity_limits,
             "wallets": self.wallets,
         }
+        #: The last import's document as it was sent, by the import's request id: a recording
+        #: (scenarios/recorder.py) starts at it as at a reset, and replays it. Until the next
+        #: import or reset.
+        self.last_import: tuple[str, bytes] | None = None
         self._seed_defaults()
         self._initial = self._seeded_export()
         self._ticker: threading.Thread | None = None
@@ -520,7 +523,7 @@ class Sandbox:
         state_format.check_ledger(data)  # after the references: a ledger's users must exist
         state_format.check_attempts(data, self.deliveries.max_attempts)
         try:
-            self._swap_in(data)
+            self._swap_in(data, imported=True)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValidationFailed(f"state document could not be applied: {shown(exc)}") from None
 
@@ -539,8 +542,9 @@ class Sandbox:
         """``serve --export-on-exit FILE``: writes the export whole or not at all."""
         write_file(path, json.dumps(self.export(), separators=(",", ":")).encode())
 
-    def _swap_in(self, data: dict[str, Any]) -> None:
+    def _swap_in(self, data: dict[str, Any], imported: bool = False) -> None:
         """Applies a valid document; if anything raises, the old state is put back.
+        ``imported`` (an import, not a reset): what flows on never goes back (see ``_restore``).
 
         Every ``restore`` assigns new containers rather than changing the old ones, so
         holding each service's attributes (references, not copies) is the whole rollback:
@@ -548,7 +552,7 @@ class Sandbox:
         with self.lock, collector_paused():
             held = self._hold()
             try:
-                self._restore(data)
+                self._restore(data, imported)
             except BaseException:
                 self._put_back(held)
                 raise
@@ -573,12 +577,23 @@ class Sandbox:
             else:
                 vars(owner).update(attributes)
 
-    def _restore(self, data: dict[str, Any]) -> None:
+    def _restore(self, data: dict[str, Any], imported: bool = False) -> None:
+        """Loads ``data``. An import never sets a real or scaled clock back (the integration
+        around it reads wall time too), and branches the request ids (core/ids.py
+        ``RequestIds``) where a reset restarts them."""
+        instant = parse_instant(data["clock"]["exact"])
+        if imported and self.clock.mode is not ClockMode.FROZEN:
+            instant = max(instant, self.clock.now())
         self.scheduler.restore(data["scheduler"])
         for name, service in self._services.items():
             service.restore(data["services"][name])
         self.ids.restore(data["ids"])
-        self.clock.set(parse_instant(data["clock"]["exact"]))
+        self.clock.set(instant)
+        # Last: nothing after it can fail, so a rollback never gives an id out twice.
+        if imported:
+            self.request_ids.branch(json.dumps(data["ids"], separators=(",", ":")))
+        else:
+            self.request_ids.restart()
 
     def reset(self) -> None:
         """Back to the seeded state. A frozen or scaled clock goes back to its start too.
@@ -590,6 +605,7 @@ class Sandbox:
             self._swap_in(self._initial)
             if self.clock.mode is ClockMode.REAL:
                 self.clock.set(keep)
+            self.last_import = None
         self.journal.clear()
         for recorder in self.recorders.values():
             recorder.clear()
@@ -624,10 +640,7 @@ class Sandbox:
         import rfc3986_validator  # type: ignore[import-untyped]  # noqa: F401
 
     def next_request_id(self) -> str:
-        # Request ids are not state: their own small lock, so that taking one never waits
-        # for the state lock (a long advance, an export).
-        with self._request_ids_lock:
-            return "req_" + self.request_ids.object_id()
+        return self.request_ids.next()
 
     # --- description ------------------------------------------------------------------------
 

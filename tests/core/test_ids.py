@@ -68,6 +68,60 @@ def test_another_seed_gives_other_ids() -> None:
     assert script(42) != script(43)
 
 
+def request_ids(http: Any, count: int = 3) -> list[str]:
+    return [http.get("/api/products").headers["X-Request-Id"] for _ in range(count)]
+
+
+def fresh_client() -> Any:
+    return create_app(Sandbox(seed=1, clock_mode="frozen")).test_client()
+
+
+def test_a_reset_gives_the_request_ids_of_a_fresh_start() -> None:
+    """docs/control-plane.md, Reset: "same ids as a fresh start with the same seed"."""
+    started = request_ids(fresh_client())
+    http = fresh_client()
+    request_ids(http, 5)
+    assert http.post("/_sandbox/reset", json={}).status_code == 200
+    assert request_ids(http) == started
+    journal = http.get("/_sandbox/requests?limit=3").json["items"]
+    assert [entry["requestId"] for entry in reversed(journal)] == started
+
+
+def test_request_ids_after_an_import_repeat_none_given_before() -> None:
+    exporting = fresh_client()
+    given = request_ids(exporting)
+    document = exporting.get("/_sandbox/state").json
+    given.append(exporting.get("/_sandbox/state").headers["X-Request-Id"])
+
+    importing = fresh_client()
+    assert importing.put("/_sandbox/state", json=document).status_code == 200
+    after_first = request_ids(importing, 5)
+    assert importing.put("/_sandbox/state", json=document).status_code == 200
+    after_second = request_ids(importing, 5)
+    assert not set(after_first) & set(given)
+    assert not set(after_second) & (set(after_first) | set(given))
+    assert all(re.fullmatch("req_[0-9a-f]{24}", value) for value in after_first + after_second)
+
+
+def test_request_ids_after_an_import_are_the_same_for_the_same_seed_and_requests() -> None:
+    document = fresh_client().get("/_sandbox/state").json
+
+    def run() -> list[str]:
+        http = fresh_client()
+        request_ids(http, 2)
+        http.put("/_sandbox/state", json=document)
+        return request_ids(http)
+
+    assert run() == run()
+
+
+def test_request_ids_are_not_state_a_read_leaves_the_export_as_it_was() -> None:
+    sandbox = Sandbox(seed=1, clock_mode="frozen")
+    before = sandbox.export()
+    request_ids(create_app(sandbox).test_client(), 5)
+    assert sandbox.export() == before
+
+
 def test_a_draw_that_names_a_taken_record_is_drawn_again_deterministically() -> None:
     """The factory asks the kind's records: a taken draw is drawn again, the same way for the
     same seed; an untaken one is the draw itself (so an uninterrupted run is unchanged)."""

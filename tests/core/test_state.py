@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
@@ -112,3 +115,53 @@ def create_product_in(sandbox: Sandbox) -> None:
     client = create_app(sandbox).test_client()
     token = sandbox.orgs.tokens_of(sandbox.orgs.all()[0].id)[0].token
     create_product(client, {"Authorization": f"Bearer {token}"})
+
+
+FLOWING = pytest.mark.parametrize(
+    "mode", [{"clock_mode": "real"}, {"clock_mode": "scaled", "clock_factor": 60.0}]
+)
+
+
+@FLOWING
+def test_an_import_never_sets_a_flowing_clock_back(mode: dict[str, Any]) -> None:
+    """A real or scaled clock keeps its time when the document's is earlier (an integration
+    around it reads wall time too), as a reset keeps a real clock's."""
+    sandbox = Sandbox(seed=1, **mode)
+    exported = sandbox.export()
+    sandbox.advance(timedelta(hours=1))
+    before = sandbox.now()
+    sandbox.restore(exported)
+    assert sandbox.now() >= before
+    assert sandbox.now() < before + timedelta(hours=1)  # kept, not moved on by the hour
+
+
+@FLOWING
+def test_an_import_moves_a_flowing_clock_on_to_a_later_exported_time(
+    mode: dict[str, Any],
+) -> None:
+    later = Sandbox(seed=1, **mode)
+    later.advance(timedelta(days=2))
+    exported = later.export()
+    sandbox = Sandbox(seed=1, **mode)
+    sandbox.restore(exported)
+    assert sandbox.now() >= datetime.fromisoformat(exported["clock"]["exact"])
+
+
+def test_an_import_sets_a_frozen_clock_to_the_exported_time_even_backwards() -> None:
+    sandbox = Sandbox(seed=1, clock_mode="frozen")
+    exported = sandbox.export()
+    sandbox.advance(timedelta(hours=1))
+    sandbox.restore(exported)
+    assert sandbox.now().isoformat() == exported["clock"]["exact"] == "2026-01-01T00:00:00+00:00"
+
+
+def test_serve_state_file_keeps_a_real_clock_at_its_time(tmp_path: Path) -> None:
+    """``serve --state FILE`` imports as PUT does: a real clock starts at the wall time,
+    not at the time of the file (here 1990)."""
+    path = tmp_path / "state.json"
+    Sandbox(seed=1, clock_mode="frozen", clock_start="1990-01-01T00:00:00Z").export_file(str(path))
+    sandbox = Sandbox(seed=1, clock_mode="real")
+    before = sandbox.now()
+    sandbox.import_file(str(path))
+    assert sandbox.now() >= before
+    assert json.loads(path.read_text())["clock"]["now"] == "1990-01-01T00:00:00.000Z"

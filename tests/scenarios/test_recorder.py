@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import yaml
 from flask.testing import FlaskClient
 
+from svc_sandbox.app import create_app
 from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.scenarios.loader import load_file
@@ -16,6 +19,8 @@ from svc_sandbox.scenarios.recorder import dump, record
 from svc_sandbox.scenarios.results import PASSED
 from svc_sandbox.scenarios.runner import Runner
 from svc_sandbox.scenarios.targets import InProcessTarget
+from svc_sandbox.web import JOURNAL_BODY_BYTES
+from tests.helpers import create_product
 
 
 def recorded(client: FlaskClient) -> dict[str, Any]:
@@ -210,6 +215,76 @@ def test_a_header_the_journal_cut_replays_as_the_characters_kept(
     assert second["headers"]["Content-Type"] == content_type[: JOURNAL_TEXT_CHARACTERS - 1]
     file = tmp_path / "cut.yaml"
     file.write_text(dump(document))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+
+
+def exported_world() -> tuple[dict[str, Any], str, str]:
+    """An export from another emulator holding a product and a token of its own (a token the
+    replay's fresh emulator does not have), with them."""
+    other = Sandbox(clock_mode="frozen", seed=7)
+    http = create_app(other).test_client()
+    org = next(o for o in other.info()["organizations"] if o["environment"] == "sandbox")
+    token: Any = http.post(f"/_sandbox/orgs/{org['id']}/tokens", json={"name": "own"}).json
+    auth = {"Authorization": f"Bearer {token['token']}"}
+    product = create_product(http, auth, title="Imported")["product"]["_id"]
+    for number in range(5):  # more than the journal keeps of a body (16 KiB)
+        create_product(http, auth, title=f"Filler {number}", description="d" * 4000)
+    other.advance(timedelta(hours=5))
+    return other.export(), str(token["token"]), str(product)
+
+
+def test_an_import_starts_the_recording_and_replays_as_its_first_step(
+    svc_http: FlaskClient, auth: dict[str, str], tmp_path: Path
+) -> None:
+    """A reset, an import of a document larger than the journal keeps of a body, a read of
+    what only the import holds: the recording replays green (it was an advance and a 404)."""
+    document, token, product = exported_world()
+    assert len(json.dumps(document)) > JOURNAL_BODY_BYTES
+    svc_http.get("/api/products", headers=auth)  # before the import: left out
+    svc_http.post("/_sandbox/reset", json={})
+    assert svc_http.put("/_sandbox/state", json={"format": 1}).status_code == 400  # left out
+    assert svc_http.put("/_sandbox/state", json=document).status_code == 200
+    headers = {"Authorization": f"Bearer {token}"}
+    assert svc_http.get(f"/api/products/{product}", headers=headers).status_code == 200
+    svc_http.post("/_sandbox/clock/advance", json={"duration": "1m"})
+    assert svc_http.put("/_sandbox/state", json={"format": 1}).status_code == 400  # replayed
+
+    recording = recorded(svc_http)
+    first, read = recording["steps"][0], recording["steps"][1]
+    assert first == {"control": {"action": "import_state", **document}, "expect": {"status": 200}}
+    assert read["request"]["path"] == f"/products/{product}"
+    assert read["request"]["headers"] == headers  # the import's own token, as sent
+    assert [s["control"] for s in recording["steps"][2:]] == [
+        {"action": "advance", "duration": "1m"},
+        {"action": "import_state", "format": 1},
+    ]
+    file = tmp_path / "imported.yaml"
+    file.write_text(dump(recording))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+    assert [step.status for step in result.steps] == [PASSED] * 4
+
+
+def test_an_import_action_in_a_written_scenario_imports_the_document(tmp_path: Path) -> None:
+    document, token, product = exported_world()
+    scenario = {
+        "name": "from a saved state",
+        "steps": [
+            {"control": {"action": "import_state", **document}},
+            {
+                "request": {
+                    "method": "GET",
+                    "path": f"/products/{product}",
+                    "auth": "none",
+                    "headers": {"Authorization": f"Bearer {token}"},
+                },
+                "expect": {"status": 200, "json": {"product": {"title": "Imported"}}},
+            },
+        ],
+    }
+    file = tmp_path / "saved.yaml"
+    file.write_text(dump(scenario))
     result = Runner(InProcessTarget()).run(load_file(file)[0])
     assert result.status == PASSED, result.failure
 

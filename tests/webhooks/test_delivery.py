@@ -458,6 +458,25 @@ def test_in_process_advance_sends_before_it_returns(
     assert request.body == event.body()
 
 
+def test_an_exported_attempt_has_duration_0_and_the_rest_as_made(receiver: Receiver) -> None:
+    """durationMs is the receiver's wall time, an observation: the export writes 0 so the
+    same seed and requests give the same export; an import shows it as 0 (control-plane.md)."""
+    http = client_with()
+    add_endpoint(http, receiver.url)
+    trigger(http, "order.created")
+    [made] = flush(http)
+    assert made["durationMs"] > 0  # a round trip over a socket, in ms to the microsecond
+
+    document: Any = http.get("/_sandbox/state").json
+    assert [a["duration_ms"] for a in document["services"]["webhookDeliveries"]["attempts"]] == [
+        0.0
+    ]
+    imported = client_with()
+    assert imported.put("/_sandbox/state", json=document).status_code == 200
+    [shown] = attempts(imported)
+    assert shown == {**made, "durationMs": 0.0}
+
+
 def test_an_attempt_that_cannot_be_signed_is_recorded_failed_and_retried_not_lost(
     svc_http: FlaskClient, svc_sandbox: Sandbox, receiver: Receiver
 ) -> None:

@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
+from tests.webhooks.receiver import running_receiver
 
 WAIT = 30  # seconds; only reached if the code under test hangs
 
@@ -113,3 +114,42 @@ def test_an_advance_paused_for_a_post_ends_when_a_reset_replaces_the_state(
     seeded, _ = fresh()
     assert out["answer"]["clock"]["now"] == "2026-01-01T00:00:00.000Z"
     assert sandbox.export() == seeded.export()
+
+
+def test_an_export_taken_while_an_attempt_is_out_keeps_it_due_and_an_import_sends_it() -> None:
+    """The copy is of the state as it stands: the attempt has no outcome yet, so it is still
+    due (at its due time, signed the same); the exporting process records its own outcome."""
+    sandbox, http = fresh()
+    with running_receiver(200) as receiver:
+        receiver.behaviours = ["hang"]
+        assert (
+            http.post("/_sandbox/webhooks/endpoints", json={"url": receiver.url}).status_code == 201
+        )
+        event: Any = http.post("/_sandbox/events/trigger", json={"type": "order.completed"}).json
+        delivery = event["deliveries"][0]["id"]
+        flush = threading.Thread(target=lambda: http.post("/_sandbox/webhooks/flush", json={}))
+        flush.start()
+        assert receiver.hanging.wait(WAIT)
+        document = http.get("/_sandbox/state").json
+        receiver.release.set()
+        flush.join(WAIT)
+
+        assert document is not None
+        due = document["services"]["webhookDeliveries"]["due"]
+        assert [(d["delivery_id"], d["number"], d["due"]) for d in due] == [
+            (delivery, 1, "2026-01-01T00:00:00+00:00")
+        ]
+        # The exporting process: its attempt answered 200 after the export, as if none was taken.
+        here: Any = http.get(f"/_sandbox/webhooks/deliveries/{delivery}").json
+        assert (here["status"], here["attempts"]) == ("succeeded", 1)
+
+        importer, imported = fresh()
+        assert imported.put("/_sandbox/state", json=document).status_code == 200
+        assert imported.post("/_sandbox/clock/advance", json={"duration": "1s"}).status_code == 200
+        arrived = receiver.wait_for(2)
+        there: Any = imported.get(f"/_sandbox/webhooks/deliveries/{delivery}").json
+        assert (there["status"], there["attempts"]) == ("succeeded", 1)
+        assert len(arrived) == 2 and arrived[1].body == arrived[0].body
+        signature = "X-Svc-Signature"
+        assert arrived[1].headers[signature] == arrived[0].headers[signature]
+        importer.stop()

@@ -23,6 +23,7 @@ from svc_sandbox.core.scheduler import RanEntry
 from svc_sandbox.core.validation import parse, query_integer
 from svc_sandbox.orgs.organizations import Organization
 from svc_sandbox.web import (
+    REQUEST_ID,
     error_response,
     json_body,
     json_response,
@@ -63,8 +64,11 @@ def import_state() -> Response:
     # The state route's own body limit (a setting), read before the body is: exports grow
     # past the 1 MiB every other route takes.
     request.max_content_length = sandbox().settings.max_state_bytes
-    sandbox().restore(json_body())
-    return json_response(sandbox().info())
+    sb = sandbox()
+    sb.restore(json_body())
+    # Kept as sent (not as parsed: a fraction of the memory) for a recording to replay.
+    sb.last_import = (request.environ.get(REQUEST_ID, ""), request.get_data(cache=True))
+    return json_response(sb.info())
 
 
 @blueprint.get("/state/schema")

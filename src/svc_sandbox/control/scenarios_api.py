@@ -27,5 +27,5 @@ def recorded_scenario() -> Response:
 
     sb = sandbox()
     entries = list(reversed(sb.journal.recent(limit)))
-    text = dump(record(entries, sb.info(), name))
+    text = dump(record(entries, sb.info(), name, sb.last_import))
     return Response(text, 200, mimetype="application/yaml")

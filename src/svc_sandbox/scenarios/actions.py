@@ -49,6 +49,9 @@ ACTIONS: dict[str, Action] = {
     "reset": Action("POST", "/reset", "back to the seeded state"),
     "info": Action("GET", "", "version, seed, clock, roots, seeded credentials"),
     "state": Action("GET", "/state", "export the whole state"),
+    "import_state": Action(
+        "PUT", "/state", "import an export: its fields (format, clock, ids, ...) as the arguments"
+    ),
     # organizations and tokens
     "create_org": Action("POST", "/orgs", "an organization (name, environment, kyc, ...)"),
     "update_org": Action("PATCH", "/orgs/{org}", "change an organization's settings"),

@@ -5,7 +5,10 @@ Every request becomes a step expecting the status it got; control-plane mutation
 requests becomes ``advance`` steps (a request's own latency, applied by a latency rule the
 scenario replays, is not such time). A reset in the journal marks the start: what came before
 it is left out, and the scenario starts at the reset's clock with the emulator's seed, so the
-replay produces the same ids (they come from the seed) as the recording.
+replay produces the same ids (they come from the seed) as the recording. An import (a
+``PUT /_sandbox/state`` answered 200) marks the start too, being a whole new state: the
+scenario's first step is ``import_state`` with the document the emulator kept of it
+(``Sandbox.last_import``), so the replay goes on from the same state and ids.
 
 Recorded data is data: every ``${`` in it is written ``$${`` (a product titled ``${token}``
 replays as that text, not as the API token).
@@ -21,6 +24,7 @@ from urllib.parse import parse_qsl, urlsplit
 import yaml
 
 from svc_sandbox.core.clock import parse_instant
+from svc_sandbox.core.errors import Conflict
 from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
 from svc_sandbox.core.validation import ELLIPSIS
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS
@@ -28,13 +32,28 @@ from svc_sandbox.scenarios.actions import CONTROL_PREFIX, action_for
 
 #: Control-plane requests that are not replayed (reads, and the recorder's own routes).
 NOT_REPLAYED = (CONTROL_PREFIX + "/requests", CONTROL_PREFIX + "/scenario")
+RESET_PATH = CONTROL_PREFIX + "/reset"
+STATE_PATH = CONTROL_PREFIX + "/state"
 
 
-def record(entries: list[dict[str, Any]], info: dict[str, Any], name: str) -> dict[str, Any]:
-    """A scenario document from journal ``entries`` (oldest first) and ``GET /_sandbox``."""
-    start = _last_reset(entries)
+def record(
+    entries: list[dict[str, Any]],
+    info: dict[str, Any],
+    name: str,
+    imported: tuple[str, bytes] | None = None,
+) -> dict[str, Any]:
+    """A scenario document from journal ``entries`` (oldest first) and ``GET /_sandbox``;
+    ``imported`` is the last import's (request id, document as sent)."""
+    steps: list[dict[str, Any]] = []
+    credentials = _credentials(info)
+    start = _last_start(entries)
     if start is not None:
         clock = entries[start]["time"]
+        if entries[start]["path"] == STATE_PATH:
+            steps.append(_import_step(entries[start], imported))
+            # The replay's ``token`` is the fresh emulator's, read before the import: a token
+            # of the imported state is sent as it was.
+            credentials = {}
         entries = entries[start + 1 :]
     else:
         clock = entries[0]["time"] if entries else info["clock"]["now"]
@@ -42,8 +61,6 @@ def record(entries: list[dict[str, Any]], info: dict[str, Any], name: str) -> di
         ((urlsplit(url).path.rstrip("/"), root) for root, url in info["roots"].items()),
         key=lambda item: -len(item[0]),
     )
-    credentials = _credentials(info)
-    steps: list[dict[str, Any]] = []
     now = parse_instant(clock)
     for entry in entries:
         when = parse_instant(entry["time"])
@@ -138,12 +155,31 @@ def _escaped(value: Any) -> Any:
     return value
 
 
-def _last_reset(entries: list[dict[str, Any]]) -> int | None:
+def _last_start(entries: list[dict[str, Any]]) -> int | None:
+    """The last reset or successful import: what came before it is replaced whole."""
     found = None
     for index, entry in enumerate(entries):
-        if entry["method"] == "POST" and entry["path"] == CONTROL_PREFIX + "/reset":
+        method, path = entry["method"], entry["path"]
+        if (method, path) == ("POST", RESET_PATH) or (
+            (method, path, entry["status"]) == ("PUT", STATE_PATH, 200)
+        ):
             found = index
     return found
+
+
+def _import_step(entry: dict[str, Any], imported: tuple[str, bytes] | None) -> dict[str, Any]:
+    """The import that starts the recording, its document inline (the journal keeps bodies
+    up to 16 KiB only; the emulator keeps the last import's whole)."""
+    if imported is not None and imported[0] == entry["requestId"]:
+        document = json.loads(imported[1])
+    else:
+        document = _body(entry)
+    if not isinstance(document, dict):
+        raise Conflict(
+            f"the document imported at {entry['time']} is no longer kept (the emulator keeps"
+            " the last import's): record from a later reset or import"
+        )
+    return {"control": _escaped({"action": "import_state", **document}), "expect": {"status": 200}}
 
 
 def _credentials(info: dict[str, Any]) -> dict[str, str]:

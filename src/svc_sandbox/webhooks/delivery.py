@@ -200,6 +200,9 @@ class DeliveryService(Service):
         self.attempts: deque[Attempt] = deque(maxlen=ctx.settings.webhook_attempts_kept)
         #: Attempts due and not sent yet: a heap on (due, seq), so the order is deterministic.
         self.due: list[tuple[datetime, int, DueAttempt]] = []
+        #: Attempts taken off ``due`` whose POST is out (by ``seq``) until their outcome is
+        #: recorded: an export taken meanwhile lists them as due, so an import sends them.
+        self.sending: dict[int, DueAttempt] = {}
         self._settled = 0
         self.fault = ReceiverFault()
         self._due_seq = 0
@@ -291,7 +294,9 @@ class DeliveryService(Service):
             delivery = self.deliveries.get(due.delivery_id)
             if delivery is None or delivery.status is not DeliveryStatus.PENDING:
                 continue
-            return self._outgoing(due, delivery)
+            outgoing = self._outgoing(due, delivery)
+            self.sending[due.seq] = due
+            return outgoing
         return None
 
     def _outgoing(self, due: DueAttempt, delivery: Delivery) -> Outgoing:
@@ -343,6 +348,8 @@ class DeliveryService(Service):
     def record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:
         """Journals the attempt and schedules the next one or settles the delivery."""
         due = outgoing.due
+        if self.sending.get(due.seq) is due:
+            del self.sending[due.seq]
         delivery = self.deliveries.get(due.delivery_id)
         if delivery is not outgoing.delivery or delivery.status is not DeliveryStatus.PENDING:
             return None  # the state was reset or restored while the POST was out
@@ -423,7 +430,11 @@ class DeliveryService(Service):
         return {
             "deliveries": [snapshot(d) for d in self.deliveries.values()],
             "attempts": [_exported(a) for a in self.attempts],
-            "due": [snapshot(d) for _, _, d in sorted(self.due)],
+            # An attempt being POSTed is still due as far as a copy of the state goes: the
+            # import sends it (the outcome here belongs to this process only).
+            "due": [
+                snapshot(d) for d in sorted([*(d for _, _, d in self.due), *self.sending.values()])
+            ],
             "dueSeq": self._due_seq,
             "fault": snapshot(self.fault),
         }
@@ -437,6 +448,7 @@ class DeliveryService(Service):
         self.attempts_made = len(self.attempts)
         due = sorted(from_json(DueAttempt, d) for d in data["due"])
         self.due = [(d.due, d.seq, d) for d in due]  # a sorted list is a heap
+        self.sending = {}
         pending = [d for d in deliveries if d.status is DeliveryStatus.PENDING]
         self._settled = len(deliveries) - len(pending)
         self.events.set_holds([d.event_id for d in pending])
