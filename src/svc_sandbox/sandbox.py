@@ -431,15 +431,21 @@ class Sandbox:
         if stop_for_work and self._work_pending():
             return ran, False
         limit = target
-        while (entry := self.scheduler.pop_due(limit)) is not None:
-            with self.clock.pinned(entry.due):
+        # Each entry runs with the clock pinned at its due time (for this thread only); the
+        # pin before the batch comes back after it.
+        before = self.clock.pin(None)
+        try:
+            while (entry := self.scheduler.pop_due(limit)) is not None:
+                self.clock.pin(entry.due)
                 self.scheduler.run(entry)
-            ran.append(RanEntry(entry.due, entry.kind, entry.payload))
-            if stop_for_work and limit is target and self._work_pending():
-                limit = entry.due  # finish this instant, then pause for the work
-            if len(ran) >= ADVANCE_BATCH:
-                upcoming = self.scheduler.next_due()
-                return ran, upcoming is not None and upcoming <= limit
+                ran.append(RanEntry(entry.due, entry.kind, entry.payload))
+                if stop_for_work and limit is target and self._work_pending():
+                    limit = entry.due  # finish this instant, then pause for the work
+                if len(ran) >= ADVANCE_BATCH:
+                    upcoming = self.scheduler.next_due()
+                    return ran, upcoming is not None and upcoming <= limit
+        finally:
+            self.clock.pin(before)
         return ran, False
 
     def _work_pending(self) -> bool:

@@ -167,17 +167,25 @@ class Clock:
         The pytest plugin moves freezegun's clock along this way (testing/clock.py)."""
         return self.listeners.subscribe(listener)
 
+    def pin(self, instant: datetime | None) -> datetime | None:
+        """Holds ``now()`` at ``instant`` for the calling thread (None: lets it flow again);
+        returns the pin it replaces, for the caller to put back. Other threads read the clock
+        as it flows. A plain call, not only ``pinned``: an advance pins every due entry it
+        runs (70,000 in a 24 h warp of 10,000 sessions), where a generator-based context
+        manager cost 5% of the warp."""
+        before: datetime | None = getattr(self._pins, "instant", None)
+        self._pins.instant = instant
+        return before
+
     @contextmanager
     def pinned(self, instant: datetime) -> Iterator[None]:
         """Holds ``now()`` at ``instant`` for the calling thread while the block runs (due work
-        runs so, at its due time); other threads read the clock as it flows. Pins nest: the
-        one before comes back after the block."""
-        before: datetime | None = getattr(self._pins, "instant", None)
-        self._pins.instant = instant
+        runs so, at its due time). Pins nest: the one before comes back after the block."""
+        before = self.pin(instant)
         try:
             yield
         finally:
-            self._pins.instant = before
+            self.pin(before)
 
     def describe(self) -> dict[str, object]:
         return {"now": isoformat(self.now()), "mode": self.mode.value, "factor": self.factor}
