@@ -11,6 +11,9 @@ from svc_sandbox.settings import Settings
 #: What binding a listening socket raises: OSError (in use, not assignable, a name that does
 #: not resolve), ValueError (waitress: no address at all), OverflowError (a port past 65535).
 LISTEN_ERRORS = (OSError, ValueError, OverflowError)
+#: Longest request line + headers a server here reads (waitress's own default, written out so
+#: that the tool server's h11 reads the same: a longer one is refused before the app).
+MAX_REQUEST_HEAD_BYTES = 256 * 1024
 
 
 def cannot_listen(host: str, port: int, exc: BaseException) -> str:
@@ -51,6 +54,7 @@ def build_server(app: Any, settings: Settings) -> Any:
         connection_limit=settings.connection_limit,
         channel_timeout=settings.channel_timeout,
         max_request_body_size=body_limit(settings),
+        max_request_header_size=MAX_REQUEST_HEAD_BYTES,
     )
     if settings.port == 0:
         settings.port = int(server.effective_port)

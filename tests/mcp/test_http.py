@@ -4,7 +4,10 @@ SVC_ENABLE_WITHDRAWALS=true, against a served emulator."""
 
 from __future__ import annotations
 
+import json
 import signal
+import socket
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -295,3 +298,26 @@ def test_a_stop_signal_is_a_clean_exit(served: Served, signum: int) -> None:
     assert running.process.stderr is not None
     with running.process.stderr as stderr:
         assert "Traceback" not in stderr.read()
+
+
+def test_a_long_authorization_header_sent_in_pieces_is_answered_401(server: HttpServer) -> None:
+    """A 64 KiB header that reaches the server in several reads (as TCP may split it under
+    load) is read whole, as the emulator's server reads it, and answered 401: h11's default
+    limit refused a head held incomplete past 16 KiB, and the client saw a reset."""
+    body = json.dumps(INITIALIZE).encode()
+    host, port = server.origin.removeprefix("http://").rsplit(":", 1)
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer svc_live_{'a' * 65536}\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    ).encode()
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(head[:20_000])
+        time.sleep(0.3)  # the server reads the first piece alone
+        connection.sendall(head[20_000:] + body)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 401 "), answer[:200]
+    assert b"WWW-Authenticate: Bearer" in answer or b"www-authenticate: Bearer" in answer

@@ -29,7 +29,7 @@ from svc_sandbox.client.commerce import is_api_token
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
 from svc_sandbox.mcp.server import NAME, build_server
-from svc_sandbox.server import LISTEN_ERRORS, cannot_listen
+from svc_sandbox.server import LISTEN_ERRORS, MAX_REQUEST_HEAD_BYTES, cannot_listen
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
@@ -174,7 +174,15 @@ def serve_http(config: McpConfig) -> int:
         return 2
     port = sock.getsockname()[1]
     host = f"[{config.host}]" if family == socket.AF_INET6 else config.host
-    settings: dict[str, Any] = {"log_level": "warning", "lifespan": "on"}
+    settings: dict[str, Any] = {
+        "log_level": "warning",
+        "lifespan": "on",
+        # h11 refuses a request head it has not read whole once it holds more than 16 KiB, so
+        # whether a 64 KiB Authorization header was answered 401 or cut off with a reset
+        # depended on how TCP split it. The emulator's own server (waitress) reads heads up
+        # to 256 KiB; the tool server reads what the emulator reads.
+        "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES,
+    }
     server = uvicorn.Server(uvicorn.Config(create_app(config), **settings))
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for the
     # handler it found (by default: exit 143, or KeyboardInterrupt's traceback). A stop asked
