@@ -16,7 +16,7 @@ from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.core.validation import SingleValues, cut, parse
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, SingleValues, cut, parse
 from svc_sandbox.sandbox import Sandbox
 
 M = TypeVar("M", bound=BaseModel)
@@ -157,7 +157,7 @@ def check_content_coding(current: Request) -> None:
         coding = coding.strip()
         if coding and coding.lower() != IDENTITY_CODING:
             raise SandboxError(
-                f"Content-Encoding {cut(coding, 80)} is not supported: send the body "
+                f"Content-Encoding {cut(coding, SHOWN_CHARACTERS)} is not supported: send the body "
                 "without a content coding",
                 status=415,
                 code="unsupported_media_type",

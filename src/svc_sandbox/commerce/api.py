@@ -74,8 +74,9 @@ def create_product() -> Response:
 @blueprint.get("/products")
 def list_products() -> Response:
     principal = require_principal()
-    page = parse_page_request(query_values())
-    products = sandbox().products.list_for(principal.org.id, query_values().get("status"))
+    query = query_values()
+    page = parse_page_request(query)
+    products = sandbox().products.list_for(principal.org.id, query.get("status"))
     return json_response(paginate(products, page, product_list_item))
 
 
@@ -131,8 +132,9 @@ def checkout_status(session_id: str) -> Response:
 @blueprint.get("/orders")
 def list_orders() -> Response:
     principal = require_principal()
-    page = parse_page_request(query_values())
+    query = query_values()
+    page = parse_page_request(query)
     orders = sandbox().orders.list_for(
-        principal.org.id, query_values().get("status"), principal.environment.value
+        principal.org.id, query.get("status"), principal.environment.value
     )
     return json_response(paginate(orders, page, lambda order: order.to_public()))

@@ -37,8 +37,9 @@ def create_withdrawal() -> Response:
 @blueprint.get("/withdrawals")
 def list_withdrawals() -> Response:
     principal = require_principal()
-    page = parse_page_request(query_values())
-    status = query_values().get("status")
+    query = query_values()
+    page = parse_page_request(query)
+    status = query.get("status")
     found = sandbox().payouts.list_for(principal.org.id, status, principal.environment.value)
     return json_response(paginate(found, page, Withdrawal.to_public))
 

@@ -29,8 +29,9 @@ def withdrawal_view(withdrawal: Withdrawal) -> dict[str, object]:
 def list_withdrawals() -> Response:
     """Newest first; filters ``orgId`` (or ``org``) and ``status``; an organization that does
     not exist has no withdrawals (an empty page, as the event log's ``orgId``)."""
-    query = parse(WithdrawalListQuery, dict(query_values()))
-    page = parse_page_request(query_values())
+    values = query_values()
+    query = parse(WithdrawalListQuery, dict(values))
+    page = parse_page_request(values)
     found = sandbox().payouts.list_for(query.organization(), query.status)
     return json_response(paginate(found, page, withdrawal_view))
 

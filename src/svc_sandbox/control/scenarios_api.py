@@ -18,10 +18,11 @@ def render_error(error: SandboxError) -> Response:
 
 @blueprint.get("/scenario")
 def recorded_scenario() -> Response:
-    name = query_values().get("name", "recorded flow").strip()
+    query = query_values()
+    name = query.get("name", "recorded flow").strip()
     if not 1 <= len(name) <= 200:
         raise ValidationFailed("name must be 1 to 200 characters")
-    limit = query_integer(query_values().get("limit"), "limit", 1000, 1000)
+    limit = query_integer(query.get("limit"), "limit", 1000, 1000)
     # The recorder (and PyYAML) load on the first recording, not at every start-up.
     from svc_sandbox.scenarios.recorder import dump, record
 
