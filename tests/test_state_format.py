@@ -494,6 +494,11 @@ SHAPES: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = [
         "services.products.products[0].checkout_token is 'tok_1', which must be a p_ token",
     ),
     (
+        "product checkout token with more after its characters",
+        set_first("products.products", checkout_token="p_abc/def"),
+        "services.products.products[0].checkout_token is 'p_abc/def', which must be a p_ token",
+    ),
+    (
         "custom trigger phone in another spelling",
         lambda d: set_first(
             "triggers.custom", phone="09" + first(d, "triggers.custom")["phone"][4:]

@@ -519,7 +519,7 @@ _SHAPES: dict[tuple[type, str], Shape] = {
         lambda value: TOKEN_SHAPE.fullmatch(value) is not None, "svc_test_... or svc_live_..."
     ),
     (Product, "checkout_token"): _fits(
-        lambda value: value.startswith("p_") and PRODUCT_REF.match(value) is not None,
+        lambda value: value.startswith("p_") and PRODUCT_REF.fullmatch(value) is not None,
         "a p_ token",
     ),
     (CheckoutLink, "id"): _raised(check_checkout_link),
