@@ -404,3 +404,55 @@ def test_a_matrix_may_reach_the_limit_and_aliases_may_repeat_a_little(tmp_path: 
     text += "steps:\n  - request: {path: '/${a}${b}${c}'}\n"
     assert len(load_file(write(tmp_path, "m.yaml", text))) == 1000
     assert load_file(write(tmp_path, "l.yaml", _laughs(5)))[0].document["vars"]["l4"][8][8][8]
+
+
+SURROGATE = '"\\ud800"'
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "path"),
+    [
+        (f"name: {SURROGATE}\nsteps:\n  - request: {{path: /a}}\n", 1, "name"),
+        (
+            f"name: x\nsteps:\n  - request:\n      path: {SURROGATE}\n",
+            4,
+            "steps[0].request.path",
+        ),
+        (
+            f"name: x\nsteps:\n  - request:\n      path: /a\n      query: {{q: {SURROGATE}}}\n",
+            5,
+            "steps[0].request.query.q",
+        ),
+        (
+            f"name: x\nsteps:\n  - name: {SURROGATE}\n    request: {{path: /a}}\n",
+            3,
+            "steps[0].name",
+        ),
+        (
+            f"name: x\nvars: {{v: {SURROGATE}}}\nsteps:\n  - request: {{path: /a}}\n",
+            2,
+            "vars.v",
+        ),
+        (
+            f"name: x\nmatrix: {{m: [{SURROGATE}]}}\nsteps:\n  - request: {{path: /a}}\n",
+            2,
+            "matrix.m[0]",
+        ),
+    ],
+    ids=["name", "path", "query", "step-name", "vars", "matrix"],
+)
+def test_a_lone_surrogate_outside_json_data_is_refused_at_load(
+    tmp_path: Path, text: str, line: int, path: str
+) -> None:
+    """It would crash the console, the reports or pytest's test names once the scenario ran."""
+    test_bad_files_name_file_line_and_path(tmp_path, text, line, path, "lone surrogate (U+D800)")
+
+
+def test_a_lone_surrogate_in_json_data_loads(tmp_path: Path) -> None:
+    """JSON sends it as the escape ``\\ud800`` (how a scenario checks the API refuses one)."""
+    text = (
+        "name: x\nsteps:\n  - request:\n      method: POST\n      path: /a\n"
+        f"      json: {{title: {SURROGATE}}}\n    expect: {{json: {{title: {SURROGATE}}}}}\n"
+    )
+    (scenario,) = load_file(write(tmp_path, "ok.yaml", text))
+    assert scenario.steps[0]["request"]["json"] == {"title": "\ud800"}

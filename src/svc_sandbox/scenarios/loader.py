@@ -89,6 +89,7 @@ def load_file(file: Path) -> list[Scenario]:
 def load_text(text: str, file: Path) -> list[Scenario]:
     document, lines = parse_yaml(text, file)
     check_schema(document, lines)
+    check_text(document, lines)
     check_document(document, lines)
     return expand(document, lines)
 
@@ -180,6 +181,40 @@ def check_schema(document: dict[str, Any], lines: Lines) -> None:
         if extra:
             path += (str(extra[0]),)
     raise lines.error(path, f"schema: {error.message}")
+
+
+#: Where a lone surrogate may be written: JSON data (a request's ``json`` body, a ``json``
+#: expectation), sent and shown as a JSON ``\\ud800`` escape. Anywhere else the text ends
+#: up in a URL, a header, a form, a test's name or the console, none of which can encode it.
+SURROGATES_ALLOWED_UNDER = "json"
+
+
+def check_text(document: dict[str, Any], lines: Lines) -> None:
+    """Every text outside JSON data is text UTF-8 can encode (no lone surrogate, which YAML's
+    ``"\\ud800"`` makes): refused here, naming the path, rather than crashing the console,
+    a report or pytest once the scenario runs."""
+    for path, text in _texts(document, ()):
+        for char in text:
+            if "\ud800" <= char <= "\udfff":
+                message = (
+                    f"the text holds a lone surrogate (U+{ord(char):04X}), which UTF-8 cannot"
+                    f" encode (write one only inside {SURROGATES_ALLOWED_UNDER} data)"
+                )
+                raise lines.error(path, message)
+
+
+def _texts(value: Any, path: DocPath) -> Iterable[tuple[DocPath, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            child = path + (str(key),)
+            yield child, str(key)
+            if key != SURROGATES_ALLOWED_UNDER:
+                yield from _texts(item, child)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _texts(item, path + (index,))
 
 
 def _deepest(error: ValidationError) -> ValidationError:
