@@ -112,6 +112,18 @@ def test_an_unreadable_path_is_reported() -> None:
     assert check_path("items[0].a") is None
 
 
+#: Digits of other scripts: Arabic-Indic one, fullwidth zero, Devanagari one, superscript two.
+OTHER_DIGITS = ["\u0661", "\uff10", "\u0967", "\u00b2"]
+
+
+@pytest.mark.parametrize("digit", OTHER_DIGITS)
+def test_an_index_is_ascii_digits_only(digit: str) -> None:
+    """docs/scenarios.md: paths are ``a[0]``; ``items[\u0661]`` is no ``items[1]``."""
+    assert check_path(f"items[{digit}].title") is not None
+    with pytest.raises(ValueError, match="cannot read path"):
+        resolve(DOC, f"items[{digit}]._id")
+
+
 @pytest.mark.parametrize(
     ("expected", "actual", "matches"),
     [

@@ -258,7 +258,9 @@ def _argument_problem(name: str, argument: Any) -> str | None:
     return None
 
 
-_SEGMENT = re.compile(r"\.?([^.\[\]]+)|\[(\*|-?\d+)\]")
+#: An index is ASCII digits: ``\d`` would read ``items[\u0661]`` (Arabic-Indic one) as
+#: ``items[1]``.
+_SEGMENT = re.compile(r"\.?([^.\[\]]+)|\[(\*|-?[0-9]+)\]")
 
 
 def resolve(document: Any, path: str) -> Any:

@@ -19,7 +19,8 @@ from typing import Any
 from svc_sandbox.scenarios.matchers import MISSING, Verbatim, VerbatimKey, resolve
 from svc_sandbox.scenarios.model import DocPath
 
-_NAME = r"([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[-?\d+\])*)"
+#: ASCII only, as in a path (``[0-9]``, not ``\d`` which takes every script's digits).
+_NAME = r"([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+|\[-?[0-9]+\])*)"
 REFERENCE = re.compile(r"\$\$\{|\$\{" + _NAME + r"\}")
 _WHOLE = re.compile(r"\$\{" + _NAME + r"\}")
 #: Characters plus items (list elements, mapping keys and values) a rendered value may hold.
