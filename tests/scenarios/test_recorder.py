@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from flask.testing import FlaskClient
 
@@ -329,3 +330,35 @@ def test_a_requests_latency_is_replayed_by_its_rule_not_as_time_between_requests
     file.write_text(dump(document))
     result = Runner(InProcessTarget()).run(load_file(file)[0])
     assert result.status == PASSED, result.failure
+
+
+@pytest.mark.parametrize(
+    "line_break", ["\x85", "\u2028", "\u2029"], ids=["NEL", "LINE-SEPARATOR", "PARAGRAPH-SEPARATOR"]
+)
+def test_unicode_line_breaks_in_recorded_text_load_back_as_recorded(
+    svc_http: FlaskClient, auth: dict[str, str], tmp_path: Path, line_break: str
+) -> None:
+    """YAML folds a raw NEL into a space: the recording writes these breaks as escapes, so
+    the file loads back with the very texts recorded (values, keys, a header) and replays them."""
+    svc_http.post("/_sandbox/reset", json={})
+    title = f"Caf\u00e9{line_break}Menu"
+    metadata = {f"note{line_break}key": f"line1{line_break}line2{line_break}"}
+    body = {"title": title, "pricingModel": "free", "metadata": metadata}
+    assert svc_http.post("/api/products", json=body, headers=auth).status_code == 201
+    if line_break == "\x85":  # a header carries Latin-1: the byte 0x85 is U+0085
+        authorization = f"Bearer not{line_break}known"
+        headers = {"Authorization": authorization}
+        assert svc_http.get("/api/products", headers=headers).status_code == 401
+
+    document = recorded(svc_http)
+    file = tmp_path / "breaks.yaml"
+    file.write_text(dump(document), "utf-8")
+    (scenario,) = load_file(file)
+    assert scenario.steps == document["steps"]
+    assert scenario.steps[0]["request"]["json"] == body
+    if line_break == "\x85":
+        assert scenario.steps[1]["request"]["headers"] == {"Authorization": authorization}
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == PASSED, result.failure
+    assert result.steps[0].request is not None
+    assert result.steps[0].request["body"] == body

@@ -94,7 +94,26 @@ def record(
 
 
 def dump(document: dict[str, Any]) -> str:
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+#: Line breaks of YAML 1.1 beyond ``\n`` and ``\r``: NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR.
+UNICODE_LINE_BREAKS = "\x85\u2028\u2029"
+
+
+class _Dumper(yaml.SafeDumper):
+    r"""PyYAML's safe dumper, except that a text holding a Unicode line break is written
+    double-quoted, where it is an escape (``\N``, ``\L``, ``\P``): written raw in a plain or
+    single-quoted scalar, the reader folds a NEL into a space (``Caf\u00e9\u0085Menu`` came
+    back ``Caf\u00e9 Menu``), and the replay would send other text."""
+
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        if any(char in data for char in UNICODE_LINE_BREAKS):
+            return self.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+        return super().represent_str(data)
+
+
+_Dumper.add_representer(str, _Dumper.represent_str)
 
 
 #: Form actions of hosted pages whose page is one path segment up.
