@@ -5,6 +5,7 @@ With app.py and the api.py modules, this is the only place that imports Flask.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -208,9 +209,29 @@ def request_details(current: Request) -> dict[str, Any]:
         details["delaySeconds"] = delay
     size = get_content_length(environ) or 0
     if 0 < size <= JOURNAL_BODY_BYTES:
-        if current.mimetype == "application/x-www-form-urlencoded":
-            details["form"] = current.form.to_dict()
+        # Read (and kept) first: a form is then parsed from this copy.
+        data = current.get_data(cache=True)
+        text = _utf8(data)
+        form = current.form if current.mimetype == FORM_TYPE else None
+        # A form is kept as a mapping (the recorder puts a fresh CSRF token in it) when that
+        # loses nothing: UTF-8 (werkzeug reads another body as an empty form), no field twice.
+        if form is not None and text is not None and not _repeats(form):
+            details["form"] = form.to_dict()
         else:
-            details["body"] = current.get_data(cache=True).decode("utf-8", "replace")
+            if text is not None:
+                details["body"] = text
+            else:  # UTF-16 JSON, binary: the bytes, so that a replay sends them
+                details["bodyBase64"] = base64.b64encode(data).decode("ascii")
             details["contentType"] = current.mimetype
     return details
+
+
+def _utf8(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _repeats(form: MultiDict[str, str]) -> bool:
+    return any(len(values) > 1 for values in form.listvalues())

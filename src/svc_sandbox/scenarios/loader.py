@@ -23,7 +23,7 @@ from svc_sandbox.scenarios.model import DocPath, Lines, Scenario, ScenarioError
 from svc_sandbox.scenarios.receiver import answers_problem
 from svc_sandbox.scenarios.responses import pick_problem
 from svc_sandbox.scenarios.templating import DYNAMIC, PROVIDED, has_reference, references
-from svc_sandbox.scenarios.transport import header_problem
+from svc_sandbox.scenarios.transport import base64_body, header_problem
 from svc_sandbox.settings import Settings
 
 SCHEMA_NAME = "scenario.schema.json"
@@ -298,6 +298,12 @@ def _check_request(request: dict[str, Any], path: DocPath, known: set[str], line
         problem = header_problem(shown_name, shown_value)
         if problem:
             raise lines.error(where, problem)
+    encoded = request.get("raw_base64")
+    if isinstance(encoded, str) and not has_reference(encoded):
+        try:
+            base64_body(encoded)
+        except ValueError as exc:
+            raise lines.error(path + ("raw_base64",), str(exc)) from None
     if isinstance(auth, str) and auth != "none" and not has_reference(auth) and auth not in known:
         message = f"unknown variable ${{{auth}}} (auth names a credential variable)"
         raise lines.error(path + ("auth",), message)

@@ -17,6 +17,7 @@ replays as that text, not as the API token).
 from __future__ import annotations
 
 import json
+import math
 from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -224,13 +225,49 @@ def _header(value: str | None) -> str | None:
 
 
 def _body(entry: dict[str, Any]) -> Any:
+    """The entry's JSON body, or None when it has none or its JSON would not be sent again as
+    it came: a key written twice (JSON keeps the last, the API refuses it), ``NaN`` or
+    ``Infinity``, or a number too large for a float (dumped again as ``Infinity``)."""
     raw = entry.get("body")
     if raw is None:
         return None
     try:
-        return json.loads(raw)
+        return json.loads(
+            raw, object_pairs_hook=_once, parse_constant=_no_constant, parse_float=_finite
+        )
     except ValueError:
         return None
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        raise ValueError("a key written twice")
+    return found
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _query(text: str) -> dict[str, str | list[str]]:
+    """A query as the scenario's ``query``: a parameter sent more than once is a list of its
+    values, in the order sent (the replay sends each)."""
+    query: dict[str, str | list[str]] = {}
+    for name, value in parse_qsl(text, keep_blank_values=True):
+        before = query.get(name)
+        if before is None:
+            query[name] = value
+        else:
+            query[name] = [*before, value] if isinstance(before, list) else [before, value]
+    return query
 
 
 def _step(
@@ -255,15 +292,18 @@ def _step(
     request: dict[str, Any] = {"method": method, "root": root, "path": path[len(prefix) :]}
     query = entry.get("query")
     if query:
-        request["query"] = dict(parse_qsl(query, keep_blank_values=True))
+        request["query"] = _query(query)
     if entry.get("form") is not None:
         request["form"] = entry["form"]
-    elif entry.get("body"):
+    elif entry.get("body") or entry.get("bodyBase64"):
         body = _body(entry)
         if body is not None and entry.get("contentType") == "application/json":
             request["json"] = body
         else:
-            request["raw"] = entry["body"]
+            if entry.get("body"):
+                request["raw"] = entry["body"]
+            else:  # not UTF-8 (a UTF-16 JSON body): its bytes
+                request["raw_base64"] = entry["bodyBase64"]
             content_type = _header(entry.get("contentType"))
             request["headers"] = {"Content-Type": content_type or "text/plain"}
     authorization = _header(entry.get("authorization"))

@@ -60,6 +60,7 @@ from svc_sandbox.scenarios.transport import (
     HttpRequest,
     HttpResponse,
     TransportError,
+    base64_body,
     header_problem,
 )
 from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
@@ -366,9 +367,12 @@ class _Run:
         path = as_text(spec["path"])
         url = path if root == "url" else str(plain(self.lookup(root))) + path
         if spec.get("query"):
-            url += ("&" if "?" in url else "?") + urlencode(
-                {k: as_text(v) for k, v in spec["query"].items()}
-            )
+            # A list is a parameter repeated (``?status=a&status=b``), one per value.
+            query = {
+                k: [as_text(x) for x in v] if isinstance(v, list) else as_text(v)
+                for k, v in spec["query"].items()
+            }
+            url += ("&" if "?" in url else "?") + urlencode(query, doseq=True)
         headers: dict[str, str] = {}
         auth = spec.get("auth", "token" if root == "base_url" else "none")
         if isinstance(auth, dict) and "basic" in auth:
@@ -387,6 +391,11 @@ class _Run:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         elif "raw" in spec:
             body = as_text(spec["raw"]).encode()
+        elif "raw_base64" in spec:
+            try:
+                body = base64_body(as_text(spec["raw_base64"]))
+            except ValueError as exc:
+                raise StepError(str(exc)) from None
         headers.update({str(k): as_text(v) for k, v in spec.get("headers", {}).items()})
         for name, value in headers.items():
             problem = header_problem(name, value)

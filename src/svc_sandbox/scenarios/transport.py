@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import http.cookiejar
 import json
 import re
@@ -67,6 +69,14 @@ def header_problem(name: str, value: str) -> str | None:
     except UnicodeEncodeError:
         return f"header {name}: the value holds characters a header cannot carry (not Latin-1)"
     return None
+
+
+def base64_body(text: str) -> bytes:
+    """The bytes a request's ``raw_base64`` stands for; ValueError saying why it is not base64."""
+    try:
+        return base64.b64decode(text.encode("ascii"), validate=True)
+    except (UnicodeEncodeError, binascii.Error) as exc:
+        raise ValueError(f"raw_base64 is not base64: {exc}") from None
 
 
 class TransportError(Exception):
