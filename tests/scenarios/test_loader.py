@@ -456,3 +456,10 @@ def test_a_lone_surrogate_in_json_data_loads(tmp_path: Path) -> None:
     )
     (scenario,) = load_file(write(tmp_path, "ok.yaml", text))
     assert scenario.steps[0]["request"]["json"] == {"title": "\ud800"}
+
+
+def test_raw_base64_that_is_not_base64_is_refused_at_load(tmp_path: Path) -> None:
+    text = "name: x\nsteps:\n  - request:\n      path: /a\n      raw_base64: 'not base64!'\n"
+    test_bad_files_name_file_line_and_path(
+        tmp_path, text, 5, "steps[0].request.raw_base64", "raw_base64 is not base64"
+    )

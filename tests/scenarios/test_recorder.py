@@ -362,3 +362,90 @@ def test_unicode_line_breaks_in_recorded_text_load_back_as_recorded(
     assert result.status == PASSED, result.failure
     assert result.steps[0].request is not None
     assert result.steps[0].request["body"] == body
+
+
+PRODUCT = {"title": "Injera \u12a5\u1295\u1300\u122b", "pricingModel": "free"}
+FORM = "application/x-www-form-urlencoded"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "content_type", "status", "written"),
+    [
+        (
+            "POST",
+            "/api/products",
+            b'{"title":"A","title":"B","pricingModel":"free"}',
+            "application/json",
+            400,
+            {"raw": '{"title":"A","title":"B","pricingModel":"free"}'},
+        ),
+        ("GET", "/api/products?status=draft&status=published", None, None, 400, {}),
+        (
+            "POST",
+            "/api/products",
+            json.dumps(PRODUCT, ensure_ascii=False).encode("utf-16"),
+            "application/json",
+            201,
+            {"raw_base64": "//57"},
+        ),
+        (
+            "POST",
+            "/auth/oauth2/token",
+            b"grant_type=client_credentials&grant_type=client_credentials",
+            FORM,
+            400,
+            {"raw": "grant_type=client_credentials&grant_type=client_credentials"},
+        ),
+        (
+            "POST",
+            "/auth/oauth2/token",
+            b"grant_type=client_credentials&scope=\xff",
+            FORM,
+            400,
+            {"raw_base64": "Z3JhbnRfdHlwZT1jbGllbnRfY3JlZGVudGlhbHMmc2NvcGU9/w=="},
+        ),
+    ],
+    ids=[
+        "json-key-twice",
+        "query-parameter-twice",
+        "utf-16-json",
+        "form-field-twice",
+        "form-not-utf-8",
+    ],
+)
+def test_a_request_a_mapping_cannot_hold_is_recorded_as_sent(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    tmp_path: Path,
+    method: str,
+    path: str,
+    body: bytes | None,
+    content_type: str | None,
+    status: int,
+    written: dict[str, str],
+) -> None:
+    """A key or parameter sent twice, a body that is not UTF-8: recorded so that the replay
+    sends them again (``raw``, a ``query`` list, ``raw_base64``) and gets the same status."""
+    svc_http.post("/_sandbox/reset", json={})
+    headers = dict(auth) if path.startswith("/api/") else {}
+    if content_type:
+        headers["Content-Type"] = content_type
+    live = svc_http.open(path, method=method, data=body, headers=headers)
+    assert live.status_code == status, live.get_data(as_text=True)
+
+    document = recorded(svc_http)
+    (step,) = (s for s in document["steps"] if "request" in s)
+    request = step["request"]
+    assert step["expect"] == {"status": status}
+    for field, value in written.items():
+        assert request[field].startswith(value)
+    if "?" in path:
+        assert request["query"] == {"status": ["draft", "published"]}
+    if content_type:
+        assert request["headers"]["Content-Type"] == content_type
+    file = tmp_path / "as_sent.yaml"
+    file.write_text(dump(document), "utf-8")
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+    sent = [s.request for s in result.steps if s.request is not None][-1]
+    assert sent["url"].endswith(path[path.index("/", 1) :])

@@ -3,6 +3,7 @@ the same scenarios against a running emulator over HTTP."""
 
 from __future__ import annotations
 
+import base64
 import socket
 import textwrap
 from pathlib import Path
@@ -418,3 +419,38 @@ def test_vars_needing_a_seeded_identity_value_skip_their_steps_against_another_s
         (PASSED, ""),
         (SKIPPED, "needs ${client}: the target does not provide ${public_client_id}"),
     ]
+
+
+def test_a_query_list_repeats_the_parameter_and_raw_base64_sends_its_bytes(
+    tmp_path: Path,
+) -> None:
+    """What a recording writes for a request a mapping cannot hold (docs/scenarios.md)."""
+    utf16 = base64.b64encode('{"title": "T", "pricingModel": "free"}'.encode("utf-16"))
+    scenario = one(
+        tmp_path,
+        f"""
+        name: as sent
+        steps:
+          - request: {{path: /products, query: {{status: [draft, published], limit: 5}}}}
+            expect: {{status: 400, json: {{error: "status is repeated: send it once"}}}}
+          - request:
+              method: POST
+              path: /products
+              raw_base64: {utf16.decode()}
+              headers: {{Content-Type: application/json}}
+            expect: {{status: 201, json: {{product: {{title: T}}}}}}
+          - request:
+              method: POST
+              path: /products
+              raw_base64: "${{bad}}"
+              headers: {{Content-Type: application/json}}
+        vars: {{bad: "not base64!"}}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    first, second, third = result.steps
+    assert first.request is not None
+    assert first.request["url"].endswith("/products?status=draft&status=published&limit=5")
+    assert second.status == PASSED, second.message
+    assert result.status == ERROR
+    assert third.message.startswith("raw_base64 is not base64")
