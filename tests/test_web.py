@@ -118,3 +118,25 @@ def test_approving_with_no_body_or_an_empty_object_approves(
     )
     assert answer.status_code == 200, answer.data
     assert answer.json["status"] == "completed"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "kept"),
+    [
+        ("{}".encode("utf-16"), "application/json", {"bodyBase64": "//57AH0A"}),
+        (b"a=1&a=2", "application/x-www-form-urlencoded", {"body": "a=1&a=2"}),
+        (b"a=\xff", "application/x-www-form-urlencoded", {"bodyBase64": "YT3/"}),
+        (b"a=1&b=2", "application/x-www-form-urlencoded", {"form": {"a": "1", "b": "2"}}),
+        ("\ufeff{}".encode(), "application/json", {"body": "\ufeff{}"}),
+    ],
+    ids=["utf-16", "form-field-twice", "form-not-utf-8", "form", "utf-8-bom"],
+)
+def test_the_journal_keeps_a_body_as_it_came(
+    svc_http: FlaskClient, body: bytes, content_type: str, kept: dict[str, object]
+) -> None:
+    """request_details: what a recording replays (a body not UTF-8 as its bytes in base64, a
+    form as a mapping only when that loses nothing)."""
+    svc_http.post("/api/products", data=body, headers={"Content-Type": content_type})
+    (entry,) = svc_http.get("/_sandbox/requests?limit=1").json["items"]  # type: ignore[index]
+    assert {k: entry.get(k) for k in kept} == kept
+    assert not {"body", "bodyBase64", "form"} - set(kept) & set(entry)
