@@ -449,3 +449,41 @@ def test_a_request_a_mapping_cannot_hold_is_recorded_as_sent(
     assert result.status == PASSED, result.failure
     sent = [s.request for s in result.steps if s.request is not None][-1]
     assert sent["url"].endswith(path[path.index("/", 1) :])
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "status", "written"),
+    [
+        (b'{"duration":"30m","duration":"1h"}', "application/json", 400, "raw"),
+        (b"[]", "application/json", 400, "json"),
+        (b"duration=30m", FORM, 415, "form"),
+        (b'{"duration":"30m"}', "text/plain", 415, "raw"),
+        ('{"duration":"30m"}'.encode("utf-16"), "application/json", 200, "raw_base64"),
+    ],
+    ids=["key-twice", "not-an-object", "form", "not-json", "not-utf-8"],
+)
+def test_a_control_request_a_control_step_cannot_send_is_recorded_as_sent(
+    svc_http: FlaskClient,
+    tmp_path: Path,
+    body: bytes,
+    content_type: str,
+    status: int,
+    written: str,
+) -> None:
+    """A control step sends a JSON object: another body goes to ``${control_url}`` as it came."""
+    svc_http.post("/_sandbox/reset", json={})
+    answer = svc_http.post(
+        "/_sandbox/clock/advance", data=body, headers={"Content-Type": content_type}
+    )
+    assert answer.status_code == status, answer.get_data(as_text=True)
+
+    document = recorded(svc_http)
+    (step,) = document["steps"]
+    assert step["request"]["root"] == "url"
+    assert step["request"]["path"] == "${control_url}/clock/advance"
+    assert written in step["request"]
+    assert step["expect"] == {"status": status}
+    file = tmp_path / "control.yaml"
+    file.write_text(dump(document), "utf-8")
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure

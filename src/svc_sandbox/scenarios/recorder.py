@@ -34,6 +34,11 @@ from svc_sandbox.scenarios.actions import CONTROL_PREFIX, action_for
 #: Control-plane requests that are not replayed (reads, and the recorder's own routes).
 NOT_REPLAYED = (CONTROL_PREFIX + "/requests", CONTROL_PREFIX + "/scenario")
 RESET_PATH = CONTROL_PREFIX + "/reset"
+#: Where a control-plane request a ``control`` step cannot make is sent (``root: url``).
+CONTROL_URL = "${control_url}"
+JSON_TYPE = "application/json"
+#: Control actions that move the clock themselves: no ``advance`` step goes before them.
+CLOCK_ACTIONS = ("advance", "set_clock", "run_due")
 STATE_PATH = CONTROL_PREFIX + "/state"
 
 
@@ -69,11 +74,7 @@ def record(
         if step is None:
             continue
         page = _form_page(step, steps)
-        moves_clock = "control" in step and step["control"]["action"] in (
-            "advance",
-            "set_clock",
-            "run_due",
-        )
+        moves_clock = _action(entry) in CLOCK_ACTIONS
         # A request's own latency (a latency rule's delay, which moved the clock on a frozen
         # sandbox) is not time between requests: the replayed rule applies it again.
         began = when - timedelta(seconds=entry.get("delaySeconds", 0))
@@ -270,6 +271,12 @@ def _query(text: str) -> dict[str, str | list[str]]:
     return query
 
 
+def _action(entry: dict[str, Any]) -> str | None:
+    """The control action of a control-plane request (a step of its own or a request)."""
+    found = action_for(entry["method"], entry["path"])
+    return found[0] if found is not None else None
+
+
 def _step(
     entry: dict[str, Any], roots: list[tuple[str, str]], credentials: dict[str, str]
 ) -> dict[str, Any] | None:
@@ -282,6 +289,13 @@ def _step(
             return None
         action, arguments = found
         body = _body(entry)
+        sent = entry.get("form") is not None or entry.get("body") or entry.get("bodyBase64")
+        if sent and not (isinstance(body, dict) and entry.get("contentType") == JSON_TYPE):
+            # A body a control step cannot send (it sends a JSON object): a request to the
+            # control plane sending it as it came.
+            step = _request_step(entry, "url", path[len(CONTROL_PREFIX) :], credentials)
+            step["request"]["path"] = CONTROL_URL + step["request"]["path"]
+            return step
         control: dict[str, Any] = {"action": action, **arguments}
         if isinstance(body, dict):
             control.update(body)
@@ -289,7 +303,13 @@ def _step(
     root, prefix = next(((r, p) for p, r in roots if path.startswith(p + "/")), (None, ""))
     if root is None:
         return None
-    request: dict[str, Any] = {"method": method, "root": root, "path": path[len(prefix) :]}
+    return _request_step(entry, root, path[len(prefix) :], credentials)
+
+
+def _request_step(
+    entry: dict[str, Any], root: str, path: str, credentials: dict[str, str]
+) -> dict[str, Any]:
+    request: dict[str, Any] = {"method": entry["method"], "root": root, "path": path}
     query = entry.get("query")
     if query:
         request["query"] = _query(query)
@@ -297,7 +317,7 @@ def _step(
         request["form"] = entry["form"]
     elif entry.get("body") or entry.get("bodyBase64"):
         body = _body(entry)
-        if body is not None and entry.get("contentType") == "application/json":
+        if body is not None and entry.get("contentType") == JSON_TYPE:
             request["json"] = body
         else:
             if entry.get("body"):
