@@ -380,6 +380,7 @@ FORM = "application/x-www-form-urlencoded"
             {"raw": '{"title":"A","title":"B","pricingModel":"free"}'},
         ),
         ("GET", "/api/products?status=draft&status=published", None, None, 400, {}),
+        ("GET", "/api/products?status=%FF", None, None, 400, {"path": "/products?status=%FF"}),
         (
             "POST",
             "/api/products",
@@ -408,6 +409,7 @@ FORM = "application/x-www-form-urlencoded"
     ids=[
         "json-key-twice",
         "query-parameter-twice",
+        "query-escapes-not-utf-8",
         "utf-16-json",
         "form-field-twice",
         "form-not-utf-8",
@@ -439,7 +441,7 @@ def test_a_request_a_mapping_cannot_hold_is_recorded_as_sent(
     assert step["expect"] == {"status": status}
     for field, value in written.items():
         assert request[field].startswith(value)
-    if "?" in path:
+    if "status=draft" in path:
         assert request["query"] == {"status": ["draft", "published"]}
     if content_type:
         assert request["headers"]["Content-Type"] == content_type

@@ -258,11 +258,15 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _query(text: str) -> dict[str, str | list[str]]:
+def _query(text: str) -> dict[str, str | list[str]] | None:
     """A query as the scenario's ``query``: a parameter sent more than once is a list of its
-    values, in the order sent (the replay sends each)."""
+    values, in the order sent (the replay sends each); None when its escapes are not UTF-8."""
     query: dict[str, str | list[str]] = {}
-    for name, value in parse_qsl(text, keep_blank_values=True):
+    try:
+        pairs = parse_qsl(text, keep_blank_values=True, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    for name, value in pairs:
         before = query.get(name)
         if before is None:
             query[name] = value
@@ -312,7 +316,11 @@ def _request_step(
     request: dict[str, Any] = {"method": entry["method"], "root": root, "path": path}
     query = entry.get("query")
     if query:
-        request["query"] = _query(query)
+        parsed = _query(query)
+        if parsed is None:  # percent-escapes that are not UTF-8 (%FF): sent as they came
+            request["path"] += "?" + query
+        else:
+            request["query"] = parsed
     if entry.get("form") is not None:
         request["form"] = entry["form"]
     elif entry.get("body") or entry.get("bodyBase64"):
