@@ -140,3 +140,17 @@ def test_the_journal_keeps_a_body_as_it_came(
     (entry,) = svc_http.get("/_sandbox/requests?limit=1").json["items"]  # type: ignore[index]
     assert {k: entry.get(k) for k in kept} == kept
     assert not {"body", "bodyBase64", "form"} - set(kept) & set(entry)
+
+
+@pytest.mark.parametrize("path", ["/api/products", "/_sandbox/clock", "/auth/oauth2/authorize"])
+def test_a_query_with_raw_bytes_not_utf_8_is_read_as_its_escapes(
+    svc_http: FlaskClient, auth: dict[str, str], path: str
+) -> None:
+    """A raw byte 0xFF in a query (a server puts it in QUERY_STRING as sent) was a 500; it reads
+    as ``%FF`` does, and the journal keeps ``%FF``, which a recording can send again."""
+    raw = svc_http.get(path, headers=auth, environ_overrides={"QUERY_STRING": "status=\xff"})
+    escaped = svc_http.get(path + "?status=%FF", headers=auth)
+    assert raw.status_code == escaped.status_code < 500
+    assert raw.get_data().replace(b"\n", b"") == escaped.get_data().replace(b"\n", b"")
+    entries = svc_http.get("/_sandbox/requests?limit=2").json["items"]  # type: ignore[index]
+    assert [e.get("query") for e in entries] == ["status=%FF", "status=%FF"]

@@ -35,6 +35,7 @@ from svc_sandbox.web import (
     REQUEST_ID,
     check_content_coding,
     check_no_body,
+    escape_query_bytes,
     json_response,
     request_details,
     sandbox_of,
@@ -140,6 +141,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
         current.environ[REQUEST_ID] = sb.next_request_id()
+        escape_query_bytes(current)
         exposure_api.guard(app, current, CONTROL_PREFIX)
         check_content_coding(current)
         if under(current.path, CONTROL_PREFIX):

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import base64
 import json
+import string
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from flask import Flask, Request, Response, current_app, request
 from pydantic import BaseModel, ConfigDict
@@ -164,6 +166,25 @@ def check_content_coding(current: Request) -> None:
                 code="unsupported_media_type",
                 headers=dict(ACCEPTED_CODINGS),
             )
+
+
+def escape_query_bytes(current: Request) -> None:
+    """From app.py's hook, first, for every family: a query holding bytes that are not UTF-8
+    (sent raw, not percent-encoded: the server puts them in ``QUERY_STRING`` as sent) is read
+    as its percent-escapes would be (``\\xff`` as ``%FF``: U+FFFD once decoded), so every check
+    and route sees one query, and the journal keeps what a replay can send. werkzeug's ``args``
+    raised on the raw byte: a 500."""
+    environ = current.environ
+    query = environ.get("QUERY_STRING")
+    if not query or query.isascii():
+        return  # the common case
+    raw = query.encode("latin-1")  # a WSGI str holds the raw bytes as latin-1 (PEP 3333)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        escaped = quote(raw, safe=string.printable)
+        environ["QUERY_STRING"] = escaped
+        current.query_string = escaped.encode("ascii")  # werkzeug read it as the request began
 
 
 #: One encoder for every answer (``json.dumps`` with an option builds a new one per call).
