@@ -612,16 +612,11 @@ def decode_body(media: str, body: bytes) -> Any:
     """A body as its schema sees it: a form as an object (a repeated field becomes an array),
     a text page as a string, anything else as JSON."""
     if media == "application/x-www-form-urlencoded":
-        fields: dict[str, Any] = {}
+        values: dict[str, list[str]] = {}
         for name, value in parse_qsl(body.decode(), keep_blank_values=True, strict_parsing=False):
-            if name in fields:
-                previous = fields[name]
-                fields[name] = (
-                    [*previous, value] if isinstance(previous, list) else [previous, value]
-                )
-            else:
-                fields[name] = value
-        return fields
+            # Appended in place: a list rebuilt per repeat was quadratic (100,000 repeats, 35 s).
+            values.setdefault(name, []).append(value)
+        return {name: found[0] if len(found) == 1 else found for name, found in values.items()}
     if media.startswith("text/"):
         return body.decode()
     # The edge's parse: a body too deep for the parser (or the schema walk) is a violation,
