@@ -12,6 +12,7 @@ from typing import Any
 
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import Conflict, ValidationFailed, found
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -218,10 +219,10 @@ class UserService(Service):
         return next((u for u in self.users.values() if u.handle == handle), None)
 
     def _by_email(self, email: str) -> User | None:
-        """Addresses compare without case, as mail providers treat them (and handles, which
-        are lowercase only): ``Abebe@…`` is abebe's."""
-        wanted = email.casefold()
-        return next((u for u in self.users.values() if u.email.casefold() == wanted), None)
+        """Addresses compare as ``email_key`` reads them (without case, in one Unicode form;
+        handles are lowercase only): ``Abebe@…`` is abebe's."""
+        wanted = email_key(email)
+        return next((u for u in self.users.values() if email_key(u.email) == wanted), None)
 
     @locked
     def by_handle(self, handle: str) -> User | None:
