@@ -74,6 +74,12 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "clock.exact must be between",
     ),
     (
+        "record instant past a century after the clock's range",
+        lambda d: services(d)["orders"]["orders"][0].update(created_at="9100-01-03T00:00:00+00:00"),
+        "services.orders.orders[0].created_at must be between 1970-01-01T00:00:00.000Z and "
+        "9100-01-02T00:00:00.000Z",
+    ),
+    (
         "instant that is not a date",
         lambda d: services(d)["orders"]["orders"][0].update(created_at="yesterday"),
         "services.orders.orders[0].created_at must be an ISO 8601 date-time",
@@ -266,6 +272,25 @@ def test_an_export_imports_back_byte_for_byte(svc_http: FlaskClient, busy: dict[
         svc_http.put("/_sandbox/state", data=exported, content_type="application/json").status_code
         == 200
     )
+    assert svc_http.get("/_sandbox/state").data == exported
+
+
+def test_an_export_taken_at_the_end_of_time_imports_again(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A sandbox whose clock stands near its end makes records due after it (a session
+    expiring 30 minutes later, its webhooks' retries): its export imports again as it is."""
+    assert (
+        svc_http.post("/_sandbox/clock/set", json={"now": "8999-12-31T23:50:00Z"}).status_code
+        == 200
+    )
+    session = push_checkout(svc_http, auth)
+    status: Any = svc_http.get(f"/api/checkout/{session['sessionId']}").json
+    assert status["expiresAt"] == "9000-01-01T00:20:00.000Z"
+    exported = svc_http.get("/_sandbox/state").data
+    svc_http.post("/_sandbox/reset", json={})
+    imported = svc_http.put("/_sandbox/state", data=exported, content_type="application/json")
+    assert imported.status_code == 200, imported.json
     assert svc_http.get("/_sandbox/state").data == exported
 
 

@@ -486,7 +486,8 @@ class Sandbox:
         """A webhook endpoint served by a Python callable in this process: it gets the exact
         signed bytes and headers an HTTP receiver would and answers a status (2xx succeeds).
         Warps in tests and scenarios then never touch a socket. An unknown organization is a
-        NotFound, as on the control plane (an endpoint must name a record the state holds)."""
+        NotFound, as on the control plane (an endpoint must name a record the state holds).
+        A reset or an import lets the callable go (it is not state): register it again."""
         with self.lock:
             self.orgs.get(org_id)
             return self.webhook_endpoints.create_in_process(org_id, receiver, secret, event_types)

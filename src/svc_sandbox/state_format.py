@@ -6,7 +6,8 @@ of an unknown kind, a string ``seq``) is a 400 naming its path, never a 500 an h
 
 The models are derived from the services' own dataclasses (one description of each record:
 the dataclass), with strict types: ``str``, ``int``, ``bool`` exactly; floats finite; instants
-as ISO 8601 strings with a zone inside the clock's range; enums and lifecycle statuses as their
+as ISO 8601 strings with a zone inside the clock's range (a record's up to a century
+after it: ``LATEST_RECORDED``); enums and lifecycle statuses as their
 values. A record field with a default may be absent (the dataclass fills it in), every other
 one is required, unknown ones are refused. Values are bounded as the API bounds them: integers
 0 or more (``_SIGNED`` lists the exceptions), money and product texts by the schemas' own types
@@ -58,7 +59,7 @@ from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
 from svc_sandbox.commerce.products import PRODUCT_REF, RECORD_PRICE, Product, price_problem
 from svc_sandbox.commerce.schemas import Description, Money, Title
 from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
-from svc_sandbox.core.clock import out_of_range, parse_instant
+from svc_sandbox.core.clock import LATEST, LATEST_RECORDED, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import ValidationFailed
@@ -101,15 +102,22 @@ from svc_sandbox.webhooks.sender import INPROCESS_SCHEME
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
 
-def _instant(value: str) -> str:
+def _instant(value: str, latest: datetime = LATEST_RECORDED) -> str:
+    """A record's instant or a due time: up to LATEST_RECORDED, as a sandbox whose clock stands
+    at its end makes them (a session created then expires after it); the clock's own
+    instants (``ClockInstant``) stop at LATEST."""
     try:
         instant = parse_instant(value)
     except ValueError:
         raise ValueError("must be an ISO 8601 date-time") from None
-    problem = out_of_range(instant)
+    problem = out_of_range(instant, latest)
     if problem:
         raise ValueError(problem)
     return value
+
+
+def _clock_instant(value: str) -> str:
+    return _instant(value, LATEST)
 
 
 def _decimal(value: str) -> str:
@@ -130,6 +138,7 @@ def _fee_rate(value: str) -> str:
 
 
 Instant = Annotated[StrictStr, AfterValidator(_instant)]
+ClockInstant = Annotated[StrictStr, AfterValidator(_clock_instant)]
 DecimalText = Annotated[StrictStr, AfterValidator(_decimal)]
 FeeRateText = Annotated[DecimalText, AfterValidator(_fee_rate)]
 #: An integer of the records by default: amounts, counts, sequence numbers and attempt numbers
@@ -359,8 +368,8 @@ class Ids(BaseModel):
 
 class Clock(BaseModel):
     model_config = _STRICT
-    now: Instant
-    exact: Instant
+    now: ClockInstant
+    exact: ClockInstant
 
 
 def _payload_model(payload: Any) -> Any:

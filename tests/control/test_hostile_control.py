@@ -40,6 +40,26 @@ def test_clock_advance_beyond_100_years_is_a_400_naming_the_field(
     assert_unharmed(svc_http, before)
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        # Once a regular-expression backtrack quadratic in the run of digits (seconds at 5,000).
+        ('{"duration": "' + "1" * 20_000 + '"}', "duration must be at most 64 characters"),
+        ('{"duration": "' + "1" * 65 + '"}', "duration must be at most 64 characters"),
+        # Once a 500: float() of an int of 400 digits overflows.
+        ('{"duration": ' + "9" * 400 + "}", "duration must be at most 3155760000 seconds"),
+        ('{"duration": -' + "9" * 400 + "}", "duration must not be negative"),
+    ],
+)
+def test_clock_advance_by_an_unbounded_duration_is_a_400_at_once(
+    svc_http: FlaskClient, body: str, message: str
+) -> None:
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post("/_sandbox/clock/advance", data=body, content_type="application/json")
+    assert (response.status_code, response.json["error"]) == (400, message)  # type: ignore[index]
+    assert_unharmed(svc_http, before)
+
+
 def test_a_century_is_allowed(svc_http: FlaskClient) -> None:
     response = svc_http.post("/_sandbox/clock/advance", json={"duration": "36525d"})
     assert response.status_code == 200

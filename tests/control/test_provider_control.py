@@ -179,11 +179,20 @@ def test_serve_refuses_a_bad_triggers_file(
     assert message in capsys.readouterr().err
 
 
+BILLION_LAUGHS = "\n".join(
+    ['a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]']
+    + [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    + ["triggers: *a8", ""]
+).encode()
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
         ("binary.yaml", b"\xff\xfe\x00garbage", "is not UTF-8 text"),
-        ("alias.yaml", b"a: &a [*a]\n", "nests deeper than 64 levels"),
+        ("alias.yaml", b"a: &a [*a]\n", "an alias inside its own anchor"),
+        # A "billion laughs" of 464 bytes (10^9 leaves) once hung serve.
+        ("bomb.yaml", BILLION_LAUGHS, "aliases repeat more than 100000 nodes"),
         ("deep.yaml", b"[" * 5000 + b"]" * 5000, "nests deeper than 64 levels"),
         ("deep.json", b"[" * 5000 + b"]" * 5000, "nests deeper than 64 levels"),
         ("binary.json", b"\xff\xfe\x00garbage", "is not valid JSON"),

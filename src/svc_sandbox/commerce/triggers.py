@@ -23,7 +23,7 @@ from svc_sandbox.commerce.payments import (
     PROVIDER_FAILURE_CODES,
     provider_decision,
 )
-from svc_sandbox.core import json_input
+from svc_sandbox.core import json_input, yaml_input
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.locking import locked
@@ -195,7 +195,7 @@ def read_trigger_file(path: str) -> list[Trigger]:
         raise ValidationFailed(f"{what} cannot be read: {exc.strerror}") from None
     # JSON as a request body is read: not JSON, too deep, NaN or a lone surrogate is said.
     json_file = path.endswith(".json")
-    data = json_input.decode(raw, what) if json_file else _read_yaml(raw, what)
+    data = json_input.decode(raw, what) if json_file else yaml_input.load(raw, what)
     if isinstance(data, dict) and set(data) == {"triggers"}:
         data = data["triggers"]
     if not isinstance(data, list):
@@ -208,21 +208,6 @@ def read_trigger_file(path: str) -> list[Trigger]:
             raise ValidationFailed(f"triggers[{i}].phone {trigger.phone} is listed twice")
         seen.add(key)
     return triggers
-
-
-def _read_yaml(raw: bytes, what: str) -> Any:
-    import yaml  # only with --triggers (PyYAML costs ~15 ms of every start-up otherwise)
-
-    try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValidationFailed(f"{what} is not UTF-8 text") from None
-    except RecursionError:
-        raise ValidationFailed(f"{what} nests deeper than {json_input.MAX_DEPTH} levels") from None
-    except yaml.YAMLError as exc:
-        raise ValidationFailed(f"{what} is not valid YAML or JSON: {exc}") from None
-    json_input.check(data, what)  # a recursive alias (a: &a [*a]) is too deep here
-    return data
 
 
 class TriggerService(Service):

@@ -70,10 +70,16 @@ LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 MAX_ADVANCE = timedelta(days=36525)  # 100 years
 
 
-def out_of_range(instant: datetime) -> str | None:
-    """Why ``instant`` cannot be a sandbox time, or None when it can."""
-    if not EARLIEST <= instant <= LATEST:
-        return f"must be between {isoformat(EARLIEST)} and {isoformat(LATEST)}"
+#: The latest instant a record may hold: one made at LATEST carries times ahead of the clock
+#: (a session's expiry, a retry's due time, a token's expiry), each well within one advance.
+LATEST_RECORDED = LATEST + MAX_ADVANCE
+
+
+def out_of_range(instant: datetime, latest: datetime = LATEST) -> str | None:
+    """Why ``instant`` cannot be a sandbox time (or, with ``latest=LATEST_RECORDED``, a
+    record's), or None when it can."""
+    if not EARLIEST <= instant <= latest:
+        return f"must be between {isoformat(EARLIEST)} and {isoformat(latest)}"
     return None
 
 

@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from pydantic import ValidationError as PydanticError
 
+from svc_sandbox.core.yaml_input import ALIAS_NODES  # the one bound of YAML aliases
 from svc_sandbox.scenarios.actions import ACTIONS
 from svc_sandbox.scenarios.matchers import argument_problems, check_path, expectations
 from svc_sandbox.scenarios.model import DocPath, Lines, Scenario, ScenarioError
@@ -112,11 +113,6 @@ def parse_yaml(text: str, file: Path) -> tuple[dict[str, Any], Lines]:
     if not isinstance(document, dict):
         raise ScenarioError(file, 1, (), "a scenario is a mapping with name and steps")
     return document, lines
-
-
-#: Nodes aliases may repeat in one file: ``&a`` nested in ``[*a, *a, ...]`` lists doubles the
-#: document at each level (a "billion laughs" of 500 bytes would never finish loading).
-ALIAS_NODES = 100_000
 
 
 class _Index:
