@@ -206,6 +206,26 @@ def test_the_public_url_and_allowed_hosts_are_served() -> None:
     assert client.get("/_sandbox", headers={"Host": "other.test"}).status_code == 400
 
 
+@pytest.mark.parametrize(
+    "allowed", ["bücher.example", "BÜCHER.example", "xn--bcher-kva.example", "ቡና.example"]
+)
+def test_an_international_allowed_host_is_compared_in_its_ascii_form(allowed: str) -> None:
+    """A Host header is ASCII: ``--allowed-hosts bücher.example`` serves the name browsers
+    send, ``xn--bcher-kva.example`` (it was compared in Unicode and matched nothing)."""
+    rule = HostRule(Settings(allowed_hosts=allowed))
+    ascii_name = allowed.lower().encode("idna").decode("ascii")
+    assert rule.allows(f"{ascii_name}:8700") and rule.allows(ascii_name.upper())
+    assert not rule.allows("xn--other-kva.example")
+
+
+@pytest.mark.parametrize("public_url", ["http://bücher.example:8700", "http://127.0.0.1/é"])
+def test_a_public_url_that_is_no_ascii_uri_is_refused_naming_the_xn_form(
+    public_url: str,
+) -> None:
+    with pytest.raises(ValueError, match="xn-- form"):
+        Settings(public_url=public_url)
+
+
 def test_a_wide_bind_also_serves_ip_addresses_but_not_names() -> None:
     rule = HostRule(Settings(host="0.0.0.0"))
     assert rule.allows("192.168.1.20:8700") and rule.allows("[fe80::1]:8700")

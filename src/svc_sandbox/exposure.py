@@ -79,6 +79,19 @@ def host_name(header: str) -> str | None:
     return found["name"].strip("[]").lower()
 
 
+def ascii_host(name: str) -> str:
+    """``name`` lowercased, an internationalized one in its ASCII (IDNA) form, as a Host
+    header and a URL field carry it (``bücher.example`` -> ``xn--bcher-kva.example``); an
+    IPv6 address or a name IDNA refuses as it is. Hosts compare in this form everywhere."""
+    name = name.lower()
+    if name.isascii() or ":" in name:
+        return name
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:  # a label IDNA refuses: never matches a Host header (ASCII)
+        return name
+
+
 def target_authority(target: str) -> str | None:
     """The authority of an absolute-form request target (``http://host:port/path``, RFC 9112
     §3.2.2), None for the origin form (``/path``) and ``*``."""
@@ -99,8 +112,8 @@ class HostRule:
     def __init__(self, settings: Settings) -> None:
         names = set(LOOPBACK_NAMES)
         urls = [settings.public_url, *(getattr(settings, root) for root in ROOT_DEFAULTS)]
-        names |= {host for url in urls if url and (host := urlsplit(url).hostname)}
-        extra = {n.strip().lower() for n in settings.allowed_hosts.split(",") if n.strip()}
+        names |= {ascii_host(host) for url in urls if url and (host := urlsplit(url).hostname)}
+        extra = {ascii_host(n.strip()) for n in settings.allowed_hosts.split(",") if n.strip()}
         self.any = "*" in extra
         self.names = frozenset(names | extra)
         self.addresses = not is_loopback(settings.host)
@@ -168,10 +181,8 @@ def csp_source(url: str) -> str | None:
     try:
         parts = urlsplit(url)
         port = parts.port
-        host = parts.hostname or ""
-        if ":" not in host:
-            host = host.encode("idna").decode("ascii")
-    except (ValueError, UnicodeError):  # http://[::1, a label idna refuses
+        host = ascii_host(parts.hostname or "")
+    except ValueError:  # http://[::1
         return None
     host = f"[{host}]" if ":" in host else host
     source = f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")

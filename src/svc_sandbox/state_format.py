@@ -61,6 +61,7 @@ from svc_sandbox.commerce.schemas import Description, Money, Title
 from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
 from svc_sandbox.core.clock import LATEST, LATEST_RECORDED, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
+from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import OBJECT_ID_SHAPE, degenerate_problem, is_object_id
 from svc_sandbox.core.lifecycle import Lifecycle
@@ -608,7 +609,7 @@ def _check_user_names(document: dict[str, Any]) -> None:
     one; emails without case): two users sharing one, the sign-in finds only the first."""
     seen: dict[tuple[str, str], int] = {}
     for index, user in enumerate(document["services"]["users"]["users"]):
-        for name, value in (("handle", user["handle"]), ("email", user["email"].casefold())):
+        for name, value in (("handle", user["handle"]), ("email", email_key(user["email"]))):
             if (name, value) in seen:
                 raise ValidationFailed(
                     f"state document: services.users.users[{index}].{name} repeats "
@@ -715,7 +716,7 @@ _ALSO_UNIQUE: dict[type, tuple[tuple[str, ...], ...]] = {
     # customers are upserted per (organization, environment, email) (commerce/customers.py)
     Customer: (("org_id", "environment", "email"),),
 }
-_FOLDED: dict[tuple[type, str], Callable[[str], str]] = {(Customer, "email"): str.lower}
+_FOLDED: dict[tuple[type, str], Callable[[str], str]] = {(Customer, "email"): email_key}
 
 
 def _repeat(where: str, index: int, key: tuple[str, ...], value: tuple[Any, ...]) -> str:

@@ -21,6 +21,8 @@ from svc_sandbox.commerce.schemas import PriceBody
 from svc_sandbox.contract.document import load_contract
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.core.validation import http_url_problem, success_url_problem
+from tests.core.test_url_characters import ACCEPTED as ASCII_URIS
+from tests.core.test_url_characters import REFUSED as NOT_URIS
 
 SCHEMAS = load_contract()["components"]["schemas"]
 TRIMMED_TITLE = SCHEMAS["ProductCreate"]["properties"]["title"]
@@ -109,6 +111,12 @@ CASES = [
             "http://x/a b",
             "http://h:65535",
             "http://h:65536",
+            "http://x/a[b]",
+            "http://x/?a[b]",
+            "http://a@b@c/",
+            "http://u:p@/x",
+            *NOT_URIS.values(),
+            *ASCII_URIS,
         ],
     ),
     (
@@ -133,6 +141,9 @@ CASES = [
             "https://e.com/{x}",
             "tel:+251911",
             "http://x/%zz",
+            "http://x/a[b]",
+            *NOT_URIS.values(),
+            *ASCII_URIS,
         ],
     ),
     (

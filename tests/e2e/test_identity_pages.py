@@ -62,7 +62,8 @@ def test_a_hostile_app_name_and_website_on_the_consent_page_are_text(
         "redirectUris": ["https://app.example/cb"],
         "scopes": ["openid", "profile"],
         "clientType": "public",
-        "website": "https://app.example/?q=<b>x</b>",
+        # < and > are refused in a URL (RFC 3986); a quote and parentheses are URI characters
+        "website": "https://app.example/?q='onmouseover='alert(1)",
     }
     app = api.post("/_sandbox/apps", json=body).json
     assert app is not None

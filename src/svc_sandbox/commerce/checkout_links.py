@@ -77,11 +77,17 @@ class CheckoutField:
         }
 
 
-def check_field_shape(type_: str, options: list[str]) -> None:
-    """A known type; a select field offers at least one option."""
+def check_field_shape(type_: str, options: list[str]) -> list[str]:
+    """A known type; a select field offers at least one option. The options as stored:
+    trimmed as ``collect`` trims an answer (``" L "`` could never be chosen), none blank."""
     one_of(type_, FIELD_TYPES, "type")
-    if type_ == "select" and not options:
+    trimmed = [option.strip() for option in options]
+    for index, option in enumerate(trimmed):
+        if not option:
+            raise ValidationFailed(f"options[{index}] must not be blank")
+    if type_ == "select" and not trimmed:
         raise ValidationFailed("options is required for a select field")
+    return trimmed
 
 
 class CheckoutConfigService(Service):
@@ -186,7 +192,7 @@ class CheckoutConfigService(Service):
         options: list[str] | None = None,
     ) -> CheckoutField:
         self.orgs.get(org_id)
-        check_field_shape(type_, options or [])
+        options = check_field_shape(type_, options or [])
         product_ids = self._product_ids(org_id, product_refs or [])
         checkout_field = CheckoutField(
             id=self.ids.secret("cf_", 16, self.fields),
@@ -196,7 +202,7 @@ class CheckoutConfigService(Service):
             required=required,
             created_at=self.clock.now(),
             product_ids=product_ids,
-            options=list(options or []),
+            options=options,
         )
         self.fields[checkout_field.id] = checkout_field
         return checkout_field
@@ -215,7 +221,7 @@ class CheckoutConfigService(Service):
         """Changes what is given, all or nothing. Sessions keep the answers they collected: a
         change applies to the checkouts created after it."""
         definition = self.field(field_id)
-        check_field_shape(
+        trimmed = check_field_shape(
             definition.type if type_ is None else type_,
             definition.options if options is None else options,
         )
@@ -231,7 +237,7 @@ class CheckoutConfigService(Service):
         if product_ids is not None:
             definition.product_ids = product_ids
         if options is not None:
-            definition.options = list(options)
+            definition.options = trimmed
         return definition
 
     @locked

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, snapshot
 
@@ -43,14 +44,14 @@ class CustomerService(Service):
         phone: str | None = None,
         external_id: str | None = None,
     ) -> Customer:
-        """The organization's customer with this email (case-insensitive), created or updated:
-        given fields overwrite, omitted ones are kept."""
-        key = email.lower()
+        """The organization's customer with this email (``email_key``: without case, in one
+        Unicode form), created or updated: given fields overwrite, omitted ones are kept."""
+        key = email_key(email)
         found = next(
             (
                 c
                 for c in self.customers.values()
-                if c.org_id == org_id and c.environment == environment and c.email.lower() == key
+                if c.org_id == org_id and c.environment == environment and email_key(c.email) == key
             ),
             None,
         )

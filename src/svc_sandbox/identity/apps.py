@@ -15,7 +15,8 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Forbidden, ValidationFailed, found
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
-from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut, url_characters_problem
+from svc_sandbox.core.validation import shown as shown_value
 from svc_sandbox.identity.scopes import OFFLINE_ACCESS, OPENID, SCOPES, WALLET_SEND, ordered
 from svc_sandbox.orgs.organizations import KycStatus, OrganizationService
 
@@ -40,6 +41,9 @@ def check_app_url(uri: str, field: str, fragment: bool = True) -> str:
     if len(uri) > 2000:
         raise ValidationFailed(f"{field} must be at most 2000 characters each")
     shown = cut(uri, SHOWN_CHARACTERS)  # a refusal repeats a long URL cut
+    problem = url_characters_problem(uri)
+    if problem:  # before parsing: urlsplit drops a tab or a line feed unseen
+        raise ValidationFailed(f"{field}: {shown_value(uri)} {problem}")
     try:
         parts = urlsplit(uri)
         parts.port  # noqa: B018 - reading it raises ValueError for a bad port

@@ -23,9 +23,15 @@ def problem(params: Params, name: str) -> str | None:
         return repeated(name)
     if values and len(values[0]) > MAX_LENGTH:
         return f"{name} is longer than {MAX_LENGTH} characters"
-    if values and _CONTROL.search(values[0]):
+    if values and has_control_characters(values[0]):
         return f"{name} contains control characters"
     return None
+
+
+def has_control_characters(value: str) -> bool:
+    """What every OAuth parameter is refused for (C0 and DEL), and so a password the sign-in
+    form could never send (identity/users.py refuses it when set)."""
+    return _CONTROL.search(value) is not None
 
 
 def check_all(params: Params, names: Sequence[str] | None = None) -> None:

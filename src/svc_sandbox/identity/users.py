@@ -12,11 +12,13 @@ from typing import Any
 
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import Conflict, ValidationFailed, found
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import one_of
 from svc_sandbox.identity.apps import check_app_url
+from svc_sandbox.identity.params import has_control_characters
 
 KYC_STATUSES = ("not_started", "pending", "approved", "rejected")
 HANDLE_SHAPE = re.compile(r"[a-z0-9][a-z0-9_-]{1,29}")
@@ -25,6 +27,15 @@ EMAIL_SHAPE = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 def default_email(handle: str) -> str:
     return f"{handle}@users.sandbox.test"
+
+
+def _check_password(password: str) -> None:
+    """A password the sign-in accepts: it refuses a parameter with control characters, so a
+    user given one could never sign in."""
+    if has_control_characters(password):
+        raise ValidationFailed(
+            "password must not contain control characters (the sign-in refuses them)"
+        )
 
 
 def password_hash(password: str) -> str:
@@ -105,6 +116,8 @@ class UserService(Service):
             self._check_email(email, None)
         if picture is not None:
             check_app_url(picture, "picture")
+        if password is not None:
+            _check_password(password)
         one_of(kyc, KYC_STATUSES, "kyc")
         user_id = self.ids.object_id(self.users)
         handle = handle if handle is not None else f"user-{user_id[:8]}"
@@ -174,6 +187,8 @@ class UserService(Service):
             check_app_url(picture, "picture")
         if kyc is not None:
             one_of(kyc, KYC_STATUSES, "kyc")
+        if password is not None:
+            _check_password(password)
         changes = {
             "handle": handle,
             "name": name,
@@ -204,10 +219,10 @@ class UserService(Service):
         return next((u for u in self.users.values() if u.handle == handle), None)
 
     def _by_email(self, email: str) -> User | None:
-        """Addresses compare without case, as mail providers treat them (and handles, which
-        are lowercase only): ``Abebe@…`` is abebe's."""
-        wanted = email.casefold()
-        return next((u for u in self.users.values() if u.email.casefold() == wanted), None)
+        """Addresses compare as ``email_key`` reads them (without case, in one Unicode form;
+        handles are lowercase only): ``Abebe@…`` is abebe's."""
+        wanted = email_key(email)
+        return next((u for u in self.users.values() if email_key(u.email) == wanted), None)
 
     @locked
     def by_handle(self, handle: str) -> User | None:
