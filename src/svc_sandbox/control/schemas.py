@@ -17,18 +17,19 @@ from pydantic import (
 
 from svc_sandbox.commerce.schemas import Uri
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.numbers import DECIMAL_TEXT, decimal_text
+from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
 from svc_sandbox.orgs.organizations import Environment, KycStatus
 
 
 def _ascii_rate(value: Any) -> Any:
-    """A rate sent as a string is ASCII decimal text (``"0.05"``; core/numbers.py): pydantic's
-    Decimal would take ``"٠.٠٥"``, ``"0.0_5"`` and ``"5e-2"``. A JSON number goes on as it is."""
+    """A rate sent as a string is a JSON number's text in ASCII digits (``"0.05"``,
+    ``"1.5E-7"``; core/numbers.py): pydantic's Decimal would also take ``"٠.٠٥"``, ``"0.0_5"``
+    and ``" 0.05 "``. A JSON number goes on as it is."""
     if not isinstance(value, str):
         return value
-    rate = decimal_text(value)
+    rate = decimal_text(value, exponent=True)
     if rate is None:
-        raise ValueError(f"must be {DECIMAL_TEXT}")
+        raise ValueError(f"must be {EXPONENT_TEXT}")
     return rate
 
 

@@ -13,6 +13,8 @@ from decimal import Decimal
 
 #: An optional minus, ASCII digits, and optionally a point with more ASCII digits.
 _DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+#: The same with an exponent: a JSON number's grammar (RFC 8259 §6), leading zeros aside.
+_EXPONENT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 #: The same without the fraction.
 _WHOLE = re.compile(r"-?[0-9]+")
 
@@ -21,13 +23,15 @@ _WHOLE = re.compile(r"-?[0-9]+")
 ASCII_WHITESPACE = " \t\n\f\r"
 #: How a message names the rule.
 DECIMAL_TEXT = "a number in ASCII digits such as 10 or 0.5"
+EXPONENT_TEXT = "a number in ASCII digits such as 0.05 or 5E-2"
 WHOLE_TEXT = "a whole number in ASCII digits such as 10"
 
 
-def decimal_text(text: str) -> Decimal | None:
-    """``text`` as an exact Decimal when it is ASCII decimal text (``50``, ``-1``, ``0.05``),
-    else None. Never NaN or infinite; callers bound the magnitude they take."""
-    return Decimal(text) if _DECIMAL.fullmatch(text) else None
+def decimal_text(text: str, exponent: bool = False) -> Decimal | None:
+    """``text`` as an exact Decimal when it is ASCII decimal text (``50``, ``-1``, ``0.05``;
+    with ``exponent``, also ``1.5E-7`` as a JSON number is written), else None. Never NaN or
+    infinite; callers bound the magnitude they take."""
+    return Decimal(text) if (_EXPONENT if exponent else _DECIMAL).fullmatch(text) else None
 
 
 def whole_text(text: str) -> int | None:

@@ -128,7 +128,9 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     if args.timeout is not None:
         timeout = args.timeout
     elif timeout_given is None:
-        raise ValueError(f"SVC_TIMEOUT must be a number of seconds, got {timeout_text!r}")
+        raise ValueError(
+            f"SVC_TIMEOUT must be a positive, finite number of seconds, got {timeout_text!r}"
+        )
     else:
         timeout = float(timeout_given)
     if not 0 < timeout < math.inf:
