@@ -54,6 +54,18 @@ LONG_NAMES: list[tuple[str, str, dict[str, Any], str]] = [
         {"kind": "lost", LONG: 1},
         f"{LONG_SHOWN} is not a known field",
     ),
+    (
+        "POST",
+        "/_sandbox/triggers",
+        {"phone": "0911999998", LONG: 1},
+        f"{LONG_SHOWN} is not a known field",
+    ),
+    (
+        "POST",
+        "/_sandbox/triggers",
+        {"phone": "0911999998", "outcome": "approve", "notification": {"kind": "lost", LONG: 1}},
+        f"notification.{LONG_SHOWN} is not a known field",
+    ),
     ("POST", "/_sandbox/reset", {LONG: 1}, f"{LONG_SHOWN} is not a known field"),
 ]
 
