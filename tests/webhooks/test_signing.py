@@ -8,6 +8,8 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import hmac as reference_hmac
 
 from svc_sandbox.webhooks.events import EVENT_TYPES
 from svc_sandbox.webhooks.signing import (
@@ -151,3 +153,19 @@ def test_test_payload_is_the_same_for_the_same_arguments() -> None:
 def test_a_t_that_is_not_a_short_ascii_number_is_a_malformed_header(t: str) -> None:
     result = verify(f"t={t},v1=abc", b"{}", "secret", now=0)
     assert (result.valid, result.reason) == (False, "malformed_header")
+
+
+def test_signatures_with_secrets_taken_in_turns_each_match_their_own_secret() -> None:
+    """Keyed HMACs are kept per secret and copied for each signature (client/signing.py):
+    a signature made after another secret, or after the same secret signed another body,
+    is still the HMAC of its own secret over its own ``<t>.<body>`` (checked with
+    ``cryptography``'s HMAC, not the hmac module that signs)."""
+
+    def expected(secret: str, t: int, body: bytes) -> str:
+        mac = reference_hmac.HMAC(secret.encode(), hashes.SHA256())
+        mac.update(f"{t}.".encode() + body)
+        return mac.finalize().hex()
+
+    turns = [("whsec_a", b'{"n":1}'), ("whsec_b", b'{"n":2}'), ("whsec_a", b'{"n":3}')] * 2
+    for t, (secret, body) in enumerate(turns, start=1_700_000_000):
+        assert compute_signature(secret, t, body) == expected(secret, t, body)

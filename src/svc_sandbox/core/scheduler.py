@@ -34,7 +34,7 @@ class Entry:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class RanEntry:
     due: datetime
     kind: str

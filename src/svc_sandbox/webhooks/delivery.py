@@ -4,9 +4,9 @@ journal of every attempt. Plain state under the sandbox lock; no HTTP here.
 An event emitted for an organization becomes one delivery per matching enabled endpoint. The
 first attempt is a scheduler entry due at the event's time; when the scheduler runs it, the
 attempt joins the *due* queue. The dispatcher (webhooks/dispatcher.py) takes due attempts one
-at a time (``take_next``), POSTs them outside the lock and reports back (``record``, or
-``record_and_take_next`` in its loop), which schedules the next retry counted from the
-attempt's due time, or settles the delivery.
+at a time (``take_next``), POSTs them outside the lock and reports back
+(``record_and_take_next``), which journals the attempt and schedules the next retry counted
+from the attempt's due time, or settles the delivery.
 """
 
 from __future__ import annotations
@@ -289,6 +289,9 @@ class DeliveryService(Service):
     @locked
     def take_next(self) -> Outgoing | None:
         """The earliest due attempt, signed with its due time, or None when nothing is due."""
+        return self._take_next()
+
+    def _take_next(self) -> Outgoing | None:
         while self.due:
             due = heapq.heappop(self.due)[2]
             delivery = self.deliveries.get(due.delivery_id)
@@ -341,11 +344,11 @@ class DeliveryService(Service):
     def record_and_take_next(
         self, outgoing: Outgoing, outcome: Outcome
     ) -> tuple[Attempt | None, Outgoing | None]:
-        """``record`` then ``take_next`` under one hold of the lock (the dispatcher's loop)."""
-        return self.record(outgoing, outcome), self.take_next()
+        """Records the attempt's outcome, then takes the next due attempt, under one hold of
+        the lock (the dispatcher's loop)."""
+        return self._record(outgoing, outcome), self._take_next()
 
-    @locked
-    def record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:
+    def _record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:
         """Journals the attempt and schedules the next one or settles the delivery."""
         due = outgoing.due
         if self.sending.get(due.seq) is due:
