@@ -38,8 +38,11 @@ def number(text: str) -> float:
 
 
 def positive_seconds(text: str) -> float:
-    """A finite number of seconds above 0 (``--timeout``)."""
-    value = number(text)
+    """A finite number of seconds above 0 (``--timeout``), in ASCII digits."""
+    seconds = decimal_text(text)
+    if seconds is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+    value = float(seconds)
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds above 0")
     return value
