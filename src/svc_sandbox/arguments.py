@@ -1,17 +1,14 @@
-"""Argument types of the commands that call a server (``run``, ``record``, ``contract test``,
-``conformance``): a bad value is a usage error (exit 2 naming the option), never a traceback
-from deep inside an HTTP client."""
+"""Argument types of the commands: a bad value is a usage error (exit 2 naming the option),
+never a traceback from deep inside an HTTP client. Numbers are ASCII decimal text
+(core/numbers.py), as the SVC_SANDBOX_* variables read them."""
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
-from typing import TypeVar
 
+from svc_sandbox.core.numbers import DECIMAL_TEXT, WHOLE_TEXT, decimal_text, whole_text
 from svc_sandbox.core.validation import http_url_problem
-
-T = TypeVar("T")
 
 
 def http_url(text: str) -> str:
@@ -22,16 +19,30 @@ def http_url(text: str) -> str:
     return text
 
 
-def _parsed(text: str, convert: Callable[[str], T], what: str) -> T:
-    try:
-        return convert(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+def whole_number(text: str) -> int:
+    """A whole number in ASCII digits (``--port``, ``--seed``, ...): core/numbers.py's rule,
+    where ``int()`` would take ``١_٠`` as 10."""
+    value = whole_text(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {WHOLE_TEXT}")
+    return value
+
+
+def number(text: str) -> float:
+    """A number in ASCII digits (``--clock-factor 0.5``): ``float()`` would also take ``1_5``,
+    ``1e1``, ``inf`` and other scripts' digits."""
+    value = decimal_text(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {DECIMAL_TEXT}")
+    return float(value)
 
 
 def positive_seconds(text: str) -> float:
-    """A finite number of seconds above 0 (``--timeout``)."""
-    value = _parsed(text, float, "a number of seconds")
+    """A finite number of seconds above 0 (``--timeout``), in ASCII digits."""
+    seconds = decimal_text(text)
+    if seconds is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+    value = float(seconds)
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds above 0")
     return value
@@ -39,7 +50,7 @@ def positive_seconds(text: str) -> float:
 
 def positive_int(text: str) -> int:
     """A whole number of at least 1 (``--max-examples``, ``--limit``)."""
-    value = _parsed(text, int, "a whole number")
+    value = whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox import __version__
-from svc_sandbox.arguments import http_url, positive_int
+from svc_sandbox.arguments import http_url, number, positive_int, whole_number
 from svc_sandbox.commerce.payments import PUSH_OUTCOMES
 from svc_sandbox.contract.document import BY_NAME
 from svc_sandbox.contract.reports import FORMATS, render
@@ -50,20 +50,24 @@ def _serve_options(
     port_help: str = "listen port (default 8700; 0 picks a free one)",
 ) -> None:
     serve.add_argument("--host", help="listen address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help=port_help)
+    serve.add_argument("--port", type=whole_number, help=port_help)
     serve.add_argument("--public-url", help="origin the URLs are built on")
     for root in ROOT_DEFAULTS:
         serve.add_argument("--" + root.replace("_", "-"), dest=root, help=f"override {{{root}}}")
-    serve.add_argument("--seed", type=int, help="seed of every id, token and secret (default 1)")
-    serve.add_argument("--clock", dest="clock_mode", choices=[m.value for m in ClockMode])
-    serve.add_argument("--clock-factor", type=float, help="speed of a scaled clock")
-    serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
-    serve.add_argument("--threads", type=int, help="worker threads (default 8)")
     serve.add_argument(
-        "--connection-limit", type=int, help="open connections served at once (default 500)"
+        "--seed", type=whole_number, help="seed of every id, token and secret (default 1)"
+    )
+    serve.add_argument("--clock", dest="clock_mode", choices=[m.value for m in ClockMode])
+    serve.add_argument("--clock-factor", type=number, help="speed of a scaled clock")
+    serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
+    serve.add_argument("--threads", type=whole_number, help="worker threads (default 8)")
+    serve.add_argument(
+        "--connection-limit",
+        type=whole_number,
+        help="open connections served at once (default 500)",
     )
     serve.add_argument(
-        "--channel-timeout", type=float, help="seconds an idle connection stays open (default 30)"
+        "--channel-timeout", type=number, help="seconds an idle connection stays open (default 30)"
     )
     serve.add_argument(
         "--allow-remote-control",
@@ -77,32 +81,38 @@ def _serve_options(
         "host always are; * serves any)",
     )
     serve.add_argument(
-        "--tick-seconds", type=float, help="how often a real or scaled clock runs due work"
+        "--tick-seconds", type=number, help="how often a real or scaled clock runs due work"
     )
     serve.add_argument(
         "--no-credentials-status",
-        type=int,
+        type=whole_number,
         choices=[401, 403],
         help="status of a commerce request with no credentials at all (default 403)",
     )
     serve.add_argument("--webhook-url", help="webhook endpoint of the default organizations")
     serve.add_argument("--webhook-secret", help="its signing secret (default: generated)")
     serve.add_argument(
-        "--webhook-timeout-seconds", type=float, help="receiver answer timeout (default 10)"
+        "--webhook-timeout-seconds", type=number, help="receiver answer timeout (default 10)"
     )
     serve.add_argument("--webhook-retries", help="retry waits (default 1m,5m,30m,2h,12h)")
     serve.add_argument(
-        "--events-kept", type=int, help="newest events the event log keeps (default 100000)"
+        "--events-kept",
+        type=whole_number,
+        help="newest events the event log keeps (default 100000)",
     )
     serve.add_argument(
-        "--deliveries-kept", type=int, help="settled webhook deliveries kept (default 100000)"
+        "--deliveries-kept",
+        type=whole_number,
+        help="settled webhook deliveries kept (default 100000)",
     )
     serve.add_argument(
-        "--webhook-attempts-kept", type=int, help="webhook attempts journaled (default 10000)"
+        "--webhook-attempts-kept",
+        type=whole_number,
+        help="webhook attempts journaled (default 10000)",
     )
     serve.add_argument(
         "--identity-expired-kept-hours",
-        type=int,
+        type=whole_number,
         help="hours an expired identity code, token or sign-in is kept (default 24)",
     )
     serve.add_argument(
@@ -121,13 +131,13 @@ def _serve_options(
     serve.add_argument(
         "--production-push-delay",
         dest="production_push_delay_seconds",
-        type=float,
+        type=number,
         help="seconds before a production push takes its default outcome (default 10)",
     )
     serve.add_argument(
         "--provider-check-interval",
         dest="provider_check_interval_seconds",
-        type=float,
+        type=number,
         help="a status poll checks the payment provider at most once per this many seconds "
         "per session (default 5)",
     )
@@ -140,11 +150,11 @@ def _serve_options(
     serve.add_argument("--withdrawal-tax-rate", help="withdrawal tax rate, a fraction (0.15)")
     serve.add_argument("--withdrawal-tax-base", choices=["fee", "amount"], help="what is taxed")
     serve.add_argument("--withdrawal-rounding", choices=["half_up", "half_even"])
-    serve.add_argument("--payout-pending-seconds", type=float, help="pending -> processing")
-    serve.add_argument("--payout-processing-seconds", type=float, help="processing -> completed")
+    serve.add_argument("--payout-pending-seconds", type=number, help="pending -> processing")
+    serve.add_argument("--payout-processing-seconds", type=number, help="processing -> completed")
     serve.add_argument(
         "--idempotency-retention-hours",
-        type=float,
+        type=number,
         help="hours a withdrawal Idempotency-Key is kept; 0 (default): as long as its withdrawal",
     )
     serve.add_argument(
@@ -173,7 +183,9 @@ def _serve_options(
     wallet_disconnect.add_argument(
         "--no-wallet-refuse-disconnected", dest="wallet_refuse_disconnected", action="store_false"
     )
-    serve.add_argument("--wallet-seed-minor", type=int, help="santim of each seeded wallet")
+    serve.add_argument(
+        "--wallet-seed-minor", type=whole_number, help="santim of each seeded wallet"
+    )
     serve.add_argument("--claims-namespace", help="URI prefix of custom claims ({auth_url}/claims)")
     serve.add_argument(
         "--identity-rate-limit-key",
@@ -198,7 +210,7 @@ def _serve_options(
         "or taken as it is (skip)",
     )
     serve.add_argument(
-        "--max-state-bytes", type=int, help="body limit of PUT /_sandbox/state (512 MiB)"
+        "--max-state-bytes", type=whole_number, help="body limit of PUT /_sandbox/state (512 MiB)"
     )
     limits = serve.add_mutually_exclusive_group()
     limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
@@ -248,7 +260,7 @@ def _contract_parsers(sub: Any) -> None:
     test.add_argument(
         "--max-examples", type=positive_int, default=25, help="examples per operation"
     )
-    test.add_argument("--seed", type=int, default=1, help="generation seed (default 1)")
+    test.add_argument("--seed", type=whole_number, default=1, help="generation seed (default 1)")
     test.add_argument("--no-stateful", dest="stateful", action="store_false", default=True)
     test.add_argument(
         "--skip-operation",

@@ -25,7 +25,7 @@ from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.fault_rules import FaultRules
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.validation import one_of
+from svc_sandbox.core.validation import one_of, unknown_field
 from svc_sandbox.orgs.organizations import OrganizationService
 
 #: What every latency rule id starts with (core/ids.py draws the rest).
@@ -96,7 +96,7 @@ class LatencyFaults(FaultRules[LatencyRule]):
             raise ValidationFailed("body must be a JSON object")
         for name in raw:
             if name not in FIELDS:
-                raise ValidationFailed(f"{name} is not a known field")
+                raise ValidationFailed(unknown_field(name))
         method = raw.get("method")
         if method is not None:
             if not isinstance(method, str):

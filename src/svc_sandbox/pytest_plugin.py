@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from svc_sandbox.core.numbers import whole_text
 from svc_sandbox.scenarios import pytest_items as scenario_items
 
 # The plugin loads in every pytest run of an environment where svc-sandbox is installed, so the
@@ -61,7 +62,7 @@ _MARK = pytest.StashKey[tuple["Emulator", str | None]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("svc-sandbox", "svc-sandbox emulator")
-    group.addoption("--svc-seed", type=int, help="seed of the emulator's ids (default 1)")
+    group.addoption("--svc-seed", help="seed of the emulator's ids (default 1)")
     group.addoption(
         "--svc-scope",
         choices=SCOPES,
@@ -122,7 +123,8 @@ def _scope(config: pytest.Config) -> str:
 def _read_options(config: pytest.Config) -> Options:
     scope = _scope(config)
     seed_text = _option(config, "svc_seed").strip()
-    if not seed_text.lstrip("-").isdigit() or not seed_text.isascii():
+    seed = whole_text(seed_text)
+    if seed is None:
         raise pytest.UsageError(
             f"svc_seed (ini) / --svc-seed must be an integer, not {seed_text!r}"
         )
@@ -138,7 +140,7 @@ def _read_options(config: pytest.Config) -> Options:
         if problem:
             raise pytest.UsageError(f"svc_url (ini) / --svc-url {problem}, not {url!r}")
         url = url.rstrip("/")
-    options = Options(scope, int(seed_text), url, gc_freeze)
+    options = Options(scope, seed, url, gc_freeze)
     if url is None:
         _check_environment(config, options.seed)
     return options

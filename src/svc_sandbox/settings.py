@@ -6,21 +6,25 @@ import difflib
 import os
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from svc_sandbox.commerce.payments import PUSH_OUTCOMES, provider_decision
 from svc_sandbox.core.clock import ClockMode, isoformat, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS, parse_duration
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.numbers import ASCII_WHITESPACE, DECIMAL_TEXT, decimal_text, whole_text
 from svc_sandbox.core.validation import http_url_problem
 
 ENV_PREFIX = "SVC_SANDBOX_"
 #: SVC_SANDBOX_* variables that are no setting: set by ``exec`` for its command, or read by
 #: the test suite (docs/testing.md, docs/dashboard.md).
 OTHER_ENV_NAMES = frozenset({"SVC_SANDBOX_URL", "SVC_SANDBOX_CHROMIUM", "SVC_SANDBOX_SCREENSHOTS"})
+
+#: The types whose setting ``_number_in_ascii`` reads from text.
+_NUMBERS: frozenset[Any] = frozenset({int, float, Decimal})
 
 
 def retry_delays(value: str) -> list[timedelta]:
@@ -190,12 +194,29 @@ class Settings(BaseModel):
             raise ValueError(problem)
         return value.rstrip("/")
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _number_in_ascii(cls, value: Any, info: ValidationInfo) -> Any:
+        """A number given as text (an environment variable) is ASCII decimal text, the rule
+        of the flags (core/numbers.py): pydantic would read ``1_0`` as 10 and ``1e1``,
+        ``inf`` as numbers."""
+        if not isinstance(value, str) or info.field_name is None:
+            return value
+        annotation = cls.model_fields[info.field_name].annotation
+        if annotation not in _NUMBERS and not _NUMBERS.intersection(get_args(annotation)):
+            return value
+        number = decimal_text(value.strip(ASCII_WHITESPACE))
+        if number is None:
+            raise ValueError(f"must be {DECIMAL_TEXT}")
+        return number if annotation is Decimal else value.strip(ASCII_WHITESPACE)
+
     @field_validator("no_credentials_status", mode="before")
     @classmethod
     def _status_from_text(cls, value: Any) -> Any:
         # An environment variable arrives as text, and a Literal of ints takes no "401".
-        if isinstance(value, str) and value.strip().isdigit():
-            return int(value.strip())
+        if isinstance(value, str):
+            status = whole_text(value.strip(ASCII_WHITESPACE))
+            return value if status is None else status
         return value
 
     @field_validator("production_push_outcome")

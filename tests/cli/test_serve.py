@@ -46,6 +46,40 @@ def test_every_setting_has_a_serve_flag() -> None:
     )
 
 
+#: (flag, text): int() or float() reads each text as a number; a flag is ASCII digits only.
+NOT_ASCII_NUMBERS = [
+    ("--port", "\u0660"),  # Arabic-Indic zero
+    ("--port", "\uff18\uff17\uff10\uff10"),  # full-width 8700
+    ("--seed", "\u0661_\u0660"),  # int() said 10
+    ("--seed", "1_0"),
+    ("--threads", "\u00b2"),
+    ("--clock-factor", "1e1"),
+    ("--clock-factor", "inf"),
+    ("--tick-seconds", "0_5"),
+]
+
+
+@pytest.mark.parametrize(("flag", "text"), NOT_ASCII_NUMBERS)
+def test_a_number_flag_takes_only_ascii_digits(
+    flag: str, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parse(flag, text)
+    assert exit_.value.code == 2
+    assert f"argument {flag}: {text!r} is not a" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("flag", "text"), NOT_ASCII_NUMBERS)
+def test_a_number_variable_takes_only_ascii_digits(
+    monkeypatch: pytest.MonkeyPatch, flag: str, text: str
+) -> None:
+    """The same text in the setting's SVC_SANDBOX_* variable is refused as the flag is."""
+    name = flag.removeprefix("--").replace("-", "_").upper()
+    monkeypatch.setenv(f"SVC_SANDBOX_{name}", text)
+    with pytest.raises(ValueError, match="must be a number in ASCII digits"):
+        parse()
+
+
 def test_every_root_has_a_flag() -> None:
     settings = parse("--public-url", "http://example.test:1", "--pay-url", "https://pay.test")
     assert settings["public_url"] == "http://example.test:1"

@@ -20,6 +20,7 @@ from svc_sandbox.client import (
     SvcClient,
     SvcClientError,
     SvcError,
+    SvcRateLimitError,
     SvcResponseError,
     SvcServerError,
     SvcTransportError,
@@ -286,3 +287,34 @@ def test_a_transport_error_never_prints_a_token() -> None:
     error = transport_error("GET /balance", 1.0, sent)
     assert error.code == "connection_error" and "Secret123" not in error.message
     assert "svc_live_***" in error.message
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "seconds"),
+    [
+        (b"12", 12.0),
+        (b"1.5", 1.5),
+        (b" 30 ", 30.0),
+        (b"\xb2", None),  # latin-1 "²": str.isdigit() said yes, float() raised ValueError
+        ("\u0661\u0662".encode(), None),  # Arabic-Indic 12, read as 12 before
+        (b"1_2", None),
+        (b"1e1", None),
+        (b"-5", None),
+        (b"Wed, 21 Oct 2026 07:28:00 GMT", None),  # an HTTP-date: not read, not an error
+    ],
+)
+def test_a_429_retry_after_is_read_in_ascii_digits_or_not_at_all(
+    canned: list[bytes], retry_after: bytes, seconds: float | None
+) -> None:
+    """Spec §7: client library errors carry status, code and requestId; a Retry-After the
+    client cannot read leaves ``retry_after`` None instead of raising a bare ValueError."""
+    body = b'{"error":"slow down","code":"rate_limited"}'
+    canned.append(
+        answer("429 Too Many Requests", body, "application/json").replace(
+            b"\r\n\r\n", b"\r\nRetry-After: " + retry_after + b"\r\n\r\n", 1
+        )
+    )
+    with client_of(canned) as client, pytest.raises(SvcRateLimitError) as caught:
+        client.get_balance()
+    error = caught.value
+    assert (error.status, error.request_id, error.retry_after) == (429, "req_abc", seconds)

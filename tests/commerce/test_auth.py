@@ -7,6 +7,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.orgs.organizations import Environment
 from svc_sandbox.sandbox import Sandbox
+from tests.core.test_authorization import NOT_HTTP_SPACE
 from tests.helpers import token_of
 
 TOKEN_ENDPOINTS = [
@@ -159,3 +160,21 @@ def test_wrong_method_answers_json_405(svc_http: FlaskClient, auth: dict[str, st
     response = svc_http.put("/api/products", headers=auth)
     assert response.status_code == 405
     assert response.is_json
+
+
+#: The header's bytes are Latin-1 (RFC 9110 §5.5): the stray characters one byte can carry.
+STRAY_BYTES = [c for c in NOT_HTTP_SPACE if ord(c) < 256]
+
+
+@pytest.mark.parametrize("stray", STRAY_BYTES)
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_token_with_a_stray_character_around_it_is_malformed(
+    svc_http: FlaskClient, token: str, stray: str, where: str
+) -> None:
+    """Spec §5.3: a malformed token is 401. str.strip() took "<token>\\xa0" (a Latin-1 byte
+    0xA0 of the header) as the token; only HTTP's space and tab are trimmed now."""
+    sent = f"{stray}{token}" if where == "before" else f"{token}{stray}"
+    response = svc_http.get("/api/balance", headers={"Authorization": f"Bearer {sent}"})
+    assert response.status_code == 401
+    spaced = svc_http.get("/api/balance", headers={"Authorization": f"Bearer \t{token} "})
+    assert spaced.status_code == 200

@@ -120,8 +120,13 @@ def test_quote_is_exact_or_refused_for_any_rates(
         ((10000, Decimal("0.07"), 0.15), "tax_rate must be a decimal fraction"),
         ((10000, Decimal("1.5"), Decimal("0")), "fee_rate must be between 0 and 1"),
         ((10000, Decimal("-0.1"), Decimal("0")), "fee_rate must be between 0 and 1"),
-        ((10000, "NaN", Decimal("0")), "fee_rate must be between 0 and 1"),
+        ((10000, Decimal("NaN"), Decimal("0")), "fee_rate must be between 0 and 1"),
         ((10000, "seven", Decimal("0")), "fee_rate must be a decimal fraction"),
+        # A rate as a string is ASCII digits (core/numbers.py): Decimal() read these as 0.07.
+        *(
+            ((10000, text, Decimal("0")), "fee_rate must be a decimal fraction such as 0.07")
+            for text in ["NaN", "\u0660.\u0660\u0667", "0.0_7", " 0.07", "+0.07"]
+        ),
         ((-1, Decimal("0.07"), Decimal("0.15")), "amount must not be negative"),
         ((100.5, Decimal("0.07"), Decimal("0.15")), "amount must be an integer"),
         ((True, Decimal("0.07"), Decimal("0.15")), "amount must be an integer"),
@@ -136,6 +141,7 @@ def test_quote_refuses(args: tuple[Any, ...], message: str) -> None:
 def test_quote_accepts_string_and_integer_rates() -> None:
     assert quote_withdrawal(10000, "0.07", 0).fee_amount == 700
     assert quote_withdrawal(10000, 1, "0").net_amount == 0
+    assert quote_withdrawal(10000, "7E-2", 0).fee_amount == 700
 
 
 def test_withdrawal_carries_the_default_quote(

@@ -152,6 +152,20 @@ def test_the_custom_fee_rate_is_answered_as_its_exact_decimal_string(
         (1.01, "customFeeRate must be less than or equal to 1"),
         ("2", "customFeeRate must be less than or equal to 1"),
         (-0.01, "customFeeRate must be greater than or equal to 0"),
+        # A rate as a string is a JSON number's text in ASCII digits (core/numbers.py):
+        # Decimal() reads each of these as 0.05.
+        *(
+            (text, "customFeeRate must be a number in ASCII digits such as 0.05 or 5E-2")
+            for text in [
+                "\u0660.\u0660\u0665",  # Arabic-Indic digits
+                "\uff10.\uff10\uff15",  # full-width digits
+                "0.0_5",
+                " 0.05 ",
+                "+0.05",
+                ".05",
+                "5e-2 ",
+            ]
+        ),
     ],
 )
 def test_a_fee_rate_outside_0_to_1_or_finer_than_30_places_is_refused(

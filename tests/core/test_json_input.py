@@ -205,3 +205,44 @@ def test_a_wallet_send_with_amount_minor_twice_moves_no_money(
         "message": "amountMinor is repeated: send it once",
     }
     assert_unharmed(svc_http, before)
+
+
+#: (body, the 400's message after "body is not valid JSON: "), the same on Python 3.11 to
+#: 3.13: a trailing comma is worded as 3.13 words it, at the comma (3.11 and 3.12 said
+#: "Expecting property name..." or "Expecting value" just after it); the rest as 3.11 says it.
+MALFORMED_JSON = [
+    (
+        '{"title": "Book",}',
+        "Illegal trailing comma before end of object: line 1 column 17 (char 16)",
+    ),
+    ('{"a":1 , \t}', "Illegal trailing comma before end of object: line 1 column 8 (char 7)"),
+    ("[1, ]", "Illegal trailing comma before end of array: line 1 column 3 (char 2)"),
+    ('{"a": [1,\n]}', "Illegal trailing comma before end of array: line 1 column 9 (char 8)"),
+    ('{"title": }', "Expecting value: line 1 column 11 (char 10)"),
+    ('{"a" 1}', "Expecting ':' delimiter: line 1 column 6 (char 5)"),
+    ("{,}", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    ("[,]", "Expecting value: line 1 column 2 (char 1)"),
+    ("[1,2,,]", "Expecting value: line 1 column 6 (char 5)"),
+    ('{"a":1,,}', "Expecting property name enclosed in double quotes: line 1 column 8 (char 7)"),
+    ('{"a":1} x', "Extra data: line 1 column 9 (char 8)"),
+    ('"abc', "Unterminated string starting at: line 1 column 1 (char 0)"),
+    ("[1 2]", "Expecting ',' delimiter: line 1 column 4 (char 3)"),
+]
+
+
+@pytest.mark.parametrize(("body", "message"), MALFORMED_JSON)
+@pytest.mark.parametrize("path", ["/api/products", "/_sandbox/state"])
+def test_malformed_json_is_worded_the_same_on_every_python(
+    svc_http: FlaskClient, auth: dict[str, str], path: str, body: str, message: str
+) -> None:
+    before = svc_http.get("/_sandbox/state").data
+    method = "PUT" if path == "/_sandbox/state" else "POST"
+    response = svc_http.open(
+        path,
+        method=method,
+        data=body.encode(),
+        headers={**auth, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json["error"] == f"body is not valid JSON: {message}"  # type: ignore[index]
+    assert_unharmed(svc_http, before)

@@ -21,6 +21,7 @@ from joserfc.jwk import RSAKey
 
 from svc_sandbox.identity.errors import InvalidToken
 from svc_sandbox.sandbox import Sandbox
+from tests.commerce.test_auth import STRAY_BYTES
 from tests.identity.helpers import AUTH, Client, tokens_for, user_id
 
 
@@ -256,3 +257,16 @@ def test_resource_check_refuses_opaque_tokens(
     tokens = tokens_for(http, svc_sandbox, confidential, resource=False)
     with pytest.raises(InvalidToken, match="resource"):
         svc_sandbox.access_tokens.verify_resource_token(tokens["access_token"])
+
+
+@pytest.mark.parametrize("stray", STRAY_BYTES)
+def test_an_access_token_with_a_stray_character_around_it_is_malformed(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, stray: str
+) -> None:
+    """Only HTTP's space and tab around the token are trimmed (core/authorization.py)."""
+    tokens = tokens_for(http, svc_sandbox, confidential, resource=False)
+    assert userinfo(http, f" {tokens['access_token']}\t").status_code == 200
+    for sent in (f"{stray}{tokens['access_token']}", f"{tokens['access_token']}{stray}"):
+        response = userinfo(http, sent)
+        assert response.status_code == 401
+        assert response.json["error"] == "invalid_token"

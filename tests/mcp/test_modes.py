@@ -201,12 +201,21 @@ def test_env_variables_and_flags_over_them() -> None:
         (["--timeout", "0"], {}, "--timeout"),
         ([], {"SVC_TIMEOUT": "soon"}, "SVC_TIMEOUT"),
         ([], {"SVC_TIMEOUT": "inf"}, "SVC_TIMEOUT"),
-        (["--timeout", "nan"], {}, "--timeout"),
         ([], {"SVC_TOKEN": "svc_test_abcdefgh\n"}, "SVC_TOKEN"),
         (["--base-url", "http://127.0.0.1:notaport/api"], {}, "--base-url"),
         (["--base-url", "http://"], {}, "--base-url"),
         ([], {"SVC_BASE_URL": "http://exa mple/api"}, "SVC_BASE_URL"),
         ([], {"SVC_BASE_URL": "http://127.0.0.1:70000/api"}, "SVC_BASE_URL"),
+        # Numbers in ASCII digits only (core/numbers.py): int() and float() take these.
+        ([], {"PORT": "\u0663\u0663\u0663\u0663"}, "PORT"),  # Arabic-Indic 3333
+        ([], {"PORT": "\uff13\uff13\uff13\uff13"}, "PORT"),  # full-width 3333
+        ([], {"PORT": "\u00b2"}, "PORT"),  # superscript two: int() raised a bare ValueError
+        ([], {"PORT": "3_333"}, "PORT"),
+        ([], {"SVC_TIMEOUT": "1_5"}, "SVC_TIMEOUT"),
+        ([], {"SVC_TIMEOUT": "1e1"}, "SVC_TIMEOUT"),
+        ([], {"SVC_TIMEOUT": "\u0661\u0665"}, "SVC_TIMEOUT"),
+        # A byte that is not UTF-8 (os.environ holds it as a lone surrogate).
+        ([], {"SVC_WEBHOOK_SECRET": "whsec_\udcff"}, "SVC_WEBHOOK_SECRET must be UTF-8"),
     ],
 )
 def test_bad_settings_name_the_variable(argv: list[str], env: dict[str, str], says: str) -> None:
@@ -238,6 +247,17 @@ def test_a_boolean_variable_with_another_value_is_refused(variable: str, value: 
         _config([], {variable: value})
 
 
+@pytest.mark.parametrize("flag", ["--port", "--timeout"])
+@pytest.mark.parametrize("value", ["\u0663\u0663\u0663\u0663", "\u00b2", "1_5", "1e1", "nan"])
+def test_a_flag_takes_a_number_only_in_ascii_digits(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        _config([flag, value], {})
+    assert exit_.value.code == 2
+    assert f"argument {flag}: {value!r} is not" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("env", "says"),
     [
@@ -246,6 +266,7 @@ def test_a_boolean_variable_with_another_value_is_refused(variable: str, value: 
         ({"SVC_READ_ONLY": "ture"}, "SVC_READ_ONLY must be one of"),
         ({"SVC_TIMEOUT": "inf"}, "SVC_TIMEOUT must be a positive, finite"),
         ({"SVC_BASE_URL": "http://127.0.0.1:notaport/api"}, "SVC_BASE_URL must be"),
+        ({"SVC_WEBHOOK_SECRET": "whsec_\udcff"}, "SVC_WEBHOOK_SECRET must be UTF-8 text"),
     ],
 )
 def test_a_bad_setting_stops_the_command_with_status_2(env: dict[str, str], says: str) -> None:

@@ -362,19 +362,45 @@ def test_a_pwyw_product_page_takes_an_amount_in_etb(
     assert "12.50 ETB" in _text(svc_http, path(ok.headers["Location"]))
 
 
+@pytest.mark.parametrize("amount", ["50", "50.00", " 50 ", "\t50.0\n"])
+def test_the_product_page_reads_an_amount_in_ascii_digits(
+    svc_http: FlaskClient, auth: dict[str, str], amount: str
+) -> None:
+    """ASCII whitespace a browser or a hand leaves around the figure is not part of it."""
+    product = published(svc_http, auth, pricingModel="pwyw", price={"minimumAmount": 1000})
+    ok = submit(svc_http, f"/p/{product['checkoutToken']}", {"email": "a@b.co", "amount": amount})
+    assert "50.00 ETB" in _text(svc_http, path(ok.headers["Location"]))
+
+
+#: Texts Python's Decimal() reads as 50 that are no ASCII decimal text.
+NOT_ASCII_DECIMAL_50 = [
+    "\u0665\u0660",  # Arabic-Indic digits
+    "\uff15\uff10",  # full-width digits
+    "\u0665\u0660.\u0660\u0660",
+    "5_0",
+    "5e1",
+    "0.5e2",
+    "1e999997",
+    "+50",
+    "\u200950\u2009",  # thin spaces around
+    "\u00a050",  # a no-break space before
+]
+
+
 @pytest.mark.parametrize(
     ("amount", "says"),
     [
         ("9.99", "amount must be at least 10.00 ETB (the product&#39;s minimum)"),
         ("-5", "amount must be at least 10.00 ETB (the product&#39;s minimum)"),
         ("1000000000.01", "amount must be at most 1,000,000,000.00 ETB"),
-        ("1e999997", "amount must be at most 1,000,000,000.00 ETB"),  # no million-digit int
-        ("1e999999", "amount must be an amount in ETB such as 50.00"),  # past Decimal's range
+        ("9" * 100_000, "amount must be at most 1,000,000,000.00 ETB"),  # no huge int()
         ("NaN", "amount must be an amount in ETB such as 50.00"),
         ("-Infinity", "amount must be an amount in ETB such as 50.00"),
         ("sNaN", "amount must be an amount in ETB such as 50.00"),
         ("12.345", "amount must have at most two decimals"),
         ("ten", "amount must be an amount in ETB such as 50.00"),
+        # ASCII decimal text only (core/numbers.py): Decimal() reads each of these as 50.
+        *((text, "amount must be an amount in ETB such as 50.00") for text in NOT_ASCII_DECIMAL_50),
     ],
 )
 def test_the_product_page_words_a_refused_amount_in_etb_as_it_asks_it(

@@ -32,6 +32,7 @@ from svc_sandbox.client.errors import (
 from svc_sandbox.client.models import CheckoutStatus
 from svc_sandbox.client.operations import Call
 from svc_sandbox.core.clock import monotonic
+from svc_sandbox.core.numbers import decimal_text
 from svc_sandbox.orgs.organizations import TOKEN_SHAPE
 
 M = TypeVar("M", bound=BaseModel)
@@ -406,8 +407,10 @@ def decode(
     if status >= 400:
         error = errors(status, body, request_id)
         if isinstance(error, SvcRateLimitError):
-            retry = response.headers.get("Retry-After", "")
-            error.retry_after = float(retry) if retry.replace(".", "", 1).isdigit() else None
+            # Seconds in ASCII digits (RFC 9110 §10.2.3; core/numbers.py): "²" or "١٢" is no
+            # figure, and an HTTP-date form is left to the caller (None), never an exception.
+            seconds = decimal_text(response.headers.get("Retry-After", "").strip(" \t"))
+            error.retry_after = float(seconds) if seconds is not None and seconds >= 0 else None
         raise error
     if not parsed:
         kind = response.headers.get("Content-Type", "no content type")

@@ -10,6 +10,7 @@ from svc_sandbox.commerce.checkout import fields_not_applying
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.commerce.schemas import CheckoutBody, ProductCreateBody, ProductUpdateBody
 from svc_sandbox.contract import api as contract_api
+from svc_sandbox.core.authorization import scheme_and_credentials
 from svc_sandbox.core.errors import Forbidden, SandboxError, Unauthorized
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.orgs.organizations import Principal
@@ -30,10 +31,9 @@ def optional_principal() -> Principal | None:
     header = request.headers.get("Authorization")
     if header is None:
         return None
-    scheme, _, token = header.partition(" ")
+    scheme, token = scheme_and_credentials(header)
     if scheme.lower() != "bearer":
         raise Unauthorized("Malformed Authorization header: expected 'Bearer <API token>'")
-    token = token.strip()
     if not token:
         raise Unauthorized("Missing API token: send 'Authorization: Bearer <API token>'")
     return sandbox().orgs.authenticate(token)

@@ -103,6 +103,13 @@ def stringify(value: Any) -> str:
     return str(value)
 
 
+def metadata_key_problem(key: str) -> str | None:
+    """What is wrong with a metadata key (checkout's and the product schema's one rule)."""
+    if 1 <= len(key) <= METADATA_KEY_MAX:
+        return None
+    return f"must be 1 to {METADATA_KEY_MAX} characters"
+
+
 def metadata(value: Any) -> dict[str, str]:
     """§4/§7/§8: at most 20 keys of 1..40 characters; string, number or boolean values,
     stored as strings of at most 500 characters."""
@@ -112,8 +119,9 @@ def metadata(value: Any) -> dict[str, str]:
         raise ValidationFailed(METADATA_TOO_MANY)
     stored: dict[str, str] = {}
     for key, item in value.items():
-        if not 1 <= len(key) <= METADATA_KEY_MAX:
-            raise ValidationFailed(f"metadata keys must be 1 to {METADATA_KEY_MAX} characters")
+        problem = metadata_key_problem(key)
+        if problem:
+            raise ValidationFailed(f"metadata keys {problem}")
         if not isinstance(item, str | int | float | bool):
             raise ValidationFailed(f"metadata.{key} must be a string, number or boolean")
         text = stringify(item)

@@ -15,10 +15,11 @@ Decimal over integer santim, never floats:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.numbers import decimal_text
 
 #: The largest amount a money field takes (1 billion ETB): far above any real figure, keeps
 #: inputs sane (and every quote within Decimal's precision).
@@ -58,10 +59,11 @@ def _rate(value: Rate, name: str) -> Decimal:
     """A rate as a Decimal fraction in [0, 1]; floats are refused (they are inexact)."""
     if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
         raise ValidationFailed(f"{name} must be a decimal fraction (Decimal, int or string)")
-    try:
-        rate = Decimal(value)
-    except InvalidOperation:
-        raise ValidationFailed(f"{name} must be a decimal fraction such as 0.07") from None
+    # A string is a JSON number's text in ASCII digits (core/numbers.py): Decimal() would
+    # also read "٠.٠٧", "0.0_7", " 0.07" and "NaN".
+    rate = decimal_text(value, exponent=True) if isinstance(value, str) else Decimal(value)
+    if rate is None:
+        raise ValidationFailed(f"{name} must be a decimal fraction such as 0.07")
     if not rate.is_finite() or not Decimal(0) <= rate <= Decimal(1):
         raise ValidationFailed(f"{name} must be between 0 and 1 (0.07 = 7%)")
     return rate

@@ -24,7 +24,7 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.fault_rules import FaultRules
 from svc_sandbox.core.ids import is_object_id
 from svc_sandbox.core.locking import locked
-from svc_sandbox.core.validation import one_of
+from svc_sandbox.core.validation import one_of, unknown_field
 from svc_sandbox.orgs.organizations import OrganizationService
 
 #: What every notification-fault rule id starts with (core/ids.py draws the rest).
@@ -62,7 +62,7 @@ class NoticeFault:
             raise ValidationFailed(f"{where.rstrip('.') or 'body'} must be an object")
         for name in raw:
             if name not in ("kind", "delaySeconds"):
-                raise ValidationFailed(f"{where}{name} is not a known field")
+                raise ValidationFailed(unknown_field(name, where))
         kind = raw.get("kind")
         if not isinstance(kind, str):
             raise ValidationFailed(f"{where}kind is required: one of {', '.join(NOTICE_KINDS)}")

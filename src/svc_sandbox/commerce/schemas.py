@@ -20,7 +20,12 @@ from pydantic import (
     field_validator,
 )
 
-from svc_sandbox.commerce.checkout_input import check_checkout_link, check_email, normalize_phone
+from svc_sandbox.commerce.checkout_input import (
+    check_checkout_link,
+    check_email,
+    metadata_key_problem,
+    normalize_phone,
+)
 from svc_sandbox.commerce.fees import MAX_MINOR
 from svc_sandbox.core.validation import http_url_problem, success_url_problem
 
@@ -52,7 +57,9 @@ Uri = Annotated[StrictStr, _refusing(http_url_problem)]
 SuccessUri = Annotated[StrictStr, _refusing(success_url_problem)]
 Title = Annotated[StrictStr, AfterValidator(_trimmed_title)]
 Description = Annotated[StrictStr, Field(max_length=5000)]
-MetadataKey = Annotated[StrictStr, Field(min_length=1, max_length=40)]
+
+#: Worded as checkout's metadata (``metadata keys must be 1 to 40 characters``).
+MetadataKey = Annotated[StrictStr, _refusing(metadata_key_problem)]
 ProductMetadata = Annotated[
     dict[MetadataKey, Annotated[StrictStr, Field(max_length=500)]], Field(max_length=20)
 ]

@@ -28,7 +28,7 @@ from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
-from svc_sandbox.core.validation import one_of
+from svc_sandbox.core.validation import one_of, unknown_field
 
 FAIL = "fail"
 WAIT = "wait"
@@ -136,7 +136,7 @@ def parse_trigger(raw: Any, where: str = "") -> Trigger:
     known |= {"notification", "description"}
     for name in raw:
         if name not in known:
-            raise ValidationFailed(f"{where}{name} is not a known field")
+            raise ValidationFailed(unknown_field(name, where))
     phone_raw = raw.get("phone")
     if not isinstance(phone_raw, str):
         raise ValidationFailed(f"{where}phone is required: a string ({PHONE_FORMATS})")

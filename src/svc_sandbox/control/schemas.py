@@ -5,11 +5,32 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictStr
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictStr,
+)
 
 from svc_sandbox.commerce.schemas import Uri
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
 from svc_sandbox.orgs.organizations import Environment, KycStatus
+
+
+def _ascii_rate(value: Any) -> Any:
+    """A rate sent as a string is a JSON number's text in ASCII digits (``"0.05"``,
+    ``"1.5E-7"``; core/numbers.py): pydantic's Decimal would also take ``"٠.٠٥"``, ``"0.0_5"``
+    and ``" 0.05 "``. A JSON number goes on as it is."""
+    if not isinstance(value, str):
+        return value
+    rate = decimal_text(value, exponent=True)
+    if rate is None:
+        raise ValueError(f"must be {EXPONENT_TEXT}")
+    return rate
 
 
 class Strict(BaseModel):
@@ -45,7 +66,7 @@ class OrganizationUpdateBody(Strict):
     kyc: KycStatus | None = None
     #: A fraction, 0.05 = 5%; null goes back to the platform default. Its range and places
     #: are the organization's rule (orgs/organizations.py: ``rate_problem``).
-    customFeeRate: Decimal | None = None
+    customFeeRate: Annotated[Decimal, BeforeValidator(_ascii_rate)] | None = None
     redirectUrls: list[Uri] | None = None
 
 

@@ -102,6 +102,29 @@ _DECODER = json.JSONDecoder(parse_constant=_keep_constant)
 _LOCATOR = json.JSONDecoder(parse_constant=_keep_constant, parse_int=integer)
 
 
+#: What the decoder said, by Python 3.11 and 3.12, just after a trailing comma: where 3.13
+#: says "Illegal trailing comma before end of <object|array>" at the comma.
+_AFTER_TRAILING_COMMA = {
+    ("Expecting property name enclosed in double quotes", "}"): "object",
+    ("Expecting value", "]"): "array",
+}
+_JSON_WHITESPACE = " \t\n\r"
+
+
+def decode_error(exc: json.JSONDecodeError) -> str:
+    """``exc`` worded the same on every Python the package supports (same request, same
+    bytes): a trailing comma as 3.13 words it, at the comma; everything else as the decoder
+    says it (3.11 to 3.13 agree on the rest of what a body can get wrong)."""
+    end = exc.doc[exc.pos : exc.pos + 1]
+    closes = _AFTER_TRAILING_COMMA.get((exc.msg, end))
+    comma = len(exc.doc[: exc.pos].rstrip(_JSON_WHITESPACE)) - 1
+    if closes is None or comma < 0 or exc.doc[comma] != ",":
+        return str(exc)
+    return str(
+        json.JSONDecodeError(f"Illegal trailing comma before end of {closes}", exc.doc, comma)
+    )
+
+
 def _decode(raw: bytes | str, what: str) -> Any:
     try:
         # As json.loads does: UTF-8, -16 or -32, by the BOM.
@@ -111,7 +134,9 @@ def _decode(raw: bytes | str, what: str) -> Any:
         value = _DECODER.decode(text)
     except RecursionError:
         raise _too_deep(what) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        raise ValidationFailed(f"{what} is not valid JSON: {decode_error(exc)}") from None
+    except UnicodeDecodeError as exc:
         raise ValidationFailed(f"{what} is not valid JSON: {exc}") from None
     except ValueError:  # the only other one: an integer past sys.get_int_max_str_digits()
         _locate_long_integer(text, what)

@@ -34,10 +34,20 @@ def too_long_message(where: str) -> str:
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:
+    """``price.amount``, ``media[2]``: a name the client sent (an unknown field, a metadata
+    key) is cut like any repeated value, so a 300,000-character name is named, not echoed."""
     path = ""
     for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            name = cut(part, SHOWN_CHARACTERS)
+            path += f".{name}" if path else name
     return path or "body"
+
+
+#: pydantic's last ``loc`` part when a dict's key (not its value) is refused.
+_DICT_KEY = "[key]"
 
 
 def describe(error: dict[str, Any]) -> str:
@@ -49,6 +59,9 @@ def describe(error: dict[str, Any]) -> str:
         message = error["msg"].replace("Input should be", "must be")
     elif message == error["msg"]:
         message = message.replace("Input should", "must").replace("Value error, ", "")
+    if loc[-1:] == (_DICT_KEY,):
+        # ("metadata", "<key>", "[key]"): the rule is about the keys, not about this key.
+        return f"{field_path(loc[:-2])} keys {message}"
     return f"{field_path(loc)} {message}"
 
 
@@ -69,6 +82,12 @@ def cut(text: str, limit: int) -> str:
 def shown(value: Any) -> str:
     """``repr(value)`` for a message, cut to ``SHOWN_CHARACTERS`` with an ellipsis."""
     return cut(repr(value), SHOWN_CHARACTERS)
+
+
+def unknown_field(name: str, where: str = "") -> str:
+    """``<where><name> is not a known field``, the name cut as ``field_path`` cuts it (the
+    wording pydantic's ``extra_forbidden`` gets through ``describe``)."""
+    return f"{where}{cut(name, SHOWN_CHARACTERS)} {_FRIENDLY['extra_forbidden']}"
 
 
 def parse(model: type[M], data: Any) -> M:

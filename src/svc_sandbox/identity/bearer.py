@@ -4,6 +4,7 @@ with an RFC 6750 challenge (docs/spec-gaps.md, "Error body format")."""
 
 from __future__ import annotations
 
+from svc_sandbox.core.authorization import scheme_and_credentials
 from svc_sandbox.identity.errors import InvalidToken, bearer_challenge
 
 ASK = "send 'Authorization: Bearer <access token>'"
@@ -22,10 +23,9 @@ class NoBearerToken(InvalidToken):
 def bearer_token(header: str | None) -> str:
     if header is None:
         raise NoBearerToken(f"Missing access token: {ASK}")
-    scheme, _, token = header.partition(" ")
+    scheme, token = scheme_and_credentials(header)
     if scheme.lower() != "bearer":
         raise NoBearerToken(f"Authorization is not a bearer token: {ASK}")
-    token = token.strip()
     if not token:
         raise InvalidToken(f"Malformed Authorization header, no access token: {ASK}")
     return token

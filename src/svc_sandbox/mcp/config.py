@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from svc_sandbox.arguments import number, whole_number
 from svc_sandbox.client import arguments as check
 from svc_sandbox.client.commerce import DEFAULT_BASE_URL, is_api_token
+from svc_sandbox.core.numbers import ASCII_WHITESPACE, decimal_text, whole_text
 
 Transport = Literal["stdio", "http"]
 
@@ -54,6 +56,16 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     raise ValueError(f"{name} must be one of {words} (any case) or empty, got {raw!r}")
 
 
+def is_utf8(text: str) -> bool:
+    """False for text holding a lone surrogate (how os.environ keeps a byte that is not
+    UTF-8), which no UTF-8 encoder takes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parser() -> argparse.ArgumentParser:
     cli = argparse.ArgumentParser(
         prog="svc-sandbox mcp",
@@ -80,10 +92,12 @@ def parser() -> argparse.ArgumentParser:
         help="serve streamable HTTP instead of stdio (env SVC_MCP_TRANSPORT=http)",
     )
     cli.add_argument("--host", help=f"HTTP listen address (env HOST; default {DEFAULT_HOST})")
-    cli.add_argument("--port", type=int, help=f"HTTP port (env PORT; default {DEFAULT_PORT})")
+    cli.add_argument(
+        "--port", type=whole_number, help=f"HTTP port (env PORT; default {DEFAULT_PORT})"
+    )
     cli.add_argument(
         "--timeout",
-        type=float,
+        type=number,
         help=f"seconds per REST call (env SVC_TIMEOUT; default {DEFAULT_TIMEOUT:g})",
     )
     return cli
@@ -103,19 +117,33 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     if transport_env not in ("stdio", "http"):
         raise ValueError(f"SVC_MCP_TRANSPORT must be stdio or http, got {transport_env!r}")
     http = args.http if args.http is not None else transport_env == "http"
-    port_text = str(args.port) if args.port is not None else env.get("PORT", str(DEFAULT_PORT))
-    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ValueError(f"--port / PORT must be a port number, got {port_text!r}")
-    try:
-        timeout = float(args.timeout if args.timeout is not None else env.get("SVC_TIMEOUT", 15))
-    except ValueError:
-        raise ValueError("SVC_TIMEOUT must be a number of seconds") from None
+    # Numbers in ASCII digits only (core/numbers.py; the flags' type is the same rule):
+    # int() and float() would read PORT=٣٣٣٣ as 3333 and SVC_TIMEOUT=1_5 as 15.
+    port_text = env.get("PORT", str(DEFAULT_PORT))
+    port = args.port if args.port is not None else whole_text(port_text.strip(ASCII_WHITESPACE))
+    if port is None or not 0 <= port <= 65535:
+        raise ValueError(f"--port / PORT must be a port number (0 to 65535), got {port_text!r}")
+    timeout_text = env.get("SVC_TIMEOUT", str(DEFAULT_TIMEOUT))
+    timeout_given = decimal_text(timeout_text.strip(ASCII_WHITESPACE))
+    if args.timeout is not None:
+        timeout = args.timeout
+    elif timeout_given is None:
+        raise ValueError(
+            f"SVC_TIMEOUT must be a positive, finite number of seconds, got {timeout_text!r}"
+        )
+    else:
+        timeout = float(timeout_given)
     if not 0 < timeout < math.inf:
         raise ValueError("--timeout / SVC_TIMEOUT must be a positive, finite number of seconds")
+    webhook_secret = env.get("SVC_WEBHOOK_SECRET") or None
+    if webhook_secret is not None and not is_utf8(webhook_secret):
+        # os.environ holds a byte that is not UTF-8 as a lone surrogate: no HMAC key can be
+        # made of it, so both webhook tools would fail on every call.
+        raise ValueError("SVC_WEBHOOK_SECRET must be UTF-8 text")
     return McpConfig(
         token=token,
         base_url=base_url.rstrip("/"),
-        webhook_secret=env.get("SVC_WEBHOOK_SECRET") or None,
+        webhook_secret=webhook_secret,
         read_only=args.read_only if args.read_only is not None else _flag(env, "SVC_READ_ONLY"),
         enable_withdrawals=(
             args.enable_withdrawals
@@ -124,6 +152,6 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
         ),
         transport="http" if http else "stdio",
         host=args.host or env.get("HOST") or DEFAULT_HOST,
-        port=int(port_text),
+        port=port,
         timeout=timeout,
     )

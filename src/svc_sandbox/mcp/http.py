@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from svc_sandbox import __version__
 from svc_sandbox.client.commerce import is_api_token
+from svc_sandbox.core.authorization import scheme_and_credentials
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
 from svc_sandbox.mcp.server import NAME, build_server
@@ -75,8 +76,7 @@ def request_token(config: McpConfig, request: Request) -> tuple[str | None, Resp
         return None, None
     if len(headers) > 1:  # which one to use is a guess: the API answers 401 too
         return None, _unauthorized("Authorization is repeated: send it once")
-    scheme, _, token = headers[0].partition(" ")
-    token = token.strip()
+    scheme, token = scheme_and_credentials(headers[0])
     if scheme.lower() != "bearer" or not is_api_token(token):
         return None, _unauthorized(
             "Authorization must be `Bearer svc_test_...` or `Bearer svc_live_...`"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -12,6 +11,7 @@ from svc_sandbox.commerce.payments import FAILURE_MESSAGES, PROVIDER_FAILURE_COD
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.numbers import ASCII_WHITESPACE, decimal_text
 from svc_sandbox.exposure import origin_of
 from svc_sandbox.sandbox import Sandbox
 
@@ -29,13 +29,12 @@ def money(amount: int) -> str:
 def santim(etb: str, field: str = "amount") -> int:
     """A form's ETB figure (``50`` or ``50.25``) in santim; 400 naming the field otherwise,
     worded in ETB as the form asks."""
-    not_etb = f"{field} must be an amount in ETB such as 50.00"
-    try:
-        value = Decimal(etb.strip()) * 100
-    except ArithmeticError:  # not a number, or an exponent past Decimal's range (1e999999)
-        raise ValidationFailed(not_etb) from None
-    if not value.is_finite():  # NaN, Infinity
-        raise ValidationFailed(not_etb)
+    # ASCII decimal only (core/numbers.py): ``٥٠``, ``5_0`` or ``5e1`` is no amount; the
+    # spaces a browser or a hand may leave around the figure are not part of it.
+    etb_value = decimal_text(etb.strip(ASCII_WHITESPACE))
+    if etb_value is None:
+        raise ValidationFailed(f"{field} must be an amount in ETB such as 50.00")
+    value = etb_value * 100
     if value != value.to_integral_value():
         raise ValidationFailed(f"{field} must have at most two decimals")
     # Before int(): 1e999997 would be a million-digit integer (seconds of CPU).

@@ -14,6 +14,7 @@ not HTTP, or no answer in time.
 
 from __future__ import annotations
 
+import codecs
 import http.client
 import math
 import select
@@ -152,7 +153,7 @@ class Sender:
             response = connection.getresponse()
             answered = monotonic()
             raw, reusable = _read_body(response)
-            text = raw.decode("utf-8", "replace")[:SNIPPET_CHARS]
+            text = snippet_of(raw)
             return Answer(response.status, text, response.getheader("Location"), answered)
         finally:
             if connection is not None:
@@ -274,6 +275,15 @@ def _outcome(
     else:
         message = f"answered {status}"
     return Outcome(status, None, message, duration, text)
+
+
+def snippet_of(raw: bytes) -> str:
+    """The journal's text of what was read of an answer: cut at a character boundary. The read
+    may end inside a UTF-8 sequence (the receiver's second TCP piece not read, or the byte
+    limit), which ``decode("replace")`` would show as U+FFFD for a character sent whole; an
+    incremental decoder not told the input is final leaves that tail out."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    return decoder.decode(raw, final=False)[:SNIPPET_CHARS]
 
 
 def _read_body(response: http.client.HTTPResponse) -> tuple[bytes, bool]:

@@ -1,0 +1,43 @@
+"""Numbers written as text (a page form's amount, a header, a command-line flag, an
+environment variable, a rate sent as a string): ASCII decimal only, the one rule of every
+place that reads one. Python's ``int()``, ``float()`` and ``Decimal()`` also take other
+scripts' digits (``٥٠``, ``５０``), ``_`` between digits, exponents (``5e1``), ``inf`` and
+``nan``, a ``+`` and Unicode spaces around the figure: a typo or a look-alike would quietly
+become another number, so none of them is a number here."""
+
+from __future__ import annotations
+
+import re
+import sys
+from decimal import Decimal
+
+#: An optional minus, ASCII digits, and optionally a point with more ASCII digits.
+_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+#: The same with an exponent: a JSON number's grammar (RFC 8259 §6), leading zeros aside.
+_EXPONENT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+#: The same without the fraction.
+_WHOLE = re.compile(r"-?[0-9]+")
+
+#: What a caller may strip around a figure: ASCII whitespace as WHATWG defines it (a form
+#: field, an environment variable), never U+2009 or U+00A0.
+ASCII_WHITESPACE = " \t\n\f\r"
+#: How a message names the rule.
+DECIMAL_TEXT = "a number in ASCII digits such as 10 or 0.5"
+EXPONENT_TEXT = "a number in ASCII digits such as 0.05 or 5E-2"
+WHOLE_TEXT = "a whole number in ASCII digits such as 10"
+
+
+def decimal_text(text: str, exponent: bool = False) -> Decimal | None:
+    """``text`` as an exact Decimal when it is ASCII decimal text (``50``, ``-1``, ``0.05``;
+    with ``exponent``, also ``1.5E-7`` as a JSON number is written), else None. Never NaN or
+    infinite; callers bound the magnitude they take."""
+    return Decimal(text) if (_EXPONENT if exponent else _DECIMAL).fullmatch(text) else None
+
+
+def whole_text(text: str) -> int | None:
+    """``text`` as an int when it is ASCII digits with an optional minus, else None (also past
+    Python's int conversion limit, where ``int()`` would raise)."""
+    significant = text.lstrip("-").lstrip("0")
+    if not _WHOLE.fullmatch(text) or len(significant) > sys.get_int_max_str_digits():
+        return None
+    return int(text)
