@@ -14,25 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from collections.abc import Callable
 
 from flask.testing import FlaskClient
 
+from state import best  # bench/state.py: median seconds of a call
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
 
 FORM = "application/x-www-form-urlencoded"
-
-
-def cost(call: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def cases(client: FlaskClient) -> dict[str, Callable[[int], Callable[[], object]]]:
@@ -59,7 +49,7 @@ def main() -> None:
     print(f"{'body':<22} {'n':>8} {'cost n':>10} {'cost 4n':>10} {'ratio':>7}")
     for name, make in cases(client).items():
         make(10)()  # warm: validators compiled
-        small, large = cost(make(n)), cost(make(4 * n))
+        small, large = best(make(n), 3), best(make(4 * n), 3)
         print(
             f"{name:<22} {n:>8} {small * 1000:>8.1f}ms {large * 1000:>8.1f}ms {large / small:>7.2f}"
         )

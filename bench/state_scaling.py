@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import threading
 import time
 from datetime import timedelta
 from typing import Any
 
+from state import best  # bench/state.py: median seconds of a call
 from svc_sandbox.app import create_app
 from svc_sandbox.commerce.schemas import CheckoutBody, PayBody, ProductCreateBody
 from svc_sandbox.sandbox import Sandbox
@@ -53,12 +53,7 @@ def build(sessions: int) -> tuple[Sandbox, str, str, str]:
 
 def timed(call: Any, repeat: int = REPEAT) -> float:
     """Median microseconds of one call."""
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1e6
+    return best(call, repeat) * 1e6
 
 
 def longest_wait(sandbox: Sandbox) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -135,6 +135,16 @@ def repeated(name: str) -> str:
     """A parameter sent more than once: the one wording of every family (identity's OAuth
     parameters, the query of every route that reads single values, the contract check)."""
     return f"{name} is repeated: send it once"
+
+
+def grouped(pairs: Iterable[tuple[str, str]]) -> dict[str, str | list[str]]:
+    """Name-value pairs (a query's, a form's) as a mapping: a name sent once maps to its value,
+    a name sent more than once to the list of its values in the order sent. Each value is
+    appended in place (a list rebuilt per repeat was quadratic: 100,000 repeats took 35 s)."""
+    values: dict[str, list[str]] = {}
+    for name, value in pairs:
+        values.setdefault(name, []).append(value)
+    return {name: found[0] if len(found) == 1 else found for name, found in values.items()}
 
 
 class SingleValues(Mapping[str, str]):

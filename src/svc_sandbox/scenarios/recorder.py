@@ -27,7 +27,7 @@ import yaml
 from svc_sandbox.core.clock import parse_instant
 from svc_sandbox.core.errors import Conflict
 from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
-from svc_sandbox.core.validation import ELLIPSIS
+from svc_sandbox.core.validation import ELLIPSIS, grouped
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS
 from svc_sandbox.scenarios.actions import CONTROL_PREFIX, action_for
 
@@ -261,18 +261,10 @@ def _no_constant(name: str) -> Any:
 def _query(text: str) -> dict[str, str | list[str]] | None:
     """A query as the scenario's ``query``: a parameter sent more than once is a list of its
     values, in the order sent (the replay sends each); None when its escapes are not UTF-8."""
-    query: dict[str, str | list[str]] = {}
     try:
-        pairs = parse_qsl(text, keep_blank_values=True, errors="strict")
+        return grouped(parse_qsl(text, keep_blank_values=True, errors="strict"))
     except UnicodeDecodeError:
         return None
-    for name, value in pairs:
-        before = query.get(name)
-        if before is None:
-            query[name] = value
-        else:
-            query[name] = [*before, value] if isinstance(before, list) else [before, value]
-    return query
 
 
 def _action(entry: dict[str, Any]) -> str | None:

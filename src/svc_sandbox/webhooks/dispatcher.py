@@ -19,7 +19,8 @@ class Dispatcher:
     def __init__(self, deliveries: DeliveryService) -> None:
         self.deliveries = deliveries
         #: Keep-alive connections per receiver, and the in-process receivers.
-        self.sender = Sender(deliveries.endpoints.live_receivers)
+        endpoints = deliveries.endpoints
+        self.sender = Sender(lambda url: endpoints.receivers.get(url))
         deliveries.endpoints.urls_in_use.append(self.sender.keep_only)
         #: One sender at a time: attempts go out one by one, in due-time order.
         self._sending = threading.Lock()

@@ -6,7 +6,7 @@ The spec shows no subscription management (§6 "not shown"): the control plane m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -85,10 +85,9 @@ class EndpointService(Service):
         #: not state: an export names the endpoint, an import without its callable records
         #: each attempt as a connection error until one is registered again. A reset or an
         #: import lets them go (ids repeat from the seed: a new endpoint would otherwise get
-        #: the callable of an endpoint of before). The sender reads them through
-        #: ``live_receivers``, which follows the dict a restore puts in place.
+        #: the callable of an endpoint of before). The sender looks them up here at each
+        #: call, so it follows the dict a restore puts in place.
         self.receivers: dict[str, Receiver] = {}
-        self.live_receivers: Mapping[str, Receiver] = _LiveReceivers(self)
         #: Told the URLs endpoints still point at when an endpoint went or changed its URL,
         #: and none after a reset or an import: the sender closes the idle connections to
         #: every other origin (a receiver per test must not leave a socket per test).
@@ -225,19 +224,3 @@ class EndpointService(Service):
         self.default_secret = data["defaultSecret"]
         self.receivers = {}  # a new dict: the rollback of a failed import puts the old back
         self._tell_urls_in_use([])  # a reset or an import starts without a connection
-
-
-class _LiveReceivers(Mapping[str, Receiver]):
-    """The in-process receivers of an endpoint service as they are now (after any restore)."""
-
-    def __init__(self, service: EndpointService) -> None:
-        self._service = service
-
-    def __getitem__(self, url: str) -> Receiver:
-        return self._service.receivers[url]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._service.receivers)
-
-    def __len__(self) -> int:
-        return len(self._service.receivers)

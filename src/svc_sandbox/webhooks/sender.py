@@ -22,7 +22,7 @@ import socket
 import ssl
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import SplitResult, urlsplit
@@ -96,13 +96,14 @@ class Sender:
 
     def __init__(
         self,
-        receivers: Mapping[str, Receiver] | None = None,
+        receiver_of: Callable[[str], Receiver | None] = lambda url: None,
         *,
         max_idle: int = MAX_IDLE_CONNECTIONS,
         idle_seconds: float = IDLE_SECONDS,
     ) -> None:
-        #: In-process receivers by endpoint URL (``inprocess:<endpoint id>``).
-        self.receivers: Mapping[str, Receiver] = receivers if receivers is not None else {}
+        #: The in-process receiver of an endpoint URL (``inprocess:<endpoint id>``), read at
+        #: each call: a reset or an import puts the endpoints' receivers anew.
+        self.receiver_of = receiver_of
         self.max_idle = max_idle
         self.idle_seconds = idle_seconds
         #: Idle connections and since when (``monotonic``), the one idle longest first.
@@ -122,7 +123,7 @@ class Sender:
         return _outcome(url, body, headers, timeout, self._exchange)
 
     def _call(self, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
-        receiver = self.receivers.get(url)
+        receiver = self.receiver_of(url)
         if receiver is None:
             return Outcome(None, "connection_error", "no in-process receiver is registered")
         started = monotonic()
