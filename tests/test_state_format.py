@@ -95,6 +95,16 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "services.orgs.orgs[0].custom_fee_rate must be a finite decimal",
     ),
     (
+        "a fee rate in other digits (Decimal() reads it as 0.05)",
+        lambda d: services(d)["orgs"]["orgs"][0].update(custom_fee_rate="\u0660.\u0660\u0665"),
+        "services.orgs.orgs[0].custom_fee_rate must be a decimal number written as a string",
+    ),
+    (
+        "a fee rate with an underscore (Decimal() reads it as 0.05)",
+        lambda d: services(d)["orgs"]["orgs"][0].update(custom_fee_rate="0.0_5"),
+        "services.orgs.orgs[0].custom_fee_rate must be a decimal number written as a string",
+    ),
+    (
         "a fee rate over 1",
         lambda d: services(d)["orgs"]["orgs"][0].update(custom_fee_rate="1.5"),
         "services.orgs.orgs[0].custom_fee_rate must be less than or equal to 1",

@@ -65,6 +65,7 @@ from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import OBJECT_ID_SHAPE, degenerate_problem, is_object_id
 from svc_sandbox.core.lifecycle import Lifecycle
+from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
 from svc_sandbox.core.records import FORMAT, from_json
 from svc_sandbox.core.validation import describe, http_url_problem, shown
 from svc_sandbox.identity.apps import App, check_app_url
@@ -121,13 +122,17 @@ def _clock_instant(value: str) -> str:
 
 
 def _decimal(value: str) -> str:
+    """Decimal text as the export writes it (``str(Decimal)``: ``0.05``, ``1E-7``), in ASCII
+    digits (core/numbers.py): ``Decimal()`` alone would also take ``٠.٠٥`` or ``1_0``."""
+    if decimal_text(value, exponent=True) is not None:
+        return value
     try:
-        number = Decimal(value)
+        finite = Decimal(value).is_finite()
     except InvalidOperation:
-        raise ValueError("must be a decimal number written as a string") from None
-    if not number.is_finite():
+        finite = True  # not a number at all: the message names the form
+    if not finite:
         raise ValueError("must be a finite decimal number")
-    return value
+    raise ValueError(f"must be a decimal number written as a string: {EXPONENT_TEXT}")
 
 
 def _fee_rate(value: str) -> str:

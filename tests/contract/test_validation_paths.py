@@ -215,3 +215,21 @@ def test_leading_zeros_are_no_digits_of_a_query_integer() -> None:
     pointer = "#/components/parameters/Page/schema"
     raw = "0" * 5000 + "2"
     assert contract.check_text(pointer, contract.node(pointer), raw, "request", "query.page") == []
+
+
+@pytest.mark.parametrize("raw", ["\u0665", "1_0", "inf", "nan", " 5", "\uff15"])
+def test_a_number_parameter_is_read_in_ascii_digits_only(raw: str) -> None:
+    """A number-typed text is read as a number only in ASCII digits (core/numbers.py):
+    ``float()`` would read each of these as one, and the check would pass it."""
+    contract = commerce_contract()
+    pointer = "#/components/schemas/CheckoutMetadata/additionalProperties/oneOf/1"
+    (violation,) = contract.check_text(pointer, contract.node(pointer), raw, "request", "query.x")
+    assert violation.location == "query.x"
+    assert "is not of type 'number'" in violation.message
+
+
+@pytest.mark.parametrize("raw", ["5", "-0.5", "5E-2"])
+def test_a_number_parameter_in_ascii_digits_is_a_number(raw: str) -> None:
+    contract = commerce_contract()
+    pointer = "#/components/schemas/CheckoutMetadata/additionalProperties/oneOf/1"
+    assert contract.check_text(pointer, contract.node(pointer), raw, "request", "query.x") == []

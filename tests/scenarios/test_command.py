@@ -359,6 +359,8 @@ def test_record_of_an_empty_journal_writes_nothing_and_exits_2(
         (["run", "--timeout", "1e1"], "argument --timeout: '1e1' is not a number of seconds"),
         (["run", "--timeout", "\u0661"], "argument --timeout: '\u0661' is not a number of"),
         (["run", "--timeout", "soon"], "argument --timeout: 'soon' is not a number of seconds"),
+        (["run", "--seed", "\u0661"], "argument --seed: '\u0661' is not a whole number in ASCII"),
+        (["run", "--seed", "1_0"], "argument --seed: '1_0' is not a whole number in ASCII"),
         (
             ["contract", "test", "--base-url", "http://127.0.0.1:1", "--max-examples", "0"],
             "argument --max-examples: '0' must be at least 1",

@@ -27,6 +27,7 @@ import jsonschema_rs
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.numbers import decimal_text
 from svc_sandbox.core.validation import (
     SHOWN_CHARACTERS,
     grouped,
@@ -685,11 +686,9 @@ def coerce(raw: str, schema: Mapping[str, Any], contract: Contract) -> Any:
     kinds = kinds if isinstance(kinds, list) else [kinds]
     if "integer" in kinds and re.fullmatch(r"-?[0-9]+", raw):
         return json_input.integer(raw)
-    if "number" in kinds:
-        try:
-            return float(raw)
-        except ValueError:
-            return raw
+    if "number" in kinds and decimal_text(raw, exponent=True) is not None:
+        # ASCII digits only (core/numbers.py): float() also reads "٥", "1_0", "inf", " 5".
+        return float(raw)
     if "boolean" in kinds and raw in ("true", "false"):
         return raw == "true"
     return raw

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from svc_sandbox.arguments import http_url, positive_int, positive_seconds
+from svc_sandbox.arguments import http_url, positive_int, positive_seconds, whole_number
 from svc_sandbox.core.validation import http_url_problem
 from svc_sandbox.settings import ROOT_DEFAULTS
 
@@ -47,7 +47,9 @@ def add_parsers(sub: Any) -> None:
     )
     run.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
     run.add_argument("-k", dest="keyword", help="only scenarios whose name contains this")
-    run.add_argument("--seed", type=int, help="seed of every in-process sandbox (default 1)")
+    run.add_argument(
+        "--seed", type=whole_number, help="seed of every in-process sandbox (default 1)"
+    )
     run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report")
     run.add_argument("--json", metavar="PATH", help="write a JSON report")
     run.add_argument("--fail-fast", action="store_true", help="stop at the first failure")
