@@ -405,6 +405,30 @@ FORM = "application/x-www-form-urlencoded"
             400,
             {"raw_base64": "Z3JhbnRfdHlwZT1jbGllbnRfY3JlZGVudGlhbHMmc2NvcGU9/w=="},
         ),
+        (
+            "POST",
+            "/api/products",
+            b'{"title":"A\\u0000","pricingModel":"free"}',
+            "application/json",
+            400,
+            {"raw": '{"title":"A\\u0000"'},
+        ),
+        (
+            "POST",
+            "/api/products",
+            b'{"title":"A\\ud800","pricingModel":"free"}',
+            "application/json",
+            400,
+            {"raw": '{"title":"A\\ud800"'},
+        ),
+        (
+            "POST",
+            "/api/products",
+            b'{"title":"A","pricingModel":"free","x":' + b"[" * 70 + b"]" * 70 + b"}",
+            "application/json",
+            400,
+            {"raw": '{"title":"A","pricingModel":"free","x":[[['},
+        ),
     ],
     ids=[
         "json-key-twice",
@@ -413,6 +437,9 @@ FORM = "application/x-www-form-urlencoded"
         "utf-16-json",
         "form-field-twice",
         "form-not-utf-8",
+        "json-nul",
+        "json-lone-surrogate",
+        "json-too-deep",
     ],
 )
 def test_a_request_a_mapping_cannot_hold_is_recorded_as_sent(

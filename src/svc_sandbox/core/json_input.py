@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.text import lone_surrogate
 from svc_sandbox.core.validation import field_path, repeated, too_long_message
 
 #: Deepest nesting of arrays and objects a body may have (the body itself is level 1).
@@ -277,11 +278,7 @@ def _report(value: Any, what: str) -> None:
 
 
 def _string_problem(text: str) -> str | None:
-    if text.isascii():
-        return "must not contain NUL characters" if "\x00" in text else None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+    if lone_surrogate(text):
         return "must be valid Unicode (it contains a lone surrogate)"
     return "must not contain NUL characters" if "\x00" in text else None
 

@@ -1,5 +1,5 @@
-"""YAML a user hands the emulator (``serve --triggers FILE``; the scenario loader keeps its own
-walk for line numbers but the same bound): safe tags only, and aliases bounded.
+"""YAML a user hands the emulator (``serve --triggers FILE``; the scenario loader walks for
+line numbers too, under the same ``AliasBound``): safe tags only, and aliases bounded.
 
 Why: an alias names a node already written, so ``[*a, *a, ...]`` lists nested a few levels
 deep stand for 10^6 and more nodes in a few hundred bytes ("billion laughs"). PyYAML builds
@@ -10,6 +10,8 @@ an alias repeats; the document is built only when the count stays within ``ALIAS
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.core import json_input
@@ -33,7 +35,7 @@ def load(raw: bytes, what: str) -> Any:
             node = loader.get_single_node()
             if node is None:
                 return None
-            _Repeats(what).walk(node)
+            _walk(node, AliasBound(), what)
             data = loader.construct_document(node)
         finally:
             loader.dispose()
@@ -47,34 +49,51 @@ def load(raw: bytes, what: str) -> Any:
     return data
 
 
-class _Repeats:
-    """Counts the nodes aliases repeat; refuses a node inside itself (``a: &a [*a]``) and
-    more than ``ALIAS_NODES`` repeats."""
+class AliasBound:
+    """The alias rule of every YAML walk (this module's and the scenario loader's, which also
+    indexes lines): a node inside itself (``a: &a [*a]``, a document that never ends) is
+    refused, and so are more than ``ALIAS_NODES`` nodes repeated by aliases."""
 
-    def __init__(self, what: str) -> None:
-        self.what = what
+    def __init__(self) -> None:
         self.above: set[int] = set()
         self.seen: set[int] = set()
         self.repeated = 0
 
-    def walk(self, node: yaml.Node) -> None:
-        import yaml
+    def is_repeat(self, node: yaml.Node) -> bool:
+        """Whether ``node`` was walked before: reached again through an alias."""
+        return id(node) in self.seen
 
+    def enter(self, node: yaml.Node) -> str | None:
+        """Counts ``node`` as walked; why it cannot be (then the walk stops), or None."""
         if id(node) in self.above:
-            raise ValidationFailed(f"{self.what}: an alias inside its own anchor")
+            return "an alias inside its own anchor"
         if id(node) in self.seen:
             self.repeated += 1
             if self.repeated > ALIAS_NODES:
-                message = f"{self.what}: aliases repeat more than {ALIAS_NODES} nodes"
-                raise ValidationFailed(message)
+                return f"aliases repeat more than {ALIAS_NODES} nodes"
         self.seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        else:
-            return
+        return None
+
+    @contextmanager
+    def inside(self, node: yaml.Node) -> Iterator[None]:
+        """While the walk is under ``node``: an alias to it there is the node inside itself."""
         self.above.add(id(node))
-        for child in children:
-            self.walk(child)
+        yield
         self.above.discard(id(node))
+
+
+def _walk(node: yaml.Node, bound: AliasBound, what: str) -> None:
+    import yaml
+
+    problem = bound.enter(node)
+    if problem:
+        raise ValidationFailed(f"{what}: {problem}")
+    if isinstance(node, yaml.MappingNode):
+        children = [part for pair in node.value for part in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    else:
+        return
+    with bound.inside(node):
+        for child in children:
+            _walk(child, bound, what)

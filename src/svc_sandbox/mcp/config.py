@@ -14,6 +14,7 @@ from svc_sandbox.arguments import number, whole_number
 from svc_sandbox.client import arguments as check
 from svc_sandbox.client.commerce import DEFAULT_BASE_URL, is_api_token
 from svc_sandbox.core.numbers import ASCII_WHITESPACE, decimal_text, whole_text
+from svc_sandbox.core.text import lone_surrogate
 
 Transport = Literal["stdio", "http"]
 
@@ -54,16 +55,6 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
         return False
     words = "/".join(f"{yes}/{no}" for yes, no in zip(TRUE, FALSE, strict=True))
     raise ValueError(f"{name} must be one of {words} (any case) or empty, got {raw!r}")
-
-
-def is_utf8(text: str) -> bool:
-    """False for text holding a lone surrogate (how os.environ keeps a byte that is not
-    UTF-8), which no UTF-8 encoder takes."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def parser() -> argparse.ArgumentParser:
@@ -136,7 +127,7 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     if not 0 < timeout < math.inf:
         raise ValueError("--timeout / SVC_TIMEOUT must be a positive, finite number of seconds")
     webhook_secret = env.get("SVC_WEBHOOK_SECRET") or None
-    if webhook_secret is not None and not is_utf8(webhook_secret):
+    if webhook_secret is not None and lone_surrogate(webhook_secret):
         # os.environ holds a byte that is not UTF-8 as a lone surrogate: no HMAC key can be
         # made of it, so both webhook tools would fail on every call.
         raise ValueError("SVC_WEBHOOK_SECRET must be UTF-8 text")

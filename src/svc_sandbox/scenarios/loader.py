@@ -17,7 +17,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from pydantic import ValidationError as PydanticError
 
-from svc_sandbox.core.yaml_input import ALIAS_NODES  # the one bound of YAML aliases
+from svc_sandbox.core.text import lone_surrogate
+from svc_sandbox.core.yaml_input import AliasBound  # the one alias rule of YAML
 from svc_sandbox.scenarios.actions import ACTIONS
 from svc_sandbox.scenarios.matchers import argument_problems, check_path, expectations
 from svc_sandbox.scenarios.model import DocPath, Lines, Scenario, ScenarioError
@@ -117,16 +118,13 @@ def parse_yaml(text: str, file: Path) -> tuple[dict[str, Any], Lines]:
 
 
 class _Index:
-    """The line of every path, walking aliases as the document they stand for; refused: a
-    node inside itself (``a: &a [*a]``, a document that would never end), aliases repeating
-    more than ``ALIAS_NODES`` nodes, and a key written twice in one mapping (YAML would keep
-    the last silently)."""
+    """The line of every path, walking aliases as the document they stand for; refused: what
+    ``AliasBound`` refuses (a node inside itself, too many nodes repeated by aliases) and a
+    key written twice in one mapping (YAML would keep the last silently)."""
 
     def __init__(self, lines: Lines) -> None:
         self.lines = lines
-        self.above: set[int] = set()
-        self.seen: set[int] = set()
-        self.repeated = 0
+        self.bound = AliasBound()
 
     def walk(
         self, node: yaml.Node, path: DocPath, at: int | None = None, alias: int | None = None
@@ -135,33 +133,30 @@ class _Index:
         it names and keeps no line of its own; ``alias``: inside a repeated node, the line
         of the alias that repeats it (what its paths are reported at)."""
         line = node.start_mark.line + 1
-        if id(node) in self.above:
-            raise self.lines.error_at(at or line, path, "YAML: an alias inside its own anchor")
-        if id(node) in self.seen:
+        if self.bound.is_repeat(node):
             alias = alias or at or line
-            self.repeated += 1
-            if self.repeated > ALIAS_NODES:
-                message = f"YAML: aliases repeat more than {ALIAS_NODES} nodes"
-                raise self.lines.error_at(alias, path, message)
-        self.seen.add(id(node))
+        problem = self.bound.enter(node)
+        if problem:
+            raise self.lines.error_at(alias or at or line, path, f"YAML: {problem}")
         self.lines.by_path[path] = alias or line
-        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
-            self.above.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            written: set[tuple[str, str]] = set()
-            for key, value in node.value:
-                key_line = alias or key.start_mark.line + 1
-                if isinstance(key, yaml.ScalarNode) and key.value != "<<":
-                    if (key.tag, key.value) in written:
-                        raise self.lines.error_at(key_line, path, f"duplicate key {key.value!r}")
-                    written.add((key.tag, key.value))
-                child = path + (str(key.value),)
-                self.walk(value, child, key_line, alias)
-                self.lines.by_path[child] = key_line
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                self.walk(item, path + (index,), alias or line, alias)
-        self.above.discard(id(node))
+        with self.bound.inside(node):
+            if isinstance(node, yaml.MappingNode):
+                self._walk_mapping(node, path, alias)
+            elif isinstance(node, yaml.SequenceNode):
+                for index, item in enumerate(node.value):
+                    self.walk(item, path + (index,), alias or line, alias)
+
+    def _walk_mapping(self, node: yaml.MappingNode, path: DocPath, alias: int | None) -> None:
+        written: set[tuple[str, str]] = set()
+        for key, value in node.value:
+            key_line = alias or key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                if (key.tag, key.value) in written:
+                    raise self.lines.error_at(key_line, path, f"duplicate key {key.value!r}")
+                written.add((key.tag, key.value))
+            child = path + (str(key.value),)
+            self.walk(value, child, key_line, alias)
+            self.lines.by_path[child] = key_line
 
 
 def check_schema(document: dict[str, Any], lines: Lines) -> None:
@@ -190,13 +185,13 @@ def check_text(document: dict[str, Any], lines: Lines) -> None:
     ``"\\ud800"`` makes): refused here, naming the path, rather than crashing the console,
     a report or pytest once the scenario runs."""
     for path, text in _texts(document, ()):
-        for char in text:
-            if "\ud800" <= char <= "\udfff":
-                message = (
-                    f"the text holds a lone surrogate (U+{ord(char):04X}), which UTF-8 cannot"
-                    f" encode (write one only inside {SURROGATES_ALLOWED_UNDER} data)"
-                )
-                raise lines.error(path, message)
+        char = lone_surrogate(text)
+        if char:
+            message = (
+                f"the text holds a lone surrogate (U+{ord(char):04X}), which UTF-8 cannot"
+                f" encode (write one only inside {SURROGATES_ALLOWED_UNDER} data)"
+            )
+            raise lines.error(path, message)
 
 
 def _texts(value: Any, path: DocPath) -> Iterable[tuple[DocPath, str]]:

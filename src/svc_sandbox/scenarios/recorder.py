@@ -17,15 +17,15 @@ replays as that text, not as the API token).
 from __future__ import annotations
 
 import json
-import math
 from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import yaml
 
+from svc_sandbox.core import json_input
 from svc_sandbox.core.clock import parse_instant
-from svc_sandbox.core.errors import Conflict
+from svc_sandbox.core.errors import Conflict, ValidationFailed
 from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
 from svc_sandbox.core.validation import ELLIPSIS, grouped
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS
@@ -226,36 +226,17 @@ def _header(value: str | None) -> str | None:
 
 
 def _body(entry: dict[str, Any]) -> Any:
-    """The entry's JSON body, or None when it has none or its JSON would not be sent again as
-    it came: a key written twice (JSON keeps the last, the API refuses it), ``NaN`` or
-    ``Infinity``, or a number too large for a float (dumped again as ``Infinity``)."""
+    """The entry's JSON body, or None when it has none or the API refuses it as JSON
+    (``json_input.decode``: a key written twice, ``NaN``, a number too large for a float,
+    NUL, a lone surrogate, too deep), which decoded and dumped again would not be the
+    request that came: such a body is recorded as it came, raw."""
     raw = entry.get("body")
     if raw is None:
         return None
     try:
-        return json.loads(
-            raw, object_pairs_hook=_once, parse_constant=_no_constant, parse_float=_finite
-        )
-    except ValueError:
+        return json_input.decode(raw, "body")
+    except ValidationFailed:
         return None
-
-
-def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) < len(pairs):
-        raise ValueError("a key written twice")
-    return found
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is out of range")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _query(text: str) -> dict[str, str | list[str]] | None:
