@@ -642,9 +642,6 @@ class Sandbox:
         for recorder in self.recorders.values():
             recorder.contract.warm()
         _ = self.signing_keys.active().private_key  # built once, then cached (keys.py)
-        # Imported on first use so that start-up does not wait for it (its regular expressions
-        # take 10 ms to build); a first checkout with a successUrl should not either.
-        import rfc3986_validator  # type: ignore[import-untyped]  # noqa: F401
 
     def next_request_id(self) -> str:
         return self.request_ids.next()
