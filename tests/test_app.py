@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -66,6 +67,33 @@ def test_url_rules_build_urls_when_asked(svc_http: FlaskClient) -> None:
             assert adapter.match(built, method=method) == (rule.endpoint, values)
             with_query = adapter.build(rule.endpoint, {**values, "extra": "1"})
             assert with_query.endswith("extra=1")
+
+
+def test_every_view_and_request_hook_is_a_plain_function(svc_http: FlaskClient) -> None:
+    """The app skips Flask's coroutine check of each view and hook (``SandboxFlask``): an
+    ``async def`` among them would be called without being awaited."""
+    app = svc_http.application
+    hooks = [
+        hook
+        for registry in (
+            app.before_request_funcs,
+            app.after_request_funcs,
+            app.teardown_request_funcs,
+            app.url_value_preprocessors,
+            app.url_default_functions,
+        )
+        for functions in registry.values()
+        for hook in functions
+    ]
+    handlers = [
+        handler
+        for by_code in app.error_handler_spec.values()
+        for by_class in by_code.values()
+        for handler in by_class.values()
+    ]
+    functions = [*app.view_functions.values(), *hooks, *handlers]
+    assert len(app.view_functions) > 50 and hooks and handlers
+    assert not [f for f in functions if inspect.iscoroutinefunction(f)]
 
 
 # --- one app, another Sandbox behind it (app.bind) -------------------------------------------

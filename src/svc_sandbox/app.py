@@ -81,12 +81,23 @@ class LazyBuildRule(Rule):
         return build
 
 
+class SandboxFlask(Flask):
+    """Flask as the emulator uses it: URL rules build their ``url_for`` code when first used,
+    and every view and request hook is a plain function (``ensure_sync``, Flask's documented
+    override: Flask otherwise asks ``inspect`` whether each one is a coroutine, three times
+    per request; tests/test_app.py checks that none is)."""
+
+    url_rule_class = LazyBuildRule
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        return func
+
+
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     """The WSGI app. Pass a Sandbox to share it with a test, or Settings to make a new one."""
     if not isinstance(sandbox, Sandbox):
         sandbox = Sandbox(sandbox)
-    app = Flask(__name__, static_folder=None)  # no /static/<path>: /_assets serves the files
-    app.url_rule_class = LazyBuildRule
+    app = SandboxFlask(__name__, static_folder=None)  # no /static/<path>: /_assets serves files
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["svc_sandbox"] = sandbox

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from svc_sandbox.identity.scopes import SELF_SERVE, WALLET_SEND, ordered
 
 if TYPE_CHECKING:
+    from svc_sandbox.identity.apps import ClientType
     from svc_sandbox.sandbox import Sandbox
 
 #: handle, given name, family name, KYC, password (fixed, so docs and tests can quote them).
@@ -22,6 +23,19 @@ SEEDED_REDIRECT_URIS = [
     "https://app.sandbox.test/callback",
 ]
 
+#: The seeded apps: name, redirect URIs, scopes, client type, website, logo.
+SEEDED_APPS: tuple[tuple[str, list[str], list[str], ClientType, str | None, str | None], ...] = (
+    (
+        "Sandbox Wallet App",
+        SEEDED_REDIRECT_URIS,
+        ordered([*SELF_SERVE, WALLET_SEND]),
+        "confidential",
+        "https://app.sandbox.test",
+        "https://app.sandbox.test/logo.png",
+    ),
+    ("Sandbox Public App", SEEDED_REDIRECT_URIS, ordered(SELF_SERVE), "public", None, None),
+)
+
 
 def seed_identity(sandbox: Sandbox) -> None:
     for handle, given, family, kyc, password in SEEDED_USERS:
@@ -35,19 +49,13 @@ def seed_identity(sandbox: Sandbox) -> None:
         )
     org = next(o for o in sandbox.orgs.all() if o.environment.value == "sandbox")
     apps = sandbox.oauth_apps
-    wallet_app, secret = apps.create(
-        org.id,
-        "Sandbox Wallet App",
-        SEEDED_REDIRECT_URIS,
-        ordered([*SELF_SERVE, WALLET_SEND]),
-        "confidential",
-        website="https://app.sandbox.test",
-        logo_url="https://app.sandbox.test/logo.png",
-    )
+    # Registered as given (``register``): constants that tests/identity/test_seed.py checks
+    # by the rules ``create`` applies to an app a client registers.
+    wallet_app, secret = apps.register(org.id, *SEEDED_APPS[0])
     apps.approve_wallet_send(wallet_app.client_id)
     assert secret is not None
     apps.seeded_secrets[wallet_app.client_id] = secret
-    apps.create(org.id, "Sandbox Public App", SEEDED_REDIRECT_URIS, ordered(SELF_SERVE), "public")
+    apps.register(org.id, *SEEDED_APPS[1])
     sandbox.signing_keys.active()
 
 
