@@ -3,6 +3,7 @@ way are made, and the file appears whole or not at all."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -13,7 +14,14 @@ if TYPE_CHECKING:
 
 #: Characters XML 1.0 cannot hold, even escaped (§2.2): C0 controls but tab, newline and
 #: carriage return, lone surrogates, U+FFFE and U+FFFF.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML = "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+
+
+@functools.cache
+def _not_xml() -> re.Pattern[str]:
+    # Compiled when a report is first written: its ranges take 9 ms to compile, which every
+    # start of `serve` paid (the sandbox imports this module to write exports).
+    return re.compile(_NOT_XML)
 
 
 def write_file(path: str | Path, data: bytes | str) -> None:
@@ -34,7 +42,7 @@ def cannot_write(path: str | Path, error: OSError) -> str:
 
 def xml_text(text: str) -> str:
     """``text`` with each character XML cannot hold written as its escape (``\\x1b``)."""
-    return _NOT_XML.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
+    return _not_xml().sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
 def xml_safe(root: Element) -> Element:
