@@ -275,6 +275,23 @@ def startup_rounds(runs: int) -> dict[str, float]:
     return {name: statistics.median(runs_of) for name, runs_of in times.items()}
 
 
+def startup_instructions(counts: dict[str, int] | None) -> list[str]:
+    """The paragraph of the instruction counts to ready (none without valgrind)."""
+    if counts is None:
+        return ["", "Instructions to ready: not counted (valgrind is not installed)."]
+    bare = counts["bare Flask"]
+    floor = counts["bare Flask + pydantic"]
+    ours = counts["svc-sandbox"]
+    return [
+        "",
+        "Instructions from process start to the built server (valgrind's callgrind, the same "
+        "count however busy the machine; bench/startup.py `READY_PROBES`): svc-sandbox "
+        f"{ours / 1e6:,.0f} M, bare Flask + waitress {bare / 1e6:,.0f} M "
+        f"(**{ours / bare:.2f}×**), bare Flask + pydantic {floor / 1e6:,.0f} M "
+        f"({floor / bare:.2f}× bare Flask; svc-sandbox is {ours / floor:.2f}× that floor).",
+    ]
+
+
 MEMORY_PROBE = """
 import resource, sys
 from svc_sandbox.commerce.schemas import CheckoutBody
@@ -466,6 +483,7 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         f"{boot['svc-sandbox'] / boot['bare Flask + pydantic']:.2f}× that floor. Every module "
         "is imported from bytecode, as after a wheel install (the bench compiles the package "
         "first).",
+        *startup_instructions(data["startup_instructions"]),
         "",
         "## Memory",
         "",
@@ -588,6 +606,7 @@ def main() -> int:
     started = time.perf_counter()
     data["requests"] = request_rounds(rounds, per_client, args.load == "wrk")
     data["startup"] = startup_rounds(max(1, min(args.startup_runs, 20)))
+    data["startup_instructions"] = startup.instructions_to_ready()
     data["memory"] = memory(max(1, min(args.memory_sessions, 200_000)))
     sizes = [max(1, min(int(s), warp.MAX_SESSIONS)) for s in args.warp_sessions.split(",")]
     data["warp"] = warp.run(sizes, max(1, min(args.http_sessions, warp.MAX_SESSIONS)))

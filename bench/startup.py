@@ -1,13 +1,17 @@
 """Start-up: wall time from process start to the first answered request.
 
 `svc-sandbox serve` against a bare Flask app served by waitress the same way, alternated in one
-run (the machines are noisy, so only the ratio means anything). Usage:
+run (the machines are noisy, so only the ratio means anything). With valgrind on PATH, also
+the instructions each executes from process start to its built server (callgrind: the same
+count on a busy machine, where wall times move by a third). Usage:
     .venv/bin/python bench/startup.py [runs]
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,6 +48,68 @@ def time_to_first_answer(argv: list[str], path: str) -> float:
         process.wait(timeout=30)
 
 
+#: What each start-up does before its first answer, as a script: `serve`'s path up to "Ready"
+#: (settings from the command line, the Sandbox, the app, the server, the banner), and the bare
+#: app's, with and without one pydantic model.
+READY_PROBES = {
+    "svc-sandbox": """
+from svc_sandbox import cli
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import build_server
+args = cli.build_parser().parse_args(["serve", "--port", "0", "--clock", "frozen"])
+settings = cli.settings_from_args(args)
+sandbox = Sandbox(settings)
+server = build_server(create_app(sandbox), settings)
+cli.banner(sandbox.info(), cli.usable_origins(settings))
+server.close()
+""",
+    "bare Flask": """
+from _bare_flask import make_app
+from waitress.server import create_server
+create_server(make_app(), host="127.0.0.1", port=0, threads=8).close()
+""",
+    "bare Flask + pydantic": """
+from _bare_flask import make_app
+from waitress.server import create_server
+from pydantic import BaseModel
+class Body(BaseModel):
+    amount: int
+Body.model_validate({"amount": 1})
+create_server(make_app(), host="127.0.0.1", port=0, threads=8).close()
+""",
+}
+
+
+def instructions_to_ready() -> dict[str, int] | None:
+    """Instructions from process start to a built server (``READY_PROBES``), counted by
+    valgrind's callgrind with a fixed hash seed; None when valgrind is not installed. The
+    probes run side by side (about a minute each under valgrind)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(HERE)}
+    running = {
+        name: subprocess.Popen(
+            [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+            + [sys.executable, "-c", probe],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for name, probe in READY_PROBES.items()
+    }
+    counts = {}
+    for name, process in running.items():
+        _, err = process.communicate(timeout=900)
+        found = re.search(r"Collected : (\d+)", err)
+        if process.returncode != 0 or found is None:
+            raise RuntimeError(f"{name}: callgrind failed: {err[-500:]}")
+        counts[name] = int(found.group(1))
+    return counts
+
+
 def compile_package() -> None:
     """Bytecode for svc_sandbox, as a wheel install has it (pip compiles at install time, so
     the baseline's Flask is compiled): otherwise, with PYTHONDONTWRITEBYTECODE set, every
@@ -69,6 +135,12 @@ def main(runs: int = 7) -> None:
     print(f"svc-sandbox serve  median {ours_median * 1000:7.1f} ms")
     print(f"bare Flask         median {base_median * 1000:7.1f} ms")
     print(f"ratio (svc-sandbox / bare Flask): {ours_median / base_median:.2f}")
+    counts = instructions_to_ready()
+    if counts is not None:
+        bare_count = counts["bare Flask"]
+        for name, count in counts.items():
+            ratio = count / bare_count
+            print(f"{name:<22} {count / 1e6:8.1f} M instructions to ready ({ratio:.2f}x)")
 
 
 if __name__ == "__main__":
