@@ -96,3 +96,38 @@ def test_serve_runs_in_the_callers_folder(checkout: Path, tmp_path: Path) -> Non
     done = run(checkout / "scripts" / "serve", "--state", "mystate.json", cwd=user)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(user), "serve", "--state", "mystate.json"]
+
+
+@pytest.mark.parametrize(
+    ("args", "pytest_args"),
+    [
+        ((), ["-n", "auto"]),
+        (("-q", "tests/core"), ["-n", "auto", "-q", "tests/core"]),
+        (("-n", "1"), ["-n", "1"]),
+        (("-n2",), ["-n2"]),
+        (("--numprocesses=3",), ["--numprocesses=3"]),
+        (("-p", "no:xdist"), ["-p", "no:xdist"]),
+        (("--pdb", "tests/test_app.py"), ["--pdb", "tests/test_app.py"]),
+        (("-s",), ["-s"]),
+    ],
+)
+def test_the_suite_runs_one_worker_per_core_unless_the_arguments_choose(
+    checkout: Path, args: tuple[str, ...], pytest_args: list[str]
+) -> None:
+    """CI's time went from about 11 minutes of pytest on one core to one worker per core; a
+    worker count, xdist switched off or a debugger (which needs the test in this process) is
+    the caller's choice."""
+    venv = checkout / ".venv" / "bin"
+    # The venv's python answers `-m pytest ...` with its arguments; anything else is Python.
+    executable(
+        venv / "python",
+        '#!/bin/sh\nif [ "$1 $2" = "-m pytest" ]; then shift 2; printf "%s\\n" "$@"; exit 0; fi\n'
+        f'exec {sys.executable} "$@"\n',
+    )
+    for tool in ("ruff", "mypy"):
+        executable(venv / tool, "#!/bin/sh\nexit 0\n")
+    digest = hashlib.sha256((checkout / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    (checkout / ".venv" / f".installed-{digest}-test").touch()
+    done = run(checkout / "scripts" / "test", *args, cwd=checkout, SVC_SANDBOX_CHROMIUM="/bin/true")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == pytest_args
