@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import string
 from typing import Any
 
 import pytest
@@ -22,6 +23,26 @@ def test_id_shapes() -> None:
     assert re.fullmatch(r"p_[A-Za-z0-9_-]{16}", ids.product_token())
     assert re.fullmatch(r"svc_test_[A-Za-z0-9]{32}", ids.api_token("sandbox"))
     assert re.fullmatch(r"svc_live_[A-Za-z0-9]{32}", ids.api_token("production"))
+
+
+def test_seeded_tokens_are_the_ones_earlier_versions_gave() -> None:
+    """A seeded token is pasted into .env files and CI secrets: it stays what it was."""
+    ids = IdFactory(1)
+    assert ids.api_token("sandbox") == "svc_test_iK2ZWeqhFWCEPyYngFb51yBMWXaSCrUZ"
+    assert ids.product_token() == "p_DnOdcdbWB2dC4_DS"
+
+
+@pytest.mark.parametrize(
+    # "abc" draws 2 bits a character and draws again on 3: the path a 62-letter alphabet takes.
+    "alphabet",
+    ["0123456789abcdef", "abc", "x", string.ascii_letters + string.digits + "-_"],
+)
+@pytest.mark.parametrize("seed", [0, 1, 2026, "text seed"])
+def test_text_draws_each_character_as_random_choice_does(alphabet: str, seed: int | str) -> None:
+    ids, reference = IdFactory(seed), random.Random(seed)
+    for length in (0, 1, 16, 32, 300):
+        expected = "".join(reference.choice(alphabet) for _ in range(length))
+        assert ids.text(length, alphabet) == expected
 
 
 @pytest.mark.parametrize(

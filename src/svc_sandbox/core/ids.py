@@ -68,7 +68,20 @@ class IdFactory:
         return self.unused(lambda: f"{prefix}{self._random.getrandbits(96):024x}", taken)
 
     def text(self, length: int, alphabet: str = _TOKEN_ALPHABET) -> str:
-        return "".join(self._random.choice(alphabet) for _ in range(length))
+        """``length`` characters of ``alphabet``, each drawn as ``random.choice`` draws (the
+        alphabet's bit length of random bits, drawn again while past its end), written out:
+        three calls a character cost a fresh Sandbox (its seeded tokens and secrets) about a
+        fifth of its time. The same seed gives the same characters as ``choice`` did."""
+        size = len(alphabet)
+        bits = size.bit_length()
+        draw = self._random.getrandbits
+        chosen = []
+        for _ in range(length):
+            index = draw(bits)
+            while index >= size:
+                index = draw(bits)
+            chosen.append(alphabet[index])
+        return "".join(chosen)
 
     def product_token(self, taken: Container[str] = ()) -> str:
         return self.unused(lambda: "p_" + self.text(16, _URLSAFE_ALPHABET), taken)
