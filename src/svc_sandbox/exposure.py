@@ -14,6 +14,7 @@ docs/control-plane.md for what a client must send.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -196,7 +197,14 @@ def content_security_policy(settings: Settings, form_targets: Sequence[str] = ()
     Images are the products' media URLs. ``form_targets``: URLs a form's redirect may also go
     to (form-action covers the redirects after a post: the sign-in and consent pages end at
     the app's redirect URI)."""
-    urls = [*settings.roots().values(), *form_targets]
+    return _policy((*settings.roots().values(), *form_targets))
+
+
+@functools.lru_cache(maxsize=256)
+def _policy(urls: tuple[str, ...]) -> str:
+    """The policy naming the origins of ``urls``: a pure function of them, kept for the
+    roots a test suite binds a fresh Sandbox with at every test (75 µs each time) and the
+    redirect URIs the consent pages repeat."""
     origins = sorted({source for source in map(csp_source, urls) if source})
     own = "'self' " + " ".join(origins)
     return "; ".join(
