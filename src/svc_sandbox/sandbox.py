@@ -231,21 +231,31 @@ class Sandbox:
         #: import or reset.
         self.last_import: tuple[str, bytes] | None = None
         self._seed_defaults()
-        self._initial = self._seeded_export()
+        #: The seeded state's export (for reset and clear_controls), or its JSON text until
+        #: first used: most Sandboxes a test suite builds are never reset, and decoding it
+        #: was a quarter of building one.
+        self._seeded: dict[str, Any] | str = self._seeded_export()
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def _seeded_export(self) -> dict[str, Any]:
-        """``export()`` right after seeding, from ``_SEEDED_EXPORTS`` when it holds it. Not
-        kept for a real clock (its start is never the same) or a ``--triggers`` file (its
-        content may change under the same name)."""
+    @property
+    def _initial(self) -> dict[str, Any]:
+        """The seeded state's export, this Sandbox's own copy (decoded on first use)."""
+        seeded = self._seeded
+        if isinstance(seeded, str):
+            seeded = self._seeded = json.loads(seeded)
+        return seeded
+
+    def _seeded_export(self) -> dict[str, Any] | str:
+        """``export()`` right after seeding, or its JSON text from ``_SEEDED_EXPORTS`` when
+        that holds it. Not kept for a real clock (its start is never the same) or a
+        ``--triggers`` file (its content may change under the same name)."""
         if self.settings.clock_mode is ClockMode.REAL or self.settings.triggers_file:
             return self.export()
         key = f"{self.settings.model_dump_json()}@{self.clock.now().isoformat()}"
         encoded = _SEEDED_EXPORTS.get(key)
         if encoded is not None:
-            document: dict[str, Any] = json.loads(encoded)
-            return document
+            return encoded
         document = self.export()
         if len(_SEEDED_EXPORTS) >= SEEDED_EXPORTS_KEPT:
             _SEEDED_EXPORTS.clear()  # bounded; refilled by the next few builds

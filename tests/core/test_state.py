@@ -97,6 +97,11 @@ def test_each_sandbox_resets_to_the_seeded_state_of_its_own_settings(tmp_path: A
     first.reset()
     again = Sandbox(clock_mode="frozen", seed=31)
     assert again.export() == first.export() == Sandbox(clock_mode="frozen", seed=31).export()
+    # The seeded state a reset decoded is not changed by what is built on it: a second reset
+    # after more changes lands on it again.
+    create_product_in(first)
+    first.reset()
+    assert first.export() == seeded
 
     hooked = Sandbox(clock_mode="frozen", seed=31, webhook_url="http://127.0.0.1:9/hooks")
     hooked.webhook_endpoints.endpoints.clear()
