@@ -4,6 +4,10 @@ registration goes through."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from typing import Any
+
 import pytest
 
 from svc_sandbox.identity.seed import SEEDED_APPS
@@ -11,7 +15,7 @@ from svc_sandbox.sandbox import Sandbox
 
 
 @pytest.mark.parametrize("seeded", SEEDED_APPS, ids=[a[0] for a in SEEDED_APPS])
-def test_a_seeded_app_is_what_create_makes_of_its_constants(seeded: tuple) -> None:
+def test_a_seeded_app_is_what_create_makes_of_its_constants(seeded: tuple[Any, ...]) -> None:
     sandbox = Sandbox(clock_mode="frozen")
     name, uris, scopes, client_type, website, logo_url = seeded
     (registered,) = [a for a in sandbox.oauth_apps.all() if a.name == name]
@@ -21,13 +25,13 @@ def test_a_seeded_app_is_what_create_makes_of_its_constants(seeded: tuple) -> No
     fields = ("name", "client_type", "redirect_uris", "scopes", "website", "logo_url")
     assert [getattr(created, f) for f in fields] == [getattr(registered, f) for f in fields]
     assert created.grant_types == registered.grant_types
+    # Its lists are its own: a record that shared the module's constants would carry an
+    # in-place change into every Sandbox of the process.
+    assert registered.redirect_uris is not uris and registered.scopes is not scopes
 
 
 def test_starting_a_sandbox_does_not_load_the_uri_grammar() -> None:
     """30 ms of every start-up (its regular expressions): loaded when a URL is first checked."""
-    import subprocess
-    import sys
-
     probe = (
         "import sys; from svc_sandbox.sandbox import Sandbox; from svc_sandbox.app import "
         "create_app; create_app(Sandbox(clock_mode='frozen')); "

@@ -71,7 +71,7 @@ class IdFactory:
         """``length`` characters of ``alphabet``, each drawn as ``random.choice`` draws (the
         alphabet's bit length of random bits, drawn again while past its end), written out:
         three calls a character cost a fresh Sandbox (its seeded tokens and secrets) about a
-        fifth of its time. The same seed gives the same characters as ``choice`` did."""
+        tenth of its instructions. The same seed gives the same characters as ``choice`` did."""
         size = len(alphabet)
         bits = size.bit_length()
         draw = self._random.getrandbits

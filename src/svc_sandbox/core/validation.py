@@ -193,8 +193,8 @@ def http_url_problem(url: str) -> str | None:
 
 def is_rfc3986_uri(text: str) -> bool:
     """True when ``text`` is an absolute URI as RFC 3986's grammar writes it."""
-    # Imported on first use (its regular expressions take 10 ms to build): by every start
-    # today, as the seeded identity app's URLs are checked by the one rule (identity/seed.py).
+    # Imported on first use (its regular expressions take 10 ms to build): a start checks no
+    # URL with it (the seeded apps are registered as given, tests/identity/test_seed.py).
     from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
 
     return bool(validate_rfc3986(text, rule="URI"))

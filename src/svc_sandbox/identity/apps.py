@@ -196,8 +196,9 @@ class AppService(Service):
             org_id=org_id,
             name=name,
             client_type=client_type,
-            redirect_uris=redirect_uris,
-            scopes=scopes,
+            # Copies: the seeded apps pass module constants, which no record may share.
+            redirect_uris=list(redirect_uris),
+            scopes=list(scopes),
             website=website,
             logo_url=logo_url,
             created_at=self.clock.now(),
