@@ -45,6 +45,8 @@ BAD_BODIES = [
     ('{"a\\u003a": 1, "b": 1, "b": 2}', "b is repeated"),  # a colon only once decoded
     ('{"a:b": 1, "a:b": 2}', "a:b is repeated: send it once"),
     ('{"a\\u003a": 1, "a:": 2}', "a: is repeated: send it once"),  # one name once decoded
+    ('{"a": "x:y", "a": "z"}', "a is repeated: send it once"),  # its dropped value had a colon
+    ('{"u": "http://h:1/", "b": {"c": "d:e", "c": "f:g"}}', "b.c is repeated"),
 ]
 
 ROUTES = [

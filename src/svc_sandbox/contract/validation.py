@@ -7,8 +7,9 @@ document, which words the violation: the place in the document that it broke (``
 a JSON pointer with ``$ref`` hops followed) and the place in the message (``location``:
 ``body.product.title``, ``query.limit``, ``header.X-Request-Id``). The two agree by
 construction where they could differ: the compiled validator checks the contract's formats
-with jsonschema's own format checkers, and when it refuses what jsonschema accepts (its ``$``
-does not match before a final newline) jsonschema's verdict stands, as it always did.
+with jsonschema's own format checkers (contract/formats.py), and when it refuses what
+jsonschema accepts (its ``$`` does not match before a final newline) jsonschema's verdict
+stands, as it always did.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from urllib.parse import parse_qsl, quote
 
 import jsonschema_rs
 
+from svc_sandbox.contract import formats
 from svc_sandbox.contract.document import COMMERCE, IDENTITY, WALLET, shared_contract
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
@@ -243,11 +245,9 @@ class Contract:
             return validator
 
     def _formats_checker(self) -> FormatChecker:
-        from jsonschema import FormatChecker
-
         with self._lock:
             if self._format_checker is None:
-                self._format_checker = FormatChecker()
+                self._format_checker = formats.format_checker()
             return self._format_checker
 
     def warm(self) -> None:
@@ -281,18 +281,10 @@ class Contract:
                         {"$ref": DOCUMENT_URI + quote(schema_pointer, safe="#/~")},
                         registry=self._fast_registry,
                         validate_formats=True,
-                        formats=self._formats(),
+                        formats=formats.callbacks(self._formats_checker()),
                     )
                     self._fast[schema_pointer] = validator
         return validator
-
-    def _formats(self) -> dict[str, Any]:
-        checker = self._formats_checker()
-
-        def conforms(name: str) -> Any:
-            return lambda value: checker.conforms(value, name)
-
-        return {name: conforms(name) for name in checker.checkers}
 
     def check(
         self, schema_pointer: str, instance: Any, kind: str, location: str

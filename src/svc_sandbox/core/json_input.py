@@ -240,7 +240,7 @@ def _clean(value: Any) -> int | None:
         else:
             children = enumerate(node)
         for key, child in children:
-            if type(key) is str and _string_problem(key):
+            if type(key) is str and (not key.isascii() or "\x00" in key) and _string_problem(key):
                 return None
             kind = type(child)
             if kind is str:
