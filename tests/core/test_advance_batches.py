@@ -99,3 +99,40 @@ def test_parallel_advances_add_up_even_when_each_lets_others_in(svc_server: Runn
     assert sandbox.clock.now() - start == timedelta(hours=4)
     assert sandbox.scheduler.next_due() is None  # every session expired once
     assert len(sandbox.events.events) == ADVANCE_BATCH * 4
+
+
+def test_an_advance_pauses_the_cyclic_collector_and_gives_it_back() -> None:
+    """A warp makes and drops records by the hundred thousand (none in a cycle): the
+    collector waits until the advance is over, even one whose receiver raises."""
+    import gc
+
+    sandbox = Sandbox(clock_mode="frozen", seed=1)
+    org = sandbox.orgs.all()[0]
+    during: list[bool] = []
+
+    def receiver(body: bytes, headers: dict[str, str]) -> int:
+        during.append(gc.isenabled())
+        raise RuntimeError("receiver down")
+
+    sandbox.add_webhook_receiver(org.id, receiver)
+    open_sessions(sandbox, 3)
+    assert gc.isenabled()
+    sandbox.advance(timedelta(hours=1))
+    assert gc.isenabled()
+    # Each session's expiry event, its first attempt and the retries due within the hour.
+    assert len(during) == sandbox.deliveries.attempts_made > 3
+    assert not any(during)
+
+
+def test_an_advance_leaves_a_collector_the_caller_switched_off_switched_off() -> None:
+    import gc
+
+    sandbox = Sandbox(clock_mode="frozen", seed=1)
+    open_sessions(sandbox, 2)
+    gc.disable()
+    try:
+        ran = sandbox.advance(timedelta(hours=1))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert len(ran) == 2

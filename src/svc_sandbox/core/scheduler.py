@@ -71,7 +71,7 @@ class Scheduler:
         if kind not in self._handlers:
             raise KeyError(f"no handler registered for {kind!r}")
         self._seq += 1
-        entry = Entry(due=due, seq=self._seq, kind=kind, payload=payload or {})
+        entry = Entry(due, self._seq, kind, payload or {})
         heapq.heappush(self._heap, (due, entry.seq, entry))
         self._live += 1
         return entry
@@ -118,10 +118,17 @@ class Scheduler:
 
     def pop_due(self, until: datetime) -> Entry | None:
         """Removes and returns the earliest live entry due at or before ``until``."""
-        self._drop_cancelled()
-        if self._heap and self._heap[0][0] <= until:
-            self._live -= 1
-            return heapq.heappop(self._heap)[2]
+        heap = self._heap
+        while heap:
+            due, _, entry = heap[0]
+            if entry.cancelled:
+                heapq.heappop(heap)
+            elif due <= until:
+                self._live -= 1
+                heapq.heappop(heap)
+                return entry
+            else:
+                return None
         return None
 
     def run(self, entry: Entry) -> None:
