@@ -539,11 +539,11 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         "session and prompt (bench/state_scaling.py). Median µs per request through the WSGI app "
         "(no server); the ratio to the smallest row follows each figure (1.00 = flat). The last "
         "column is the longest any other request waited for the lock while one advance expired "
-        "every session (advances let go of the lock every 256 due entries). A wait far above "
-        "the others at the largest size is a pause of CPython's cyclic garbage collector, "
-        "which stops every thread whoever holds the lock (a full collection walks every "
-        "object of the state: about 0.5 s at 50,000 sessions, measured with gc.callbacks), "
-        "not a lock held longer.",
+        "every session (advances let go of the lock every 256 due entries). CPython's cyclic "
+        "garbage collector is paused while an advance runs: a full collection stops every "
+        "thread whoever holds the lock and walks every object of the state (about 0.5 s at "
+        "50,000 sessions, measured with gc.callbacks), which made the waits of earlier runs "
+        "jump at the largest size.",
         "",
         "| sessions | poll with a prompt in flight | product by `p_` token | GET /_sandbox/clock "
         "| GET /_sandbox | longest lock wait during the advance |",

@@ -1,7 +1,10 @@
-"""The contracts' formats (contract/formats.py): the ``uri`` shortcut never changes a verdict of
-jsonschema's own checker, and the compiled validator's callbacks answer as the checker does."""
+"""The contracts' formats (contract/formats.py): the ``uri`` and ``date-time`` shortcuts never
+change a verdict of jsonschema's own checker, and the compiled validator's callbacks answer as
+the checker does."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 import jsonschema_rs
 import pytest
@@ -9,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import FormatChecker
 
-from svc_sandbox.contract.formats import PLAIN_URL, callbacks, format_checker
+from svc_sandbox.contract.formats import (
+    PLAIN_INSTANT,
+    PLAIN_URL,
+    callbacks,
+    format_checker,
+    is_plain_instant,
+)
 
 LIBRARY = FormatChecker()
 OURS = format_checker()
@@ -84,12 +93,63 @@ def test_the_shortcut_never_changes_a_verdict(text: str) -> None:
     assert OURS.conforms(text, "uri") == LIBRARY.conforms(text, "uri"), text
 
 
+#: Instants the shortcut takes: the clock's shape, and the others it allows.
+PLAIN_INSTANTS = [
+    "2026-01-01T00:30:00.000Z",
+    "2026-11-23T23:59:59Z",
+    "2024-02-29T12:00:00.123456Z",  # a leap day
+    "0001-01-01T00:00:00.5Z",
+]
+#: Outside the shortcut: its regular expression refuses them, or they are no real instant.
+OTHER_INSTANTS = [
+    "2026-01-01T00:30:00.000+03:00",  # an offset: the library's
+    "2026-01-01t00:30:00z",  # lower case: the library upper-cases it
+    "2026-01-01T00:30:00.1234567Z",  # seven fraction digits
+    "2026-02-29T00:00:00Z",  # no such day
+    "2026-13-01T00:00:00Z",
+    "2026-01-01T24:00:00Z",
+    "2026-01-01T23:59:60Z",  # a leap second: neither takes it
+    "0000-01-01T00:00:00Z",
+    "2026-01-01 00:30:00Z",
+    "2026-01-01T00:30:00.000Z\n",
+    "２０２６-01-01T00:30:00Z",  # full-width digits
+    "",
+]
+
+
+@pytest.mark.parametrize("instant", PLAIN_INSTANTS)
+def test_a_plain_instant_is_taken_by_the_shortcut_and_the_library_agrees(instant: str) -> None:
+    assert is_plain_instant(instant)
+    assert OURS.conforms(instant, "date-time") and LIBRARY.conforms(instant, "date-time")
+
+
+@pytest.mark.parametrize("instant", OTHER_INSTANTS)
+def test_other_instants_get_the_library_verdict(instant: str) -> None:
+    assert not is_plain_instant(instant)
+    assert OURS.conforms(instant, "date-time") == LIBRARY.conforms(instant, "date-time")
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.from_regex(PLAIN_INSTANT, fullmatch=True))
+def test_the_library_accepts_every_instant_the_shortcut_takes(text: str) -> None:
+    # Most random digits make no real date: those go to the library, which must agree.
+    assert OURS.conforms(text, "date-time") == LIBRARY.conforms(text, "date-time"), text
+    if is_plain_instant(text):
+        assert LIBRARY.conforms(text, "date-time"), text
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.datetimes(timezones=st.none()))
+def test_every_real_utc_instant_is_taken_by_the_shortcut(moment: datetime) -> None:
+    text = moment.isoformat(timespec="milliseconds") + "Z"
+    assert is_plain_instant(text) and LIBRARY.conforms(text, "date-time"), text
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [
         *(("uri", url) for url in PLAIN + OTHER_VALID + INVALID),
-        ("date-time", "2026-01-01T00:30:00.000Z"),
-        ("date-time", "2026-02-30T00:30:00Z"),  # no such day
+        *(("date-time", instant) for instant in PLAIN_INSTANTS + OTHER_INSTANTS),
         ("ipv4", "127.0.0.1"),
         ("ipv4", "999.0.0.1"),  # its checker raises: counted as a refusal
         ("email", "someone@example.com"),

@@ -1,18 +1,22 @@
 """The contracts' string formats (``uri``, ``date-time``, ...) as both validators check them.
 
 jsonschema's format checkers are the authority: the explaining validator uses them, and the
-compiled one (``jsonschema_rs``) calls them back, so both mean the same by every format. One
-shortcut: a ``uri`` through rfc3986-validator's grammar costs about 24,000 instructions, a
-fifth of what strict mode adds to POST /checkout (its ``checkoutUrl``), so a string of the
-plainest absolute URL shape (``PLAIN_URL``) is accepted without it. Every part of that shape is
-a subset of the grammar's rule for it, so the library would say yes too; anything else, and
-every refusal, is the library's verdict (tests/contract/test_formats.py checks both ways).
+compiled one (``jsonschema_rs``) calls them back, so both mean the same by every format. Two
+shortcuts, for the shapes the emulator itself writes in every answer: a ``uri`` through
+rfc3986-validator's grammar costs about 24,000 instructions (a fifth of what strict mode adds
+to POST /checkout, for its ``checkoutUrl``) and a ``date-time`` through rfc3339-validator about
+16,000 (every timestamp of a strict answer). A string of the plainest absolute URL shape
+(``PLAIN_URL``), or a UTC instant of the clock's shape that is a real date and time
+(``PLAIN_INSTANT``), is accepted without them: the library would say yes too, as every part of
+each shape is a subset of its rule. Anything else, and every refusal, is the library's verdict
+(tests/contract/test_formats.py checks both ways).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # jsonschema is imported when a message is first checked, not at start-up
@@ -25,23 +29,56 @@ if TYPE_CHECKING:  # jsonschema is imported when a message is first checked, not
 PLAIN_URL = re.compile(
     r"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9.\-]+(?::[0-9]*)?(?:/[A-Za-z0-9\-._~!$&'()*+,;=:@]*)*"
 )
+#: RFC 3339's ``date-time`` in UTC with an upper-case ``T`` and ``Z`` and at most six fraction
+#: digits (the clock writes three). Its numbers must also make a real date and time, which
+#: ``datetime.fromisoformat`` checks (no month 13, February 30, hour 24, second 60, year 0).
+PLAIN_INSTANT = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?Z"
+)
+
+
+def is_plain_url(text: str) -> bool:
+    return PLAIN_URL.fullmatch(text) is not None
+
+
+def is_plain_instant(text: str) -> bool:
+    if PLAIN_INSTANT.fullmatch(text) is None:
+        return False
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+#: Each format with a shortcut: strings it accepts are accepted without the library.
+SHORTCUTS: dict[str, Callable[[str], bool]] = {
+    "uri": is_plain_url,
+    "date-time": is_plain_instant,
+}
 
 
 def format_checker() -> FormatChecker:
-    """jsonschema's checker of every format it knows, ``uri`` trying ``PLAIN_URL`` first."""
+    """jsonschema's checker of every format it knows, ``SHORTCUTS`` tried first."""
     from jsonschema import FormatChecker
 
     checker = FormatChecker()
-    if "uri" in checker.checkers:
-        library_uri, raises = checker.checkers["uri"]
-
-        def is_uri(instance: object) -> Any:
-            if isinstance(instance, str) and PLAIN_URL.fullmatch(instance):
-                return True
-            return library_uri(instance)
-
-        checker.checks("uri", raises)(is_uri)
+    for name, shortcut in SHORTCUTS.items():
+        if name in checker.checkers:
+            library, raises = checker.checkers[name]
+            checker.checks(name, raises)(_shortcut_first(shortcut, library))
     return checker
+
+
+def _shortcut_first(
+    shortcut: Callable[[str], bool], library: Callable[[object], Any]
+) -> Callable[[object], Any]:
+    def check(instance: object) -> Any:
+        if isinstance(instance, str) and shortcut(instance):
+            return True
+        return library(instance)
+
+    return check
 
 
 def callbacks(checker: FormatChecker) -> dict[str, Callable[[str], Any]]:
