@@ -542,8 +542,9 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         "every session (advances let go of the lock every 256 due entries). CPython's cyclic "
         "garbage collector is paused while an advance runs: a full collection stops every "
         "thread whoever holds the lock and walks every object of the state (about 0.5 s at "
-        "50,000 sessions, measured with gc.callbacks), which made the waits of earlier runs "
-        "jump at the largest size.",
+        "50,000 sessions, measured with gc.callbacks), which earlier runs showed as waits of "
+        "200 ms and more. Waits of tens of milliseconds at 100,000 sessions remain; they do "
+        "not come from the collector, and where they come from is not known yet.",
         "",
         "| sessions | poll with a prompt in flight | product by `p_` token | GET /_sandbox/clock "
         "| GET /_sandbox | longest lock wait during the advance |",
