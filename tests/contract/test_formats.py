@@ -164,3 +164,12 @@ def test_the_compiled_validators_callbacks_answer_as_the_checker(name: str, valu
         formats=callbacks(OURS),
     )
     assert compiled.is_valid(value) == LIBRARY.conforms(value, name)
+
+
+def test_our_checker_leaves_jsonschemas_own_checkers_as_they_are() -> None:
+    """Other users of jsonschema in the process (schemathesis) keep the libraries' checks."""
+    format_checker()
+    fresh = FormatChecker()
+    for name in ("uri", "date-time"):
+        assert fresh.checkers[name] == FormatChecker.checkers[name]
+        assert OURS.checkers[name] != fresh.checkers[name]
