@@ -105,9 +105,11 @@ def _kind_of(kind: type) -> str:
 
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pauses the cyclic garbage collector while a whole state is copied or built: those
-    make objects by the hundred thousand, and each collection it would trigger walks them all
-    again (3-4x the copy's own time at 10,000 sessions). Records form no cycles."""
+    """Pauses the cyclic garbage collector while a whole state is copied or built, or the
+    clock moves through its due work (``Sandbox._move_to``): those make objects by the hundred
+    thousand, and each collection it would trigger walks them all again (3-4x the copy's own
+    time at 10,000 sessions). Records form no cycles. A collector the caller switched off
+    stays off."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
