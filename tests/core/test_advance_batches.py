@@ -4,6 +4,7 @@ counts the queue and lists its next entries without sorting it."""
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import urllib.request
@@ -104,8 +105,6 @@ def test_parallel_advances_add_up_even_when_each_lets_others_in(svc_server: Runn
 def test_an_advance_pauses_the_cyclic_collector_and_gives_it_back() -> None:
     """A warp makes and drops records by the hundred thousand (none in a cycle): the
     collector waits until the advance is over, even one whose receiver raises."""
-    import gc
-
     sandbox = Sandbox(clock_mode="frozen", seed=1)
     org = sandbox.orgs.all()[0]
     during: list[bool] = []
@@ -125,8 +124,6 @@ def test_an_advance_pauses_the_cyclic_collector_and_gives_it_back() -> None:
 
 
 def test_an_advance_leaves_a_collector_the_caller_switched_off_switched_off() -> None:
-    import gc
-
     sandbox = Sandbox(clock_mode="frozen", seed=1)
     open_sessions(sandbox, 2)
     gc.disable()

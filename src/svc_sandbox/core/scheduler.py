@@ -105,8 +105,8 @@ class Scheduler:
         return self._live
 
     def next_due(self) -> datetime | None:
-        self._drop_cancelled()
-        return self._heap[0][0] if self._heap else None
+        head = self._live_head()
+        return head[0] if head is not None else None
 
     def peek_due(self) -> datetime | None:
         """The due time at the head of the queue, read without the lock (it may be a
@@ -118,25 +118,22 @@ class Scheduler:
 
     def pop_due(self, until: datetime) -> Entry | None:
         """Removes and returns the earliest live entry due at or before ``until``."""
-        heap = self._heap
-        while heap:
-            due, _, entry = heap[0]
-            if entry.cancelled:
-                heapq.heappop(heap)
-            elif due <= until:
-                self._live -= 1
-                heapq.heappop(heap)
-                return entry
-            else:
-                return None
-        return None
+        head = self._live_head()
+        if head is None or head[0] > until:
+            return None
+        self._live -= 1
+        heapq.heappop(self._heap)
+        return head[2]
 
     def run(self, entry: Entry) -> None:
         self._handlers[entry.kind](entry.payload)
 
-    def _drop_cancelled(self) -> None:
-        while self._heap and self._heap[0][2].cancelled:
-            heapq.heappop(self._heap)
+    def _live_head(self) -> tuple[datetime, int, Entry] | None:
+        """The earliest live entry's heap item, the cancelled ones before it dropped."""
+        heap = self._heap
+        while heap and heap[0][2].cancelled:
+            heapq.heappop(heap)
+        return heap[0] if heap else None
 
     def export(self) -> dict[str, Any]:
         return {"seq": self._seq, "entries": [e.to_json() for e in self.pending()]}
