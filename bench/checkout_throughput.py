@@ -202,7 +202,7 @@ def main() -> int:
         [
             sys.executable,
             "-m",
-            "svc_sandbox.cli",
+            "svc_sandbox",
             "serve",
             "--port",
             "0",

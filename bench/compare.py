@@ -34,7 +34,7 @@ import warp  # noqa: E402
 
 DOCS = HERE.parent / "docs"
 PY = sys.executable
-SERVE = [PY, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--clock", "frozen"]
+SERVE = [PY, "-m", "svc_sandbox", "serve", "--port", "0", "--clock", "frozen"]
 
 
 CONTROL = "bare Flask, again (control)"

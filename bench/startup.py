@@ -48,19 +48,17 @@ def time_to_first_answer(argv: list[str], path: str) -> float:
         process.wait(timeout=30)
 
 
-#: What each start-up does before its first answer, as a script: `serve`'s path up to "Ready"
-#: (settings from the command line, the Sandbox, the app, the server, the banner), and the bare
-#: app's, with and without one pydantic model.
+#: What each start-up does before its first answer, as a script: `svc-sandbox serve`'s path up
+#: to "Ready" through the same functions (the launcher's import of cli.py, settings from the
+#: command line, the Sandbox, the app, the server, the banner), and the bare app's, with and
+#: without one pydantic model.
 READY_PROBES = {
     "svc-sandbox": """
-from svc_sandbox import cli
-from svc_sandbox.app import create_app
-from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.server import build_server
+from svc_sandbox.launcher import load_cli
+cli = load_cli()
 args = cli.build_parser().parse_args(["serve", "--port", "0", "--clock", "frozen"])
 settings = cli.settings_from_args(args)
-sandbox = Sandbox(settings)
-server = build_server(create_app(sandbox), settings)
+sandbox, server = cli.build_serving(settings)
 cli.banner(sandbox.info(), cli.usable_origins(settings))
 server.close()
 """,
@@ -81,10 +79,15 @@ create_server(make_app(), host="127.0.0.1", port=0, threads=8).close()
 }
 
 
+#: Appended to each probe: the count stops at the built server, not after the teardown.
+EXIT_NOW = "\nimport os\nos._exit(0)\n"
+
+
 def instructions_to_ready() -> dict[str, int] | None:
     """Instructions from process start to a built server (``READY_PROBES``), counted by
     valgrind's callgrind with a fixed hash seed; None when valgrind is not installed. The
-    probes run side by side (about a minute each under valgrind)."""
+    probes run side by side (about a minute each under valgrind); each ends with
+    ``os._exit``, so the interpreter's teardown (freeing every module) is not counted."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None
@@ -92,7 +95,7 @@ def instructions_to_ready() -> dict[str, int] | None:
     running = {
         name: subprocess.Popen(
             [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
-            + [sys.executable, "-c", probe],
+            + [sys.executable, "-c", probe + EXIT_NOW],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -124,7 +127,7 @@ def compile_package() -> None:
 def main(runs: int = 7) -> None:
     compile_package()
     python = sys.executable
-    sandbox = [python, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--clock", "frozen"]
+    sandbox = [python, "-m", "svc_sandbox", "serve", "--port", "0", "--clock", "frozen"]
     bare = [python, str(HERE / "_bare_flask.py")]
     ours, base = [], []
     for _ in range(runs):

@@ -150,7 +150,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=100, help="requests per client per phase")
     args = parser.parse_args()
     per_client = max(2, min(args.requests, 2000))
-    serve = [sys.executable, "-m", "svc_sandbox.cli", "serve", "--port", "0", "--clock", "frozen"]
+    serve = [sys.executable, "-m", "svc_sandbox", "serve", "--port", "0", "--clock", "frozen"]
     sandbox, port = start([*serve, "--no-rate-limits"])
     bare, bare_port = start([sys.executable, str(BARE)])
     results: dict[str, dict[str, dict[str, float]]] = {}

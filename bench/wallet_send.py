@@ -102,7 +102,7 @@ def main() -> int:
         return 0
     per_client = max(1, min(args.requests, 5000))
 
-    serve = [sys.executable, "-m", "svc_sandbox.cli", "serve", "--port", "0"]
+    serve = [sys.executable, "-m", "svc_sandbox", "serve", "--port", "0"]
     sandbox, sandbox_port = start([*serve, "--clock", "frozen", "--no-rate-limits"])
     bare, bare_port = start([sys.executable, __file__, "--bare-server"])
     phase = {"n": 0}

@@ -18,6 +18,7 @@ from svc_sandbox.commerce.payments import PUSH_OUTCOMES
 from svc_sandbox.contract.document import BY_NAME
 from svc_sandbox.contract.reports import FORMATS, render
 from svc_sandbox.core.clock import ClockMode
+from svc_sandbox.core.collector import collector_paused
 from svc_sandbox.exposure import is_loopback, usable_origins
 from svc_sandbox.scenarios import command as scenario_commands
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
@@ -435,25 +436,41 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return Settings.load(overrides)
 
 
-def serve(settings: Settings) -> int:
-    from svc_sandbox.app import create_app
-    from svc_sandbox.core.errors import SandboxError
-    from svc_sandbox.sandbox import Sandbox
-    from svc_sandbox.server import LISTEN_ERRORS, build_server, cannot_listen
+def build_serving(settings: Settings) -> tuple[Sandbox, Any] | None:
+    """What ``serve`` does before it listens: the Sandbox, the ``--state`` import, the app and
+    the bound server; None (said on stderr) when the settings, the state file or the address
+    do not hold up. The cyclic garbage collector is paused meanwhile (and while the launcher
+    imports this module): start-up makes only objects that live as long as the server
+    (modules, classes, contracts, the seeded state), and the collections they triggered walked
+    them all again, 5% of the instructions to ready (bench/startup.py); ``warm_up_and_freeze``
+    moves them out of its reach once it runs again."""
+    with collector_paused(freeze=True):
+        from svc_sandbox.app import create_app
+        from svc_sandbox.core.errors import SandboxError
+        from svc_sandbox.sandbox import Sandbox
+        from svc_sandbox.server import LISTEN_ERRORS, build_server, cannot_listen
 
-    try:
-        sandbox = Sandbox(settings)
-    except SandboxError as exc:  # a --triggers file that does not hold up
-        print(f"svc-sandbox: invalid settings: {exc.message}", file=sys.stderr)
+        try:
+            sandbox = Sandbox(settings)
+        except SandboxError as exc:  # a --triggers file that does not hold up
+            print(f"svc-sandbox: invalid settings: {exc.message}", file=sys.stderr)
+            return None
+        if not import_state(sandbox, settings):
+            return None
+        app = create_app(sandbox)
+        try:
+            server = build_server(app, settings)
+        except LISTEN_ERRORS as exc:
+            print(cannot_listen(settings.host, settings.port, exc), file=sys.stderr)
+            return None
+    return sandbox, server
+
+
+def serve(settings: Settings) -> int:
+    built = build_serving(settings)
+    if built is None:
         return 2
-    if not import_state(sandbox, settings):
-        return 2
-    app = create_app(sandbox)
-    try:
-        server = build_server(app, settings)
-    except LISTEN_ERRORS as exc:
-        print(cannot_listen(settings.host, settings.port, exc), file=sys.stderr)
-        return 2
+    sandbox, server = built
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -14,9 +15,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc_sandbox.mcp.command import main as mcp_main
 
         return mcp_main(args[1:])
-    from svc_sandbox.cli import main as cli_main
+    return load_cli().main(args)  # type: ignore[no-any-return]
 
-    return cli_main(args)
+
+def load_cli() -> ModuleType:
+    """Imports cli.py (and with it most of the emulator) with the cyclic garbage collector
+    paused: every object an import makes lives as long as the process, so the collections it
+    would trigger only walk them again (cli.build_serving pauses it for the rest of the
+    start-up, for the same reason)."""
+    from svc_sandbox.core.collector import collector_paused
+
+    with collector_paused(freeze=True):
+        from svc_sandbox import cli
+    return cli
 
 
 def mcp() -> int:

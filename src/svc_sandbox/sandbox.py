@@ -43,12 +43,13 @@ from svc_sandbox.core.clock import (
     wall_now,
     wall_sleep,
 )
+from svc_sandbox.core.collector import collector_paused
 from svc_sandbox.core.context import ServiceContext
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory, RequestIds
 from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.locking import let_others_in
-from svc_sandbox.core.records import FORMAT, collector_paused, to_json
+from svc_sandbox.core.records import FORMAT, to_json
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
 from svc_sandbox.core.validation import shown
 from svc_sandbox.identity.apps import AppService

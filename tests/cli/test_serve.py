@@ -16,6 +16,9 @@ import pytest
 
 from svc_sandbox.cli import build_parser, settings_from_args
 
+#: A server on a free port, its clock frozen.
+FRESH = ("--port", "0", "--clock", "frozen")
+
 
 def parse(*argv: str) -> dict[str, object]:
     return settings_from_args(build_parser().parse_args(["serve", *argv])).model_dump()
@@ -256,6 +259,41 @@ def test_serve_freezes_what_start_up_built_once_warmed_up() -> None:
         del cycle
         assert gc.collect() >= 1  # garbage made after the freeze is still collected
     finally:
+        gc.unfreeze()
+
+
+def test_the_start_up_runs_no_collection_and_leaves_what_it_built_out_of_reach() -> None:
+    """``build_serving`` (the Sandbox, the app, the bound server) makes only what lives as long
+    as the server: the collector is paused meanwhile, then those objects are frozen, and it
+    is on again (also when the start fails)."""
+    import gc
+
+    from svc_sandbox.cli import build_serving
+
+    seen: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    settings = settings_from_args(build_parser().parse_args(["serve", *FRESH]))
+    unusable = settings_from_args(build_parser().parse_args(["serve", "--host", "999.1.1.1"]))
+    gc.unfreeze()
+    gc.collect()  # the young generation empty: what follows is the start-up's own
+    gc.callbacks.append(note)
+    try:
+        built = build_serving(settings)
+        assert seen == []
+        assert built is not None and gc.isenabled()
+        sandbox, server = built
+        server.close()
+        tracked = {id(o) for o in gc.get_objects()}  # the frozen ones are not listed
+        assert gc.get_freeze_count() > 1000
+        assert id(sandbox.orgs.orgs) not in tracked
+        assert build_serving(unusable) is None
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(note)
         gc.unfreeze()
 
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import gc
 import types
-from collections.abc import Iterator
 from datetime import datetime
 from decimal import Decimal
 from enum import Enum
@@ -101,22 +98,6 @@ def _kind_of(kind: type) -> str:
         found = _LEAF  # str, numbers, datetime, Decimal, enums, frozen values
     _KINDS[kind] = found
     return found
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pauses the cyclic garbage collector while a whole state is copied or built, or the
-    clock moves through its due work (``Sandbox._move_to``): those make objects by the hundred
-    thousand, and each collection it would trigger walks them all again (3-4x the copy's own
-    time at 10,000 sessions). Records form no cycles. A collector the caller switched off
-    stays off."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def from_json(cls: type[T], data: Any) -> T:
