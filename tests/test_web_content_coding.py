@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.contract.validation import (
+    Contract,
+    Operation,
+    commerce_contract,
+    identity_contract,
+    wallet_contract,
+)
 from tests.helpers import assert_unharmed, create_product
 
 FORM = "application/x-www-form-urlencoded"
@@ -122,3 +130,39 @@ def test_an_unknown_route_answers_404_whatever_its_body(svc_http: FlaskClient) -
         headers={"Content-Type": JSON, "Content-Encoding": "gzip"},
     )
     assert response.status_code == 404
+
+
+def sample_path(root: str, operation: Operation) -> str:
+    """A concrete path of ``operation`` under ``root`` (any value fills a path parameter)."""
+    return root + re.sub(r"\{[^}]+\}", "x0", operation.path)
+
+
+#: Every operation of every contract that takes a body and is served under its API root.
+WITH_BODY = [
+    pytest.param(root, contract, operation, id=f"{name} {operation.label}")
+    for name, root, contract in (
+        ("commerce", "/api", commerce_contract()),
+        ("identity", "/auth", identity_contract()),
+        ("wallet", "/wallet", wallet_contract()),
+    )
+    for operation in contract.operations
+    if "requestBody" in operation.definition and not operation.own_server
+]
+
+
+@pytest.mark.parametrize(("root", "contract", "operation"), WITH_BODY)
+def test_every_operation_with_a_body_declares_the_415_it_answers(
+    svc_http: FlaskClient, auth: dict[str, str], root: str, contract: Contract, operation: Operation
+) -> None:
+    content_type = next(iter(operation.definition["requestBody"]["content"]))
+    response = svc_http.open(
+        sample_path(root, operation),
+        method=operation.method,
+        data=gzip.compress(b"{}"),
+        headers={**auth, "Content-Type": content_type, "Content-Encoding": "gzip"},
+    )
+    assert response.status_code == 415
+    found = contract.validate_response(
+        operation, 415, response.headers, response.content_type, response.get_data()
+    )
+    assert found == []
