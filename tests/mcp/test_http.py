@@ -194,6 +194,48 @@ def test_host_names_are_matched_without_case(server: HttpServer, name: str) -> N
         assert health.json()["status"] == "ok"
 
 
+#: INITIALIZE's text with one thing the emulator's JSON rule refuses, and what the refusal says.
+REFUSED_MESSAGES = [
+    ('"id": 1,', '"id": 1, "id": 2,', "id is repeated: send it once"),
+    ('"name": "raw",', '"name": "raw", "name": "other",', "params.clientInfo.name is repeated"),
+    ('"version": "1"', '"version": "1\\u0000"', "params.clientInfo.version"),
+    ('"capabilities": {}', '"capabilities": ' + "[" * 70 + "]" * 70, "nests deeper than 64"),
+    ('"capabilities": {}', '"capabilities": {"x": NaN}', "params.capabilities.x"),
+]
+
+
+@pytest.mark.parametrize(("find", "replace", "says"), REFUSED_MESSAGES)
+def test_a_message_the_json_rule_refuses_is_a_parse_error_naming_it(
+    server: HttpServer, find: str, replace: str, says: str
+) -> None:
+    """The SDK's parser keeps the last of a repeated name (and takes NUL, NaN, any depth):
+    the emulator's one rule for JSON refuses them first, as a JSON-RPC parse error."""
+    text = json.dumps(INITIALIZE)
+    assert find in text
+    answer = httpx.post(
+        server.url, content=text.replace(find, replace, 1), headers=JSON_POST, timeout=10
+    )
+    assert answer.status_code == 400
+    body = answer.json()
+    assert (body["jsonrpc"], body["id"], body["error"]["code"]) == ("2.0", None, -32700)
+    assert body["error"]["message"].startswith("Parse error: ")
+    assert says in body["error"]["message"]
+    assert httpx.post(server.url, content=text, headers=JSON_POST, timeout=10).status_code == 200
+
+
+def test_broken_json_and_another_type_keep_the_sdks_answers(
+    server: HttpServer,
+) -> None:
+    broken = httpx.post(server.url, content=b'{"id": 1,', headers=JSON_POST, timeout=10)
+    assert broken.status_code == 400
+    assert broken.json()["error"]["code"] == -32700
+    assert "repeated" not in broken.json()["error"]["message"]
+    headers = {**JSON_POST, "Content-Type": "text/plain"}
+    twice = b'{"id": 1, "id": 2}'
+    other = httpx.post(server.url, content=twice, headers=headers, timeout=10)
+    assert (other.status_code, other.text) == (400, "Invalid Content-Type header")
+
+
 def test_other_methods_on_mcp(server: HttpServer) -> None:
     assert httpx.get(server.url).status_code == 405
     assert httpx.delete(server.url).status_code == 405

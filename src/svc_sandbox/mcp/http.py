@@ -1,7 +1,9 @@
 """The streamable HTTP transport (spec §1): ``POST /mcp``, stateless, a fresh server per
 request authenticated by the env token or the request's own bearer; ``GET /healthz``. On a
 loopback address a foreign Host (or Origin) is refused: DNS-rebinding protection, by the
-SDK's own transport-security check."""
+SDK's own transport-security check. A JSON-RPC message is held to the emulator's one rule for
+JSON (core/json_input.py: each name once per object, depth, finite numbers, text without NUL)
+before the SDK reads it: the SDK's parser keeps the last of a repeated name."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from types import FrameType
 from typing import Any
 
 import httpx
+import pydantic_core
 import uvicorn
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
@@ -22,17 +25,21 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from svc_sandbox import __version__
 from svc_sandbox.client.commerce import is_api_token
+from svc_sandbox.core import json_input
 from svc_sandbox.core.authorization import scheme_and_credentials
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
 from svc_sandbox.mcp.server import NAME, build_server
 from svc_sandbox.server import LISTEN_ERRORS, MAX_REQUEST_HEAD_BYTES, cannot_listen
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+#: JSON-RPC's code for a message that is not acceptable JSON (the SDK's for broken JSON).
+PARSE_ERROR = -32700
 
 
 def is_loopback(host: str) -> bool:
@@ -109,7 +116,12 @@ class McpEndpoint:
         self.http: httpx.AsyncClient | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        token, refusal = request_token(self.config, Request(scope, receive))
+        request = Request(scope, receive)
+        token, refusal = request_token(self.config, request)
+        if refusal is None and _is_json(request):
+            body = await request.body()
+            refusal = message_refusal(body)
+            receive = _replay(body, receive)
         if refusal is not None:
             await refusal(scope, receive, send)
             return
@@ -120,6 +132,41 @@ class McpEndpoint:
         manager = server.session_manager
         async with manager.run():
             await manager.handle_request(scope, receive, send)
+
+
+def message_refusal(body: bytes) -> Response | None:
+    """A 400 JSON-RPC parse error for a message the SDK would read but the emulator's JSON
+    rule refuses (``id is repeated: send it once``); None for a message that passes, and for
+    one the SDK refuses itself (broken JSON: its own parse error, worded as it words it)."""
+    try:
+        json_input.decode(body, "message")
+    except ValidationFailed as exc:
+        try:
+            pydantic_core.from_json(body)
+        except ValueError:
+            return None
+        error = {"code": PARSE_ERROR, "message": f"Parse error: {exc.message}"}
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
+    return None
+
+
+def _is_json(request: Request) -> bool:
+    """Whether the SDK would parse the body (it answers 415 to any other type first)."""
+    media_type = request.headers.get("content-type", "").split(";")[0]
+    return any(part.strip() == "application/json" for part in media_type.split(","))
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` as the SDK needs it after the body was read here: the body once, then
+    whatever the connection says next (a disconnect)."""
+    pending = [body]
+
+    async def again() -> Message:
+        if pending:
+            return {"type": "http.request", "body": pending.pop(), "more_body": False}
+        return await receive()
+
+    return again
 
 
 def create_app(config: McpConfig) -> Starlette:
