@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 # Loaded here, before pytester's in-process runs: a module first imported inside such a run is
@@ -129,6 +131,56 @@ def test_later_objects_are_still_collected(svc_http):
     gc.collect()
     assert gone() is None
 """
+
+
+FIRST_SETUP = """
+import gc, sys
+
+#: Collections that ran inside an import of the emulator or the first build of the app.
+DURING_LOAD = []
+
+def note(phase, info):
+    frame = sys._getframe(0).f_back if phase == "start" else None
+    while frame is not None:
+        code = frame.f_code
+        if "svc_sandbox" in code.co_filename and code.co_name in ("<module>", "create_app"):
+            DURING_LOAD.append(code.co_filename)
+            return
+        frame = frame.f_back
+
+gc.callbacks.append(note)
+
+def test_first(svc_http):
+    assert "svc_sandbox.app" in sys.modules
+    assert DURING_LOAD == []
+"""
+
+
+@pytest.mark.parametrize("ini", ["", "svc_gc_freeze = false"], ids=["default", "off"])
+def test_the_first_setup_runs_no_collection_while_the_emulator_loads(
+    pytester: pytest.Pytester, ini: str
+) -> None:
+    """Importing the emulator and building the app make only what lives as long as the
+    process: the collector is paused meanwhile (a subprocess: the emulator is not loaded yet)."""
+    pytester.makeini(f"[pytest]\n{ini}\n")
+    pytester.makepyfile(test_first_setup=FIRST_SETUP)
+    pytester.runpytest_subprocess(*QUIET).assert_outcomes(passed=1)
+
+
+def test_loading_the_plugin_loads_no_emulator() -> None:
+    """pytest loads the plugin in every run of a project with svc-sandbox installed: the
+    emulator, the scenario loader and their libraries wait for a fixture or a scenario file."""
+    script = (
+        "import sys, svc_sandbox.pytest_plugin\n"
+        "heavy = ('flask', 'werkzeug', 'pydantic', 'jsonschema', 'yaml', 'httpx')\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('svc_sandbox.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    heavy, ours = done.stdout.splitlines()
+    assert heavy == "[]"
+    assert "svc_sandbox.sandbox" not in ours and "svc_sandbox.scenarios.loader" not in ours
 
 
 @pytest.mark.parametrize(

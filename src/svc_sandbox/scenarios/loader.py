@@ -21,7 +21,7 @@ from svc_sandbox.core.text import lone_surrogate
 from svc_sandbox.core.yaml_input import AliasBound  # the one alias rule of YAML
 from svc_sandbox.scenarios.actions import ACTIONS
 from svc_sandbox.scenarios.matchers import argument_problems, check_path, expectations
-from svc_sandbox.scenarios.model import DocPath, Lines, Scenario, ScenarioError
+from svc_sandbox.scenarios.model import SUFFIXES, DocPath, Lines, Scenario, ScenarioError
 from svc_sandbox.scenarios.receiver import answers_problem
 from svc_sandbox.scenarios.responses import pick_problem
 from svc_sandbox.scenarios.templating import DYNAMIC, PROVIDED, has_reference, references
@@ -29,7 +29,6 @@ from svc_sandbox.scenarios.transport import base64_body, header_problem
 from svc_sandbox.settings import Settings
 
 SCHEMA_NAME = "scenario.schema.json"
-SUFFIXES = (".yaml", ".yml")
 #: Actions the runner does itself (its webhook receiver), not the control plane.
 RUNNER_ACTIONS = ("receiver",)
 #: Scenarios one file's matrix may make (each one a fresh sandbox and a test item).

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+#: What a scenario file is named (loader.py; pytest collects such files by name alone).
+SUFFIXES = (".yaml", ".yml")
+
 #: A position in the document: keys and list indexes from the top.
 DocPath = tuple[str | int, ...]
 

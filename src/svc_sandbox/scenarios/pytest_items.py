@@ -4,7 +4,9 @@
 with the same failure report as ``svc-sandbox run``. A file collected only for its folder's
 name that does not load says how to stop that (unrelated YAML in a ``scenarios`` folder).
 
-pytest_plugin.py calls the hooks below, so installing svc-sandbox is enough.
+pytest_plugin.py calls the hooks below, so installing svc-sandbox is enough. The loader (and
+with it jsonschema, PyYAML, pydantic and the settings) is imported only when a scenario file
+is collected: every pytest run of a project with svc-sandbox installed loads this module.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from svc_sandbox.scenarios.loader import SUFFIXES, load_file
-from svc_sandbox.scenarios.model import Scenario, ScenarioError
+from svc_sandbox.scenarios.model import SUFFIXES, Scenario, ScenarioError
 from svc_sandbox.scenarios.reports import failure_text
 from svc_sandbox.scenarios.results import ERROR, FAILED, SKIPPED, ScenarioResult
 
@@ -69,6 +70,8 @@ class ScenarioFile(pytest.File):
     by_folder: str | None = None
 
     def collect(self) -> Iterator[pytest.Item]:
+        from svc_sandbox.scenarios.loader import load_file
+
         for scenario in load_file(self.path):
             yield ScenarioItem.from_parent(self, name=scenario.name, scenario=scenario)
 
