@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+
 import pytest
 
 from svc_sandbox.sandbox import Sandbox
@@ -30,3 +33,19 @@ def live_auth(live_token: str) -> dict[str, str]:
 
 #: pytester runs the plugin's own tests (tests/test_pytest_plugin.py) in a scratch directory.
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def gc_collections() -> Iterator[list[int]]:
+    """The generation of every cyclic collection that runs while the test does."""
+    seen: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        yield seen
+    finally:
+        gc.callbacks.remove(note)

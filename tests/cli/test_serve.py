@@ -262,7 +262,9 @@ def test_serve_freezes_what_start_up_built_once_warmed_up() -> None:
         gc.unfreeze()
 
 
-def test_the_start_up_runs_no_collection_and_leaves_what_it_built_out_of_reach() -> None:
+def test_the_start_up_runs_no_collection_and_leaves_what_it_built_out_of_reach(
+    gc_collections: list[int],
+) -> None:
     """``build_serving`` (the Sandbox, the app, the bound server) makes only what lives as long
     as the server: the collector is paused meanwhile, then those objects are frozen, and it
     is on again (also when the start fails)."""
@@ -270,20 +272,14 @@ def test_the_start_up_runs_no_collection_and_leaves_what_it_built_out_of_reach()
 
     from svc_sandbox.cli import build_serving
 
-    seen: list[int] = []
-
-    def note(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            seen.append(info["generation"])
-
     settings = settings_from_args(build_parser().parse_args(["serve", *FRESH]))
     unusable = settings_from_args(build_parser().parse_args(["serve", "--host", "999.1.1.1"]))
     gc.unfreeze()
     gc.collect()  # the young generation empty: what follows is the start-up's own
-    gc.callbacks.append(note)
+    gc_collections.clear()
     try:
         built = build_serving(settings)
-        assert seen == []
+        assert gc_collections == []
         assert built is not None and gc.isenabled()
         sandbox, server = built
         server.close()
@@ -293,7 +289,6 @@ def test_the_start_up_runs_no_collection_and_leaves_what_it_built_out_of_reach()
         assert build_serving(unusable) is None
         assert gc.isenabled()
     finally:
-        gc.callbacks.remove(note)
         gc.unfreeze()
 
 

@@ -4,27 +4,10 @@ with ``freeze``, what was made inside is out of the collector's reach after."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import pytest
 
 from svc_sandbox.core.collector import collector_paused
-
-
-@pytest.fixture
-def collections() -> Iterator[list[int]]:
-    """The generation of every collection that runs while the test does."""
-    seen: list[int] = []
-
-    def note(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            seen.append(info["generation"])
-
-    gc.callbacks.append(note)
-    try:
-        yield seen
-    finally:
-        gc.callbacks.remove(note)
 
 
 def allocate() -> list[list[object]]:
@@ -33,15 +16,15 @@ def allocate() -> list[list[object]]:
 
 
 def test_nothing_is_collected_while_paused_and_the_collector_comes_back(
-    collections: list[int],
+    gc_collections: list[int],
 ) -> None:
     allocate()
-    assert collections, "the allocations trigger collections when the collector is on"
-    collections.clear()
+    assert gc_collections, "the allocations trigger collections when the collector is on"
+    gc_collections.clear()
     with collector_paused():
         assert not gc.isenabled()
         kept = allocate()
-        assert collections == []
+        assert gc_collections == []
     assert gc.isenabled()
     assert len(kept) == 20_000
 
@@ -63,9 +46,7 @@ def test_the_collector_comes_back_when_the_work_raises() -> None:
     assert gc.isenabled()
 
 
-def test_freeze_puts_what_was_made_out_of_reach_and_later_garbage_is_still_collected(
-    collections: list[int],
-) -> None:
+def test_freeze_puts_what_was_made_out_of_reach_and_later_garbage_is_still_collected() -> None:
     gc.unfreeze()
     try:
         with collector_paused(freeze=True):
