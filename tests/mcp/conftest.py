@@ -42,6 +42,27 @@ OWN_VARIABLES = (
     "HOST",
 )
 
+#: A JSON-RPC initialize request, as a client sends it first.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+
+#: INITIALIZE's text with one thing the emulator's JSON rule refuses, and what the refusal says.
+REFUSED_MESSAGES = [
+    ('"id": 1,', '"id": 1, "id": 2,', "id is repeated: send it once"),
+    ('"name": "raw",', '"name": "raw", "name": "other",', "params.clientInfo.name is repeated"),
+    ('"version": "1"', '"version": "1\\u0000"', "params.clientInfo.version"),
+    ('"capabilities": {}', '"capabilities": ' + "[" * 70 + "]" * 70, "nests deeper than 64"),
+    ('"capabilities": {}', '"capabilities": {"x": NaN}', "params.capabilities.x"),
+]
+
 
 @dataclass
 class Served:

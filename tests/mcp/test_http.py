@@ -17,6 +17,8 @@ import pytest
 
 from svc_sandbox.webhooks.signing import verify
 from tests.mcp.conftest import (
+    INITIALIZE,
+    REFUSED_MESSAGES,
     SECRET,
     HttpServer,
     Served,
@@ -28,16 +30,6 @@ from tests.mcp.conftest import (
 )
 from tests.mcp.test_stdio import ALL_TOOLS
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
 JSON_POST = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
@@ -192,16 +184,6 @@ def test_host_names_are_matched_without_case(server: HttpServer, name: str) -> N
         assert answer.status_code == 200, answer.text
         health = httpx.get(server.origin + "/healthz", headers={"Host": host}, timeout=10)
         assert health.json()["status"] == "ok"
-
-
-#: INITIALIZE's text with one thing the emulator's JSON rule refuses, and what the refusal says.
-REFUSED_MESSAGES = [
-    ('"id": 1,', '"id": 1, "id": 2,', "id is repeated: send it once"),
-    ('"name": "raw",', '"name": "raw", "name": "other",', "params.clientInfo.name is repeated"),
-    ('"version": "1"', '"version": "1\\u0000"', "params.clientInfo.version"),
-    ('"capabilities": {}', '"capabilities": ' + "[" * 70 + "]" * 70, "nests deeper than 64"),
-    ('"capabilities": {}', '"capabilities": {"x": NaN}', "params.capabilities.x"),
-]
 
 
 @pytest.mark.parametrize(("find", "replace", "says"), REFUSED_MESSAGES)

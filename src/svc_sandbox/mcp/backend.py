@@ -57,6 +57,19 @@ class ToolServer(MCPServer[Any]):
         super().__init__(**kwargs)
         self.backend = backend
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio transport with each line checked first (mcp/stdio.py). The low-level
+        server it runs is the SDK's, reached as the SDK's own method reaches it; an SDK without
+        it serves stdio unchecked rather than not at all (tests/mcp/test_stdio_lines.py fails
+        then)."""
+        from svc_sandbox.mcp.stdio import run_stdio
+
+        lowlevel = getattr(self, "_lowlevel_server", None)
+        if lowlevel is None:
+            await super().run_stdio_async()
+            return
+        await run_stdio(lowlevel)
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:

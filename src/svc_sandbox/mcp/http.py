@@ -2,8 +2,7 @@
 request authenticated by the env token or the request's own bearer; ``GET /healthz``. On a
 loopback address a foreign Host (or Origin) is refused: DNS-rebinding protection, by the
 SDK's own transport-security check. A JSON-RPC message is held to the emulator's one rule for
-JSON (core/json_input.py: each name once per object, depth, finite numbers, text without NUL)
-before the SDK reads it: the SDK's parser keeps the last of a repeated name."""
+JSON before the SDK reads it (messages.py)."""
 
 from __future__ import annotations
 
@@ -17,9 +16,9 @@ from types import FrameType
 from typing import Any
 
 import httpx
-import pydantic_core
 import uvicorn
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp_types import PARSE_ERROR
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -29,17 +28,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from svc_sandbox import __version__
 from svc_sandbox.client.commerce import is_api_token
-from svc_sandbox.core import json_input
 from svc_sandbox.core.authorization import scheme_and_credentials
-from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
+from svc_sandbox.mcp.messages import error, rule_refusal, sdk_reads
 from svc_sandbox.mcp.server import NAME, build_server
 from svc_sandbox.server import LISTEN_ERRORS, MAX_REQUEST_HEAD_BYTES, cannot_listen
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-#: JSON-RPC's code for a message that is not acceptable JSON (the SDK's for broken JSON).
-PARSE_ERROR = -32700
 
 
 def is_loopback(host: str) -> bool:
@@ -138,16 +134,11 @@ def message_refusal(body: bytes) -> Response | None:
     """A 400 JSON-RPC parse error for a message the SDK would read but the emulator's JSON
     rule refuses (``id is repeated: send it once``); None for a message that passes, and for
     one the SDK refuses itself (broken JSON: its own parse error, worded as it words it)."""
-    try:
-        json_input.decode(body, "message")
-    except ValidationFailed as exc:
-        try:
-            pydantic_core.from_json(body)
-        except ValueError:
-            return None
-        error = {"code": PARSE_ERROR, "message": f"Parse error: {exc.message}"}
-        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)
-    return None
+    refused = rule_refusal(body)
+    if refused is None or not sdk_reads(body):
+        return None
+    answer = error(PARSE_ERROR, refused).model_dump(by_alias=True, exclude_unset=True)
+    return JSONResponse(answer, status_code=400)
 
 
 def _is_json(request: Request) -> bool:

@@ -1,0 +1,133 @@
+"""The tool server over stdio, line by line as a client writes them: a line the emulator's one
+rule for JSON refuses, or one the SDK cannot read, is answered with a JSON-RPC error (the SDK
+alone takes a repeated name last-wins and drops an unreadable line without an answer); the
+session goes on. Raw lines to a real ``svc-sandbox mcp`` process, one answer read at a time."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.mcp.conftest import INITIALIZE, REFUSED_MESSAGES, SVC, server_env
+
+#: A well-formed token: the lines here never reach the emulator.
+TOKEN = "svc_test_" + "0" * 32
+
+
+class Lines:
+    """A ``svc-sandbox mcp`` process: write a line, read the next line it answers."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [SVC, "mcp"],
+            env=server_env(SVC_TOKEN=TOKEN),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.answers: queue.Queue[bytes] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.answers.put(line)
+
+    def send(self, line: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self) -> dict[str, Any]:
+        answer: dict[str, Any] = json.loads(self.answers.get(timeout=20))
+        return answer
+
+    def ping(self, request_id: int) -> dict[str, Any]:
+        self.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping"}).encode())
+        return self.answer()
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=20)
+        self.reader.join(timeout=20)  # it reads to the end of the output, then stops
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def lines() -> Iterator[Lines]:
+    process = Lines()
+    process.send(json.dumps(INITIALIZE).encode())
+    assert process.answer()["result"]["serverInfo"]["name"] == "svc-sandbox"
+    process.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    yield process
+    process.close()
+
+
+def error_of(answer: dict[str, Any]) -> tuple[int, str]:
+    assert (answer["jsonrpc"], answer["id"]) == ("2.0", None)
+    return answer["error"]["code"], answer["error"]["message"]
+
+
+@pytest.mark.parametrize(("find", "replace", "says"), REFUSED_MESSAGES)
+def test_a_line_the_json_rule_refuses_is_a_parse_error_naming_it(
+    lines: Lines, find: str, replace: str, says: str
+) -> None:
+    text = json.dumps({**INITIALIZE, "id": 1})
+    assert find in text
+    lines.send(text.replace(find, replace, 1).encode())
+    code, message = error_of(lines.answer())
+    assert code == -32700
+    assert message.startswith("Parse error: ")
+    assert says in message
+    assert lines.ping(7) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
+def test_a_repeated_id_is_not_answered_as_either_id(lines: Lines) -> None:
+    lines.send(b'{"jsonrpc": "2.0", "id": 2, "id": 3, "method": "ping"}')
+    assert error_of(lines.answer()) == (-32700, "Parse error: id is repeated: send it once")
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (b'{"jsonrpc": "2.0", "id": 1,', "EOF while parsing a value at line 1 column 27"),
+        (b'{"jsonrpc": "2.0", "id": "\xff"}', "invalid unicode code point at line 1 column 27"),
+    ],
+)
+def test_broken_json_is_answered_in_the_sdks_words(lines: Lines, line: bytes, says: str) -> None:
+    """As the SDK answers it over HTTP (alone over stdio it drops the line: a client that
+    waits for its answer would wait forever)."""
+    lines.send(line)
+    code, message = error_of(lines.answer())
+    assert (code, message) == (-32700, "Parse error: " + says)
+    assert lines.ping(8)["id"] == 8
+
+
+def test_json_that_is_no_json_rpc_message_is_a_validation_error(lines: Lines) -> None:
+    lines.send(b'{"hello": "world"}')
+    code, message = error_of(lines.answer())
+    assert code == -32602
+    assert message.startswith("Validation error: ")
+    assert lines.ping(9)["id"] == 9
+
+
+def test_blank_lines_are_skipped(lines: Lines) -> None:
+    lines.send(b"")
+    lines.send(b"   ")
+    assert lines.ping(10) == {"jsonrpc": "2.0", "id": 10, "result": {}}
+
+
+def test_stdin_closing_ends_the_server_cleanly() -> None:
+    process = Lines()
+    assert process.ping(1) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    process.close()
+    assert process.process.returncode == 0
