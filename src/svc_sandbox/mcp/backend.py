@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from svc_sandbox.client import AsyncSvcClient
 from svc_sandbox.core.validation import shown
 from svc_sandbox.mcp.config import McpConfig
+from svc_sandbox.mcp.stdio import run_stdio
 
 NO_TOKEN = (
     "{tool} needs an API token: start the tool server with SVC_TOKEN=svc_test_... (or "
@@ -62,8 +63,6 @@ class ToolServer(MCPServer[Any]):
         server it runs is the SDK's, reached as the SDK's own method reaches it; an SDK without
         it serves stdio unchecked rather than not at all (tests/mcp/test_stdio_lines.py fails
         then)."""
-        from svc_sandbox.mcp.stdio import run_stdio
-
         lowlevel = getattr(self, "_lowlevel_server", None)
         if lowlevel is None:
             await super().run_stdio_async()

@@ -44,8 +44,8 @@ class CheckedLines:
                 continue
             refusal = line_refusal(raw)
             if refusal is None:
-                # What the SDK's own reader would give it: the line as UTF-8 text.
-                yield raw.decode("utf-8", errors="replace")
+                # Text, as the SDK's own reader gives it (UTF-8: the SDK's parser read it).
+                yield raw.decode("utf-8")
                 continue
             # The transport starts reading before its write stream reaches the caller.
             await self._ready.wait()
