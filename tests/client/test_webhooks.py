@@ -7,6 +7,7 @@ import pytest
 
 from svc_sandbox.client import SIGNATURE_HEADER, SignatureError, build_test_webhook, verify_webhook
 from svc_sandbox.client import signing as client_signing
+from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.webhooks import signing as emulator_signing
 
 SECRET = "whsec_client_test"
@@ -24,6 +25,25 @@ def test_a_test_webhook_verifies_into_its_event() -> None:
     event = verify_webhook(payload.body, payload.signature, SECRET, now=SENT_AT + 299)
     assert (event.type, event.data["amount"], event.object) == ("order.completed", 777, "event")
     assert payload.headers[SIGNATURE_HEADER] == payload.signature
+
+
+@pytest.mark.parametrize(
+    "event_type", ["order.created", "order.completed", "checkout.session.expired"]
+)
+def test_a_test_webhook_keeps_the_contract(event_type: str) -> None:
+    """A receiver validating bodies against the contract takes a test webhook: every id has
+    the contract's shape (the organization's 24 hex too)."""
+    payload = build_test_webhook(event_type, SECRET, timestamp=SENT_AT)
+    assert commerce_contract().validate_webhook(event_type, payload.event) == []
+    chosen = build_test_webhook(event_type, SECRET, timestamp=SENT_AT, organization_id="a" * 24)
+    assert chosen.event["organizationId"] == "a" * 24
+
+
+def test_a_test_webhook_is_the_same_for_the_same_arguments() -> None:
+    first = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+    assert build_test_webhook("order.created", SECRET, timestamp=SENT_AT).body == first.body
+    later = build_test_webhook("order.created", SECRET, timestamp=SENT_AT + 1)
+    assert later.event["organizationId"] != first.event["organizationId"]
 
 
 @pytest.mark.parametrize(

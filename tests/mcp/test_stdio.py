@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.webhooks.signing import verify
 from tests.mcp.conftest import SECRET, Served, Session, open_stdio, server_env, text_of
 
@@ -416,6 +417,21 @@ def test_test_webhook_verifies_and_tampering_does_not(mcp: Session) -> None:
         {"payload": built["body"], "signature": built["signature"], "secret": "whsec_other"},
     )
     assert other["valid"] is False
+
+
+def test_a_test_webhook_keeps_the_contract_and_takes_an_organization(mcp: Session) -> None:
+    built = mcp.ok("svc_create_test_webhook", {"event_type": "checkout.session.expired"})
+    event = json.loads(built["body"])
+    assert commerce_contract().validate_webhook("checkout.session.expired", event) == []
+    org = "0123456789abcdef01234567"
+    chosen = mcp.ok(
+        "svc_create_test_webhook", {"event_type": "order.created", "organization_id": org}
+    )
+    assert json.loads(chosen["body"])["organizationId"] == org
+    said = mcp.error(
+        "svc_create_test_webhook", {"event_type": "order.created", "organization_id": "org_test"}
+    )
+    assert said.startswith("Invalid arguments for svc_create_test_webhook: organization_id:")
 
 
 def test_verify_checks_the_replay_window(mcp: Session) -> None:

@@ -232,13 +232,14 @@ def build_test_payload(
     data: dict[str, Any] | None = None,
     event_id: str | None = None,
     environment: str = "sandbox",
-    organization_id: str = "org_test",
+    organization_id: str | None = None,
 ) -> TestPayload:
     """A signed webhook for any event type, as the sandbox would send it at ``timestamp``.
 
     ``data`` defaults to the example data of the type (docs/webhooks.md); given fields replace
-    the example's. Ids not given are derived from the type and time, so the result is the same
-    for the same arguments.
+    the example's. Ids not given (the organization's too) are derived from the type and time,
+    in the shapes the contract gives them, so the result is the same for the same arguments
+    and a receiver validating against the contract takes it.
     """
     if not event_type:
         raise ValueError("event_type must not be empty")
@@ -252,7 +253,7 @@ def build_test_payload(
         event_type,
         created,
         environment,
-        organization_id,
+        organization_id or order_digest[24:48],
         {**example, **(data or {})},
     )
     body = encode(document)

@@ -64,7 +64,7 @@ def build_test_webhook(
     timestamp: int | datetime | None = None,
     event_id: str | None = None,
     environment: str = "sandbox",
-    organization_id: str = "org_test",
+    organization_id: str | None = None,
 ) -> TestPayload:
     """A signed webhook as the service would send it (body bytes and headers), to test a
     receiver; ``timestamp`` defaults to now."""

@@ -124,6 +124,14 @@ async def svc_create_test_webhook(
             strict=True, ge=0, le=MAX_TIMESTAMP, description="unix seconds signed (default: now)"
         ),
     ] = None,
+    organization_id: Annotated[
+        str | None,
+        Field(
+            pattern=r"^[0-9a-f]{24}$",
+            description="organizationId of the envelope, 24 hex (default: derived from the "
+            "type and time)",
+        ),
+    ] = None,
     url: Annotated[
         str | None,
         Field(
@@ -137,7 +145,13 @@ async def svc_create_test_webhook(
     """Build a signed test webhook (no token) as the service would send it: body, headers and
     a curl command. Over stdio it can also POST it to `url`; over HTTP it never sends."""
     backend = backend_of(ctx)
-    payload = build_test_webhook(event_type, backend.secret(secret), data=data, timestamp=timestamp)
+    payload = build_test_webhook(
+        event_type,
+        backend.secret(secret),
+        data=data,
+        timestamp=timestamp,
+        organization_id=organization_id,
+    )
     body = payload.body.decode("utf-8")
     target = url or "$WEBHOOK_URL"
     command = ["curl", "-sS", "-X", "POST", target]
