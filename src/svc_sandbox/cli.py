@@ -12,6 +12,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from svc_sandbox import __version__
 from svc_sandbox.arguments import http_url, number, positive_int, whole_number
 from svc_sandbox.commerce.payments import PUSH_OUTCOMES
@@ -21,7 +23,7 @@ from svc_sandbox.core.clock import ClockMode
 from svc_sandbox.core.collector import collector_paused
 from svc_sandbox.exposure import is_loopback, usable_origins
 from svc_sandbox.scenarios import command as scenario_commands
-from svc_sandbox.settings import ROOT_DEFAULTS, Settings
+from svc_sandbox.settings import ROOT_DEFAULTS, Settings, refusal
 
 if TYPE_CHECKING:
     from svc_sandbox.sandbox import Sandbox
@@ -430,10 +432,32 @@ def conformance_command(args: argparse.Namespace) -> int:
     return 1 if args.fail_on_violation and violations else 0
 
 
+#: The options of ``serve`` whose name is not their setting's (``--clock`` sets clock_mode);
+#: every other option is ``--`` and the setting's name with hyphens. tests/cli/test_serve.py
+#: checks this against the parser.
+OPTION_NAMES = {
+    "clock_mode": "--clock",
+    "production_push_delay_seconds": "--production-push-delay",
+    "provider_check_interval_seconds": "--provider-check-interval",
+    "triggers_file": "--triggers",
+    "state_file": "--state",
+}
+
+
+def option_of(setting: str) -> str:
+    """The ``serve`` option that sets ``setting``."""
+    return OPTION_NAMES.get(setting, "--" + setting.replace("_", "-"))
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
+    """The settings of ``serve``/``exec``: options over ``SVC_SANDBOX_*`` over defaults. A
+    value that does not hold up is a ``ValueError`` naming its option or variable."""
     fields = set(Settings.model_fields)
     overrides = {k: v for k, v in vars(args).items() if k in fields and v is not None}
-    return Settings.load(overrides)
+    try:
+        return Settings.load(overrides)
+    except ValidationError as exc:
+        raise ValueError(refusal(exc, {name: option_of(name) for name in overrides})) from None
 
 
 def build_serving(settings: Settings) -> tuple[Sandbox, Any] | None:

@@ -5,19 +5,20 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+from collections.abc import Mapping
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from svc_sandbox.commerce.payments import PUSH_OUTCOMES, provider_decision
 from svc_sandbox.core.clock import ClockMode, isoformat, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS, parse_duration
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.numbers import ASCII_WHITESPACE, DECIMAL_TEXT, decimal_text, whole_text
-from svc_sandbox.core.validation import http_url_problem
+from svc_sandbox.core.validation import describe, http_url_problem
 
 ENV_PREFIX = "SVC_SANDBOX_"
 
@@ -31,6 +32,20 @@ def env_fields(model: type[BaseModel]) -> dict[str, str]:
 #: SVC_SANDBOX_* variables that are no setting: set by ``exec`` for its command, or read by
 #: the test suite (docs/testing.md, docs/dashboard.md).
 OTHER_ENV_NAMES = frozenset({"SVC_SANDBOX_URL", "SVC_SANDBOX_CHROMIUM", "SVC_SANDBOX_SCREENSHOTS"})
+
+
+def refusal(error: ValidationError, flags: Mapping[str, str] | None = None) -> str:
+    """The first problem of settings that do not hold up, naming the value where the user
+    wrote it: its command-line option (``flags``: the option of each setting given on the
+    command line), else its ``SVC_SANDBOX_*`` variable (``--port must be less than or equal to
+    65535``, ``SVC_SANDBOX_RATE_LIMITS must be a valid boolean, ...``), not pydantic's report."""
+    first: dict[str, Any] = dict(error.errors()[0])
+    if first["loc"]:
+        field = str(first["loc"][0])
+        where = (flags or {}).get(field) or ENV_PREFIX + field.upper()
+        first["loc"] = (where, *first["loc"][1:])
+    return describe(first)
+
 
 #: The types whose setting ``_number_in_ascii`` reads from text.
 _NUMBERS: frozenset[Any] = frozenset({int, float, Decimal})
@@ -239,7 +254,10 @@ class Settings(BaseModel):
     @field_validator("clock_start")
     @classmethod
     def _instant_in_range(cls, value: str) -> str:
-        problem = out_of_range(parse_instant(value))  # ValueError: not ISO 8601
+        try:
+            problem = out_of_range(parse_instant(value))
+        except ValueError:
+            raise ValueError("must be an ISO 8601 date-time") from None
         if problem:
             raise ValueError(problem)
         return value

@@ -43,12 +43,12 @@ def test_defaults() -> None:
 
 @pytest.mark.parametrize("rate", ["1.5", "-0.1", "seven"])
 def test_rates_outside_0_to_1_are_refused(rate: str) -> None:
-    with pytest.raises(ValueError, match="withdrawal_fee_rate"):
+    with pytest.raises(ValueError, match="^--withdrawal-fee-rate must be "):
         parse("--withdrawal-fee-rate", rate)
 
 
 def test_a_negative_retention_is_refused() -> None:
-    with pytest.raises(ValueError, match="idempotency_retention_hours"):
+    with pytest.raises(ValueError, match="^--idempotency-retention-hours must be greater than or equal to 0"):
         parse("--idempotency-retention-hours", "-1")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from svc_sandbox.cli import build_parser, settings_from_args
+from svc_sandbox.cli import build_parser, main, option_of, settings_from_args
 
 #: A server on a free port, its clock frozen.
 FRESH = ("--port", "0", "--clock", "frozen")
@@ -83,6 +83,70 @@ def test_a_number_variable_takes_only_ascii_digits(
         parse()
 
 
+def test_every_option_is_named_as_the_parser_names_it() -> None:
+    """``option_of`` (what a refusal names) is the option the parser takes for the setting."""
+    from svc_sandbox.settings import Settings
+
+    serve = build_parser()._subparsers._group_actions[0].choices["serve"]  # type: ignore[union-attr]
+    options: dict[str, list[str]] = {}
+    for action in serve._actions:  # a switch has two: --rate-limits and --no-rate-limits
+        options.setdefault(action.dest, []).extend(action.option_strings)
+    for setting in Settings.model_fields:
+        assert option_of(setting) in options[setting], setting
+
+
+#: (argv, environment, the line said): a value that does not hold up is named where it was
+#: written, the option or the variable, in the words of every other refusal.
+REFUSED_SETTINGS = [
+    (["--port", "70000"], {}, "--port must be less than or equal to 65535"),
+    (["--clock-start", "yesterday"], {}, "--clock-start must be an ISO 8601 date-time"),
+    (
+        ["--production-push-delay", "-1"],
+        {},
+        "--production-push-delay must be greater than or equal to 0",
+    ),
+    (["--withdrawal-fee-rate", "2"], {}, "--withdrawal-fee-rate must be less than or equal to 1"),
+    (
+        ["--webhook-retries", "1x"],
+        {},
+        "--webhook-retries must be durations separated by commas, such as 1m,5m,30m",
+    ),
+    (
+        [],
+        {"SVC_SANDBOX_RATE_LIMITS": "maybe"},
+        "SVC_SANDBOX_RATE_LIMITS must be a valid boolean, unable to interpret input",
+    ),
+    (
+        [],
+        {"SVC_SANDBOX_CLOCK_MODE": "fast"},
+        "SVC_SANDBOX_CLOCK_MODE must be 'frozen', 'real' or 'scaled'",
+    ),
+    # The option wins over the variable, and so is the one named.
+    (
+        ["--port", "70000"],
+        {"SVC_SANDBOX_PORT": "80000"},
+        "--port must be less than or equal to 65535",
+    ),
+]
+
+
+@pytest.mark.parametrize("command", ["serve", "exec"])
+@pytest.mark.parametrize(("argv", "environment", "said"), REFUSED_SETTINGS)
+def test_a_refused_setting_is_named_as_it_was_written(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    argv: list[str],
+    environment: dict[str, str],
+    said: str,
+) -> None:
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    tail = ["--", "true"] if command == "exec" else []
+    assert main([command, *argv, *tail]) == 2
+    assert capsys.readouterr().err == f"svc-sandbox: invalid settings: {said}\n"
+
+
 def test_every_root_has_a_flag() -> None:
     settings = parse("--public-url", "http://example.test:1", "--pay-url", "https://pay.test")
     assert settings["public_url"] == "http://example.test:1"
@@ -97,7 +161,7 @@ def test_bad_settings_exit_2_with_a_message() -> None:
         timeout=60,
     )
     assert result.returncode == 2
-    assert "base_url" in result.stderr
+    assert "--base-url must be an absolute http(s) URL" in result.stderr
 
 
 @pytest.fixture

@@ -91,7 +91,7 @@ GOOD = """
             "name: x\nclock: yesterday\nsteps:\n  - request: {path: /a}\n",
             2,
             "clock",
-            "clock: Invalid isoformat string: 'yesterday'",
+            "clock: must be an ISO 8601 date-time",
         ),
         (
             "name: x\nclock: 1900-01-01T00:00:00Z\nsteps:\n  - request: {path: /a}\n",

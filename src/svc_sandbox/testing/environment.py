@@ -32,16 +32,13 @@ def check(seed: int) -> list[str]:
     from pydantic import ValidationError
 
     from svc_sandbox.core.errors import SandboxError
-    from svc_sandbox.core.validation import describe
-    from svc_sandbox.settings import ENV_PREFIX, ROOT_DEFAULTS, Settings
+    from svc_sandbox.settings import ENV_PREFIX, ROOT_DEFAULTS, Settings, refusal
 
     warnings = Settings.unknown_env_names()
     try:
         settings = Settings.load({**PLUGIN_OVERRIDES, "seed": seed})
     except ValidationError as exc:
-        error: dict[str, Any] = dict(exc.errors()[0])
-        name = ENV_PREFIX + str(error["loc"][0]).upper()
-        raise ValueError(describe({**error, "loc": (name,)})) from None
+        raise ValueError(refusal(exc)) from None
     if settings.triggers_file:
         from svc_sandbox.commerce.triggers import read_trigger_file
 
