@@ -45,7 +45,12 @@ def _exec_parser(sub: Any) -> None:
         usage="svc-sandbox exec [serve options] -- CMD [ARG ...]",
     )
     _serve_options(run, port_help="listen port (default: a free one, as 0 picks)")
-    run.add_argument("command_line", nargs=argparse.REMAINDER, metavar="-- CMD [ARG ...]")
+    run.add_argument(
+        "command_line",
+        nargs=argparse.REMAINDER,
+        metavar="-- CMD [ARG ...]",
+        help="the command to run, after --",
+    )
 
 
 def _serve_options(
@@ -60,7 +65,13 @@ def _serve_options(
     serve.add_argument(
         "--seed", type=whole_number, help="seed of every id, token and secret (default 1)"
     )
-    serve.add_argument("--clock", dest="clock_mode", choices=[m.value for m in ClockMode])
+    serve.add_argument(
+        "--clock",
+        dest="clock_mode",
+        choices=[m.value for m in ClockMode],
+        help="real (default: the wall clock), frozen (moves only when told, at --clock-start) "
+        "or scaled (--clock-factor times real time, from --clock-start)",
+    )
     serve.add_argument("--clock-factor", type=number, help="speed of a scaled clock")
     serve.add_argument("--clock-start", help="start instant of a frozen or scaled clock")
     serve.add_argument("--threads", type=whole_number, help="worker threads (default 8)")
@@ -152,7 +163,11 @@ def _serve_options(
     serve.add_argument("--withdrawal-fee-rate", help="default withdrawal fee, a fraction (0.07)")
     serve.add_argument("--withdrawal-tax-rate", help="withdrawal tax rate, a fraction (0.15)")
     serve.add_argument("--withdrawal-tax-base", choices=["fee", "amount"], help="what is taxed")
-    serve.add_argument("--withdrawal-rounding", choices=["half_up", "half_even"])
+    serve.add_argument(
+        "--withdrawal-rounding",
+        choices=["half_up", "half_even"],
+        help="how a half santim rounds (default half_up)",
+    )
     serve.add_argument("--payout-pending-seconds", type=number, help="pending -> processing")
     serve.add_argument("--payout-processing-seconds", type=number, help="processing -> completed")
     serve.add_argument(
@@ -184,7 +199,10 @@ def _serve_options(
         help="refuse wallet access tokens of apps the user disconnected (default: accept)",
     )
     wallet_disconnect.add_argument(
-        "--no-wallet-refuse-disconnected", dest="wallet_refuse_disconnected", action="store_false"
+        "--no-wallet-refuse-disconnected",
+        dest="wallet_refuse_disconnected",
+        action="store_false",
+        help="accept them until they expire (spec section 5.6)",
     )
     serve.add_argument(
         "--wallet-seed-minor", type=whole_number, help="santim of each seeded wallet"
@@ -216,13 +234,21 @@ def _serve_options(
         "--max-state-bytes", type=whole_number, help="body limit of PUT /_sandbox/state (512 MiB)"
     )
     limits = serve.add_mutually_exclusive_group()
-    limits.add_argument("--rate-limits", dest="rate_limits", action="store_true", default=None)
-    limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
+    limits.add_argument(
+        "--rate-limits",
+        dest="rate_limits",
+        action="store_true",
+        default=None,
+        help="enforce the limits of spec section 8 on the sandbox clock (default)",
+    )
+    limits.add_argument(
+        "--no-rate-limits", dest="rate_limits", action="store_false", help="switch them off"
+    )
 
 
 def _contract_parsers(sub: Any) -> None:
     contract = sub.add_parser("contract", help="the OpenAPI contract")
-    actions = contract.add_subparsers(dest="contract_command", required=True)
+    actions = contract.add_subparsers(dest="contract_command", required=True, help="show or test")
     test = actions.add_parser(
         "test", help="run the schemathesis checks of the contract against a server over HTTP"
     )
@@ -290,7 +316,9 @@ def _contract_parsers(sub: Any) -> None:
         default="commerce",
         help="which contract",
     )
-    report.add_argument("--format", choices=FORMATS, default="text")
+    report.add_argument(
+        "--format", choices=FORMATS, default="text", help="report format (default text)"
+    )
     report.add_argument("--output", help="write the report to this file")
     report.add_argument(
         "--fail-on-violation", action="store_true", help="exit 1 when a violation is recorded"
@@ -298,7 +326,12 @@ def _contract_parsers(sub: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="svc-sandbox", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="svc-sandbox",
+        description="A local emulator of the payments service (commerce API, hosted pages, "
+        "identity provider, wallet API, signed webhooks) behind a clock you control, and its "
+        "contract, scenario and tool-server commands.",
+    )
     parser.add_argument("--version", action="version", version=f"svc-sandbox {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _serve_parser(sub)

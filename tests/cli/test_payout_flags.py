@@ -48,7 +48,9 @@ def test_rates_outside_0_to_1_are_refused(rate: str) -> None:
 
 
 def test_a_negative_retention_is_refused() -> None:
-    with pytest.raises(ValueError, match="^--idempotency-retention-hours must be greater than or equal to 0"):
+    with pytest.raises(
+        ValueError, match="^--idempotency-retention-hours must be greater than or equal to 0"
+    ):
         parse("--idempotency-retention-hours", "-1")
 
 

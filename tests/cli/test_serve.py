@@ -95,6 +95,14 @@ def test_every_option_is_named_as_the_parser_names_it() -> None:
         assert option_of(setting) in options[setting], setting
 
 
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    """``--help`` explains each option (``--clock`` once had no word, not even its default)."""
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name, command in commands.items():
+        for action in command._actions:
+            assert action.help, (name, action.option_strings or action.dest)
+
+
 #: (argv, environment, the line said): a value that does not hold up is named where it was
 #: written, the option or the variable, in the words of every other refusal.
 REFUSED_SETTINGS = [

@@ -4,6 +4,7 @@ over env variables, and a tool server that never loads Flask."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -191,6 +192,9 @@ def test_env_variables_and_flags_over_them() -> None:
     assert _config(["--read-only", "--enable-withdrawals"], {}).read_only is True
 
 
+PORT_RULE = "must be a port number (0 to 65535)"
+
+
 @pytest.mark.parametrize(
     ("argv", "env", "says"),
     [
@@ -216,6 +220,22 @@ def test_env_variables_and_flags_over_them() -> None:
         ([], {"SVC_TIMEOUT": "\u0661\u0665"}, "SVC_TIMEOUT"),
         # A byte that is not UTF-8 (os.environ holds it as a lone surrogate).
         ([], {"SVC_WEBHOOK_SECRET": "whsec_\udcff"}, "SVC_WEBHOOK_SECRET must be UTF-8"),
+        # The refusal names what was given where: the flag wins over PORT (it said PORT's text).
+        (
+            ["--port", "99999"],
+            {},
+            re.escape("--port must be a port number (0 to 65535), got '99999'"),
+        ),
+        (
+            ["--port", "99999"],
+            {"PORT": "3333"},
+            re.escape("--port must be a port number (0 to 65535), got '99999'"),
+        ),
+        (
+            [],
+            {"PORT": "70000"},
+            "^" + re.escape("PORT must be a port number (0 to 65535), got '70000'"),
+        ),
     ],
 )
 def test_bad_settings_name_the_variable(argv: list[str], env: dict[str, str], says: str) -> None:

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.webhooks.signing import verify
@@ -544,9 +546,32 @@ def test_the_reference_resource_is_generated_from_the_contract(mcp: Session) -> 
 def test_prompts(mcp: Session) -> None:
     debug = mcp.prompt("debug_payment", {"session_id": "a" * 24})
     assert "a" * 24 in debug.messages[0].content.text
-    integrate = mcp.prompt("integrate_svc", {"stack": "Django"})
-    assert "Django" in integrate.messages[0].content.text
+    integrate = mcp.prompt("integrate_svc", {"stack": "Django", "use_case": "custom amounts"})
+    assert integrate.messages[0].content.text.startswith(
+        "Help me integrate the payments service into my Django application, where I sell "
+        "custom amounts.\n"
+    )
+    plain = mcp.prompt("integrate_svc").messages[0].content.text
+    assert plain.startswith("Help me integrate the payments service into my application.\n")
+    assert "Write the code for my stack," in plain
     assert "svc_live_" in mcp.prompt("go_live_checklist").messages[0].content.text
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("debug_payment", {}, "Missing required arguments: {'session_id'}"),
+        ("svc_refund", {}, "Unknown prompt: svc_refund"),
+    ],
+)
+def test_a_prompt_asked_wrongly_is_invalid_params(
+    mcp: Session, name: str, arguments: dict[str, str], message: str
+) -> None:
+    """MCP's prompts page: -32602 for an unknown prompt or a missing argument (the SDK said
+    code 0 and logged a traceback; test_the_server_log_stays_quiet reads that log)."""
+    with pytest.raises(MCPError) as refused:
+        mcp.prompt(name, arguments)
+    assert (refused.value.error.code, refused.value.error.message) == (INVALID_PARAMS, message)
 
 
 # --- response_format --------------------------------------------------------------------

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, InputRequiredResult
 from pydantic import ValidationError
 
 from svc_sandbox.client import AsyncSvcClient
@@ -84,6 +85,21 @@ class ToolServer(MCPServer[Any]):
                 ]
                 raise ToolError(invalid_arguments(name, cause, *known)) from cause
             raise
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> GetPromptResult | InputRequiredResult:
+        """A prompt asked for wrongly (an unknown name, a required argument missing) is
+        JSON-RPC's -32602 with the SDK's words, as MCP's prompts page asks; the SDK answered
+        code 0 and logged it as a crash, with a traceback on stderr. The prompts themselves
+        raise nothing (mcp/prompts.py), so a ValueError here is always the request's."""
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except ValueError as error:
+            raise MCPError(INVALID_PARAMS, str(error)) from None
 
 
 def invalid_arguments(

@@ -111,9 +111,12 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     # Numbers in ASCII digits only (core/numbers.py; the flags' type is the same rule):
     # int() and float() would read PORT=٣٣٣٣ as 3333 and SVC_TIMEOUT=1_5 as 15.
     port_text = env.get("PORT", str(DEFAULT_PORT))
-    port = args.port if args.port is not None else whole_text(port_text.strip(ASCII_WHITESPACE))
+    if args.port is not None:  # the flag wins, so a refusal names it and what it was given
+        port, port_source, port_text = args.port, "--port", str(args.port)
+    else:
+        port, port_source = whole_text(port_text.strip(ASCII_WHITESPACE)), "PORT"
     if port is None or not 0 <= port <= 65535:
-        raise ValueError(f"--port / PORT must be a port number (0 to 65535), got {port_text!r}")
+        raise ValueError(f"{port_source} must be a port number (0 to 65535), got {port_text!r}")
     timeout_text = env.get("SVC_TIMEOUT", str(DEFAULT_TIMEOUT))
     timeout_given = decimal_text(timeout_text.strip(ASCII_WHITESPACE))
     if args.timeout is not None:

@@ -10,14 +10,16 @@ from pydantic import Field
 
 def integrate_svc(
     stack: Annotated[
-        str, Field(description="your language or framework, e.g. 'Django' or 'Next.js'")
-    ] = "any",
+        str | None, Field(description="your language or framework, e.g. 'Django' or 'Next.js'")
+    ] = None,
     use_case: Annotated[
-        str, Field(description="what you sell: products, custom amounts, or both")
-    ] = "products",
+        str | None, Field(description="what you sell: products, custom amounts, or both")
+    ] = None,
 ) -> str:
     """Plan and write an integration of the payments API."""
-    return f"""Help me integrate the payments service into my {stack} application ({use_case}).
+    application = f"my {stack} application" if stack else "my application"
+    selling = f", where I sell {use_case}" if use_case else ""
+    return f"""Help me integrate the payments service into {application}{selling}.
 
 Work with the svc tools:
 1. Read the API reference (resource svc://reference, or svc_read_doc `reference`) and search
@@ -32,8 +34,8 @@ Work with the svc tools:
    X-Svc-Signature over the raw body (svc_verify_webhook shows how), ignore repeated event
    ids, fulfil by data.sessionId.
 5. Build a signed test webhook with svc_create_test_webhook and run it against my handler.
-Write the code for {stack}, keep the API token in an environment variable, never in the
-browser, and explain each error status (400, 401, 404, 422, 429, 502)."""
+Write the code for {stack or "my stack"}, keep the API token in an environment variable,
+never in the browser, and explain each error status (400, 401, 404, 422, 429, 502)."""
 
 
 def go_live_checklist() -> str:
