@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 from svc_sandbox.core.numbers import DECIMAL_TEXT, WHOLE_TEXT, decimal_text, whole_text
 from svc_sandbox.core.validation import http_url_problem
@@ -17,6 +18,20 @@ def http_url(text: str) -> str:
     if problem:
         raise argparse.ArgumentTypeError(f"{text!r} {problem}")
     return text
+
+
+#: Where ``conformance`` and ``record`` find a running emulator unless ``--url`` says.
+EMULATOR_URL_HELP = (
+    "origin of the running emulator (default: $SVC_SANDBOX_URL, which svc-sandbox exec sets "
+    "for its command, else http://127.0.0.1:8700)"
+)
+
+
+def emulator_url_default() -> str:
+    """``--url``'s default: the emulator ``svc-sandbox exec`` started (on a free port, named in
+    SVC_SANDBOX_URL for its command), else ``serve``'s default origin. argparse checks it
+    with the option's type, as if it had been typed."""
+    return os.environ.get("SVC_SANDBOX_URL") or "http://127.0.0.1:8700"
 
 
 def whole_number(text: str) -> int:

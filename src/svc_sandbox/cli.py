@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from svc_sandbox import __version__
-from svc_sandbox.arguments import http_url, number, positive_int, whole_number
+from svc_sandbox.arguments import (
+    EMULATOR_URL_HELP,
+    emulator_url_default,
+    http_url,
+    number,
+    positive_int,
+    whole_number,
+)
 from svc_sandbox.commerce.payments import PUSH_OUTCOMES
 from svc_sandbox.contract.document import BY_NAME
 from svc_sandbox.contract.reports import FORMATS, render
@@ -305,10 +312,7 @@ def _contract_parsers(sub: Any) -> None:
         "conformance", help="the conformance report of a running emulator's clients"
     )
     report.add_argument(
-        "--url",
-        type=http_url,
-        default="http://127.0.0.1:8700",
-        help="origin of the running emulator",
+        "--url", type=http_url, default=emulator_url_default(), help=EMULATOR_URL_HELP
     )
     report.add_argument(
         "--contract",

@@ -75,6 +75,26 @@ def test_the_console_keeps_matrix_labels_and_brackets_in_names(
     assert "checkout/expiry/a_rather_long_scenario_file_name.yaml" in out
 
 
+def test_piped_the_summary_table_is_as_wide_as_its_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI log is no terminal: rich gave the table 80 columns, dropped "sandbox time" and
+    broke the file names; each row is now one line with every column."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    deep = tmp_path / "checkout" / "expiry" / "at_exactly_thirty_minutes"
+    deep.mkdir(parents=True)
+    long_name = "a_scenario_file_whose_name_alone_takes_sixty_characters.yaml"
+    write(deep, long_name, PASSING.replace("lists products", "lists products " + "x" * 40))
+    assert main(["run", "."]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any("sandbox time" in line for line in lines)
+    [row] = [line for line in lines if long_name in line]
+    assert "lists products " + "x" * 40 in row
+    assert f"checkout/expiry/at_exactly_thirty_minutes/{long_name}" in row
+    assert row.rstrip().endswith("1h00m00s │")  # the sandbox time, last
+
+
 def test_tag_and_name_filters(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(folder), "--tag", "smoke"]) == 0
     assert "Running 1 scenario(s)" in capsys.readouterr().out
@@ -344,6 +364,27 @@ def test_record_of_an_empty_journal_writes_nothing_and_exits_2(
         "(no file written)\n"
     )
     assert not out.exists()
+
+
+def test_conformance_and_record_find_the_emulator_that_exec_started(
+    svc_server: RunningServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside ``svc-sandbox exec`` (a free port) they read SVC_SANDBOX_URL, which it sets."""
+    monkeypatch.setenv("SVC_SANDBOX_URL", svc_server.url)
+    svc_server.sandbox.reset()
+    assert main(["conformance", "--format", "json"]) == 0
+    assert (
+        json.loads(capsys.readouterr().out)["contract"]["title"] == "Payments service commerce API"
+    )
+    assert main(["record", "--out", str(tmp_path / "flow.yaml")]) == 2
+    assert f"the request journal of {svc_server.url} is empty" in capsys.readouterr().err
+    monkeypatch.setenv("SVC_SANDBOX_URL", "notaurl")
+    with pytest.raises(SystemExit):
+        main(["conformance"])
+    assert "argument --url: 'notaurl' must be an absolute" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,14 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from svc_sandbox.arguments import http_url, positive_int, positive_seconds, whole_number
+from svc_sandbox.arguments import (
+    EMULATOR_URL_HELP,
+    emulator_url_default,
+    http_url,
+    positive_int,
+    positive_seconds,
+    whole_number,
+)
 from svc_sandbox.core.validation import http_url_problem
 from svc_sandbox.settings import ROOT_DEFAULTS
 
@@ -61,7 +68,7 @@ def add_parsers(sub: Any) -> None:
         "record", help="turn a running emulator's request journal into a scenario file"
     )
     record.add_argument(
-        "--url", type=http_url, default="http://127.0.0.1:8700", help="origin of the emulator"
+        "--url", type=http_url, default=emulator_url_default(), help=EMULATOR_URL_HELP
     )
     record.add_argument("--out", required=True, help="the scenario file to write")
     record.add_argument("--name", default="recorded flow", help="the scenario's name")

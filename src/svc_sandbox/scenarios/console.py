@@ -10,8 +10,10 @@ from typing import Any
 
 from rich.console import Console, Group
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
@@ -63,10 +65,27 @@ class ConsoleReport:
 
     def finish(self, results: list[ScenarioResult]) -> None:
         self.progress.stop()
-        self.console.print(summary_table(results))
+        table = summary_table(results)
+        if self.console.is_terminal:
+            self.console.print(table)
+        else:
+            # Piped into a CI log, rich takes 80 columns: the table lost its last column and
+            # broke names mid-word. There it is rendered as wide as its rows need.
+            options = self.console.options.update_width(natural_width(self.console, table))
+            self.console.print(Segments(self.console.render(table, options)), crop=False)
         counts = summary(results)
         line = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
         self.console.print(Text(line or "nothing ran", style="bold"))
+
+
+#: Wider than any summary table: what ``natural_width`` measures in.
+_UNBOUNDED = 100_000
+
+
+def natural_width(console: Console, table: Table) -> int:
+    """The columns ``table`` takes when nothing makes it narrower."""
+    options = console.options.update_width(_UNBOUNDED)
+    return Measurement.get(console, options, table).maximum
 
 
 def summary_table(results: list[ScenarioResult]) -> Table:
