@@ -66,3 +66,23 @@ def test_another_seed_other_ids(runs: dict[str, str]) -> None:
     assert first_product_id(first) != first_product_id(other)
     assert first["state"] != other["state"]
     assert [a[2] for a in first["answers"]] == [a[2] for a in other["answers"]]
+
+
+def test_the_seeded_credentials_do_not_depend_on_the_webhook_url() -> None:
+    """Adding ``--webhook-url`` adds endpoints; it changed the production token, the identity
+    apps and the users of the same seed (their ids were drawn after the first endpoint's)."""
+    from svc_sandbox.sandbox import Sandbox
+
+    def seeded(**settings: Any) -> dict[str, Any]:
+        info = Sandbox(seed=7, clock_mode="frozen", **settings).info()
+        organizations = [
+            {k: v for k, v in org.items() if k != "webhookEndpoints"}
+            for org in info["organizations"]
+        ]
+        return {"organizations": organizations, "identity": info["identity"]}
+
+    plain = seeded()
+    with_endpoints = Sandbox(seed=7, clock_mode="frozen", webhook_url="http://127.0.0.1:9/h")
+    assert seeded(webhook_url="http://127.0.0.1:9/h") == plain
+    endpoints = with_endpoints.webhook_endpoints.endpoints.values()
+    assert len(endpoints) == 2 and len({e.secret for e in endpoints}) == 1

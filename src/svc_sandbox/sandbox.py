@@ -274,22 +274,27 @@ class Sandbox:
         if self.settings.triggers_file:
             for trigger in read_trigger_file(self.settings.triggers_file):
                 self.triggers.add(trigger)
-        for name, environment in (
-            ("Sandbox Org", Environment.SANDBOX),
-            ("Production Org", Environment.PRODUCTION),
-        ):
-            org = self.orgs.create(name, environment, developer_mode=True, kyc=KycStatus.APPROVED)
+        orgs = [
+            self.orgs.create(name, environment, developer_mode=True, kyc=KycStatus.APPROVED)
+            for name, environment in (
+                ("Sandbox Org", Environment.SANDBOX),
+                ("Production Org", Environment.PRODUCTION),
+            )
+        ]
+        for org in orgs:
             self.orgs.create_token(org.id, name="seeded")
-            if self.settings.webhook_url:
-                endpoint = self.webhook_endpoints.create(
-                    org.id, self.settings.webhook_url, description="--webhook-url"
-                )
-                # One secret for both default endpoints: the one GET /_sandbox shows.
-                self.webhook_endpoints.default_secret = endpoint.secret
         seed_identity(self)
         if self.settings.wallet_seed_minor:
             for user in self.users.all():
                 self.wallets.fund(user.id, self.settings.wallet_seed_minor, note="seeded")
+        # Last: the seeded credentials above are the same for a seed whether or not
+        # --webhook-url is given (the endpoints' ids and secret are drawn from the same ids).
+        url = self.settings.webhook_url
+        if url:
+            for org in orgs:
+                endpoint = self.webhook_endpoints.create(org.id, url, description="--webhook-url")
+                # One secret for both default endpoints: the one GET /_sandbox shows.
+                self.webhook_endpoints.default_secret = endpoint.secret
 
     # --- time -------------------------------------------------------------------------
 
