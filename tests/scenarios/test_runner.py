@@ -125,9 +125,38 @@ def test_another_server_skips_emulator_only_steps_with_the_reason(
         ("request", PASSED),
         ("control", SKIPPED),
         ("expect_webhook", SKIPPED),
-        ("request", FAILED),  # nobody moved the real server's clock: still open
+        # What it expects is what the skipped clock move would have done: it failed when run.
+        ("request", SKIPPED),
     ]
     assert result.steps[2].message == EMULATOR_ONLY
+    cut = (
+        f"follows the skipped control step {result.steps[2].index}: what it would have done "
+        "is what this step expects"
+    )
+    assert [s.message for s in result.steps[3:]] == [cut, cut]
+    assert result.status == PASSED  # what ran passed; the table counts the skipped steps
+
+
+@pytest.mark.parametrize(
+    ("needs", "said"),
+    [
+        ("settings: {rate_limits: true}\n", "sets settings"),
+        ("clock: 2026-01-01T00:00:00Z\n", "sets clock"),
+        (
+            "settings: {rate_limits: false}\nclock: 2026-01-01T00:00:00Z\n",
+            "sets settings and clock",
+        ),
+    ],
+)
+def test_another_server_skips_a_scenario_that_sets_up_its_emulator(
+    tmp_path: Path, svc_server: RunningServer, needs: str, said: str
+) -> None:
+    """Settings or a clock describe the emulator a scenario needs (the rate-limit files count
+    from a fresh budget); another server cannot be set up."""
+    scenario = one(tmp_path, f"name: x\n{needs}steps:\n  - request: {{path: /products}}\n")
+    result = Runner(RealTarget(svc_server.url + "/api", None)).run(scenario)
+    assert (result.status, result.steps) == (SKIPPED, [])
+    assert result.message == f"{said}: only an emulator can be set up; another server runs as it is"
 
 
 def test_steps_needing_a_value_from_a_skipped_step_are_skipped(
@@ -138,18 +167,21 @@ def test_steps_needing_a_value_from_a_skipped_step_are_skipped(
         """
         name: skip chain
         steps:
-          - control: {action: create_token, org: "${org_id}"}
-            save: {ci: token}
-          - request: {path: /products, auth: ci}
           - request: {root: pay_url, path: /cs_x}
+            save: {page: title}
+          - request: {path: "/products/${page}"}
+          - control: {action: create_token, org: "${org_id}"}
+          - request: {path: /products}
         """,
     )
     result = Runner(RealTarget(svc_server.url + "/api", None)).run(scenario)
     assert result.status == SKIPPED
     assert [s.message for s in result.steps] == [
-        EMULATOR_ONLY,
-        f"needs ${{ci}}: {EMULATOR_ONLY}",
         "pay_url is not known for this target (give --root pay_url=URL)",
+        "needs ${page}: pay_url is not known for this target (give --root pay_url=URL)",
+        EMULATOR_ONLY,
+        f"follows the skipped control step {result.steps[2].index}: what it would have done "
+        "is what this step expects",
     ]
 
 

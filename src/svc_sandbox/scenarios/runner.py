@@ -171,6 +171,9 @@ class _Run:
         self.receiver: WebhookReceiver | None = None
         self.webhook_secret: str | None = None
         self.quiet = 0
+        #: Why the steps from here on are skipped: a ``control`` step was (against another
+        #: server), and what the later steps expect is what it would have done.
+        self.cut_short: str | None = None
 
     # --- the run ------------------------------------------------------------------------------
 
@@ -275,6 +278,10 @@ class _Run:
     def _step(self, step: dict[str, Any], path: DocPath) -> None:
         kind = next(k for k in ("request", "control", "expect_webhook", "set") if k in step)
         record = self._record(step, path, kind)
+        if self.cut_short is not None:
+            record.status, record.message = SKIPPED, self.cut_short
+            self._keep(record)
+            return
         try:
             if kind == "set":
                 for name, value in step["set"].items():
@@ -298,6 +305,11 @@ class _Run:
             record.status, record.message = SKIPPED, str(skip)
             for name in _saves(step):
                 self.unbound[name] = str(skip)
+            if kind == "control":
+                self.cut_short = (
+                    f"follows the skipped control step {record.index}: what it would have "
+                    "done is what this step expects"
+                )
         except StepFailed as failed:
             record.status, record.message = FAILED, failed.message
             if failed.request is not None:
