@@ -263,3 +263,37 @@ def test_a_page_form_that_is_not_utf8_is_an_error_page(
     assert response.status_code == 400 and response.mimetype == "text/html"
     assert "the body is not valid UTF-8" in response.text
     assert svc_sandbox.export() == before
+
+
+@pytest.mark.parametrize("kind", list(BAD_VALUES))
+@pytest.mark.parametrize("name", ["foo", "extra", "csrf_token", "request_object"])
+def test_an_unknown_token_parameter_is_ignored_whatever_it_holds(
+    http: FlaskClient, confidential: Client, code_form: dict[str, str], name: str, kind: str
+) -> None:
+    """RFC 6749 §3.2: the token endpoint "MUST ignore unrecognized request parameters"."""
+    response = http.post(
+        f"{AUTH}/oauth2/token",
+        data=encoded({**code_form, name: "x"}, name, kind),
+        content_type=FORM,
+        headers=basic(confidential),
+    )
+    assert response.status_code == 200, response.json
+    assert response.json["token_type"] == "Bearer"
+
+
+@pytest.mark.parametrize("kind", list(BAD_VALUES))
+@pytest.mark.parametrize("name", ["foo", "extra", "ui_locales"])
+def test_an_unknown_authorize_parameter_is_ignored_whatever_it_holds(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, name: str, kind: str
+) -> None:
+    """RFC 6749 §3.1: the authorization endpoint "MUST ignore unrecognized request
+    parameters": the request goes on to the sign-in page, and the scripted step gives a code."""
+    query = encoded({**authorize_params(confidential), name: "x"}, name, kind)
+    response = http.get(f"{AUTH}/oauth2/authorize?{query}")
+    assert response.status_code == 200, response.headers.get("Location")
+    assert "<h1>Sign in</h1>" in response.text
+    url = f"http://127.0.0.1:8700{AUTH}/oauth2/authorize?{query}"
+    scripted = http.post(
+        "/_sandbox/identity/authorize", json={"userId": user_id(svc_sandbox), "url": url}
+    )
+    assert scripted.status_code == 200 and "code" in scripted.json, scripted.json

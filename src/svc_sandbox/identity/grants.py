@@ -63,6 +63,20 @@ AUTHORIZE_PARAMS = (
     "max_age",
     "login_hint",
 )
+#: The fields of a token request the token endpoint reads (spec §4 "Token request", and
+#: RFC 6749 §6's ``scope`` of a refresh): each is checked before anything is looked up; any
+#: other field is ignored.
+TOKEN_PARAMS = (
+    "grant_type",
+    "code",
+    "redirect_uri",
+    "code_verifier",
+    "refresh_token",
+    "scope",
+    "resource",
+    "client_id",
+    "client_secret",
+)
 #: OpenID Connect Core §3.1.2.1 ``prompt`` values (discovery's ``prompt_values_supported``).
 #: ``select_account`` shows the sign-in page, where any user can sign in (docs/spec-gaps.md).
 NONE, LOGIN, CONSENT, SELECT_ACCOUNT = "none", "login", "consent", "select_account"
@@ -256,7 +270,7 @@ class AuthorizationService(Service):
     def _check_rest(
         self, params: Params, app: App, redirect_uri: str, state: str | None
     ) -> AuthorizationRequest:
-        check_all(params)
+        check_all(params, AUTHORIZE_PARAMS)
         response_type = required(params, "response_type")
         if response_type != "code":
             raise UnsupportedResponseType("response_type must be code")
@@ -477,7 +491,7 @@ class AuthorizationService(Service):
     def token(self, form: Params, basic: tuple[str, str] | None) -> dict[str, Any]:
         """POST {auth_url}/oauth2/token: one request, all under the lock (one winner)."""
         self.prune()
-        check_all(form)
+        check_all(form, TOKEN_PARAMS)
         grant_type = required(form, "grant_type")
         if grant_type not in ("authorization_code", "refresh_token"):
             raise UnsupportedGrantType("grant_type must be authorization_code or refresh_token")

@@ -1,11 +1,12 @@
 """Checks of OAuth request parameters (query or form), before any state is touched: a
-parameter repeated, missing, longer than 2,000 characters or holding control characters is
-``invalid_request`` naming it."""
+parameter an endpoint reads that is repeated, missing, longer than 2,000 characters or holding
+control characters is ``invalid_request`` naming it. A parameter no endpoint reads is ignored,
+whatever it holds (RFC 6749 §3.1, §3.2: "MUST ignore unrecognized request parameters")."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from svc_sandbox.core.validation import repeated
 from svc_sandbox.identity.errors import InvalidRequest
@@ -34,13 +35,15 @@ def has_control_characters(value: str) -> bool:
     return _CONTROL.search(value) is not None
 
 
-def check_all(params: Params, names: Sequence[str] | None = None) -> None:
-    """Every parameter (or every one of ``names``) well-formed. A nameless field (``&=x``) is
-    an unknown parameter, ignored like the others."""
-    for name in names if names is not None else [n for n in params if n]:
-        message = problem(params, name)
-        if message:
-            raise InvalidRequest(message)
+def check_all(params: Params, names: Collection[str]) -> None:
+    """Every one of ``names`` that was sent is well-formed, checked in the order sent (the
+    first malformed one is named). Any other parameter, a nameless field (``&=x``) included,
+    is one the endpoint does not read: ignored, repeated or not, whatever its value."""
+    for name in params:
+        if name in names:
+            message = problem(params, name)
+            if message:
+                raise InvalidRequest(message)
 
 
 def optional(params: Params, name: str) -> str | None:
