@@ -58,9 +58,7 @@ def code_form(http: FlaskClient, svc_sandbox: Sandbox, confidential: Client) -> 
 
 
 @pytest.mark.parametrize("kind", list(BAD_VALUES))
-@pytest.mark.parametrize(
-    "name", ["grant_type", "code", "redirect_uri", "code_verifier", "resource", "scope"]
-)
+@pytest.mark.parametrize("name", ["grant_type", "code", "redirect_uri", "code_verifier", "scope"])
 def test_token_parameters(
     http: FlaskClient,
     svc_sandbox: Sandbox,
@@ -69,23 +67,78 @@ def test_token_parameters(
     name: str,
     kind: str,
 ) -> None:
-    before = svc_sandbox.export()
+    refused_then_usable(
+        http,
+        svc_sandbox,
+        confidential,
+        encoded(code_form, name, kind),
+        {"error": "invalid_request", "error_description": f"{name} {PROBLEMS[kind]}"},
+        code_form,
+    )
+
+
+def refused_then_usable(
+    http: FlaskClient,
+    sandbox: Sandbox,
+    client: Client,
+    sent: str,
+    error: dict[str, str],
+    good: dict[str, str],
+) -> None:
+    """The token request ``sent`` (an encoded form) answers 400 ``error`` and changes nothing:
+    the request ``good`` still gets tokens (the code or refresh token is not used up)."""
+    before = sandbox.export()
     response = http.post(
-        f"{AUTH}/oauth2/token",
-        data=encoded(code_form, name, kind),
-        content_type=FORM,
-        headers=basic(confidential),
+        f"{AUTH}/oauth2/token", data=sent, content_type=FORM, headers=basic(client)
     )
     assert response.status_code == 400
-    assert response.json == {
-        "error": "invalid_request",
-        "error_description": f"{name} {PROBLEMS[kind]}",
-    }
-    assert svc_sandbox.export() == before
-    ok = http.post(
-        f"{AUTH}/oauth2/token", data=code_form, headers=basic(confidential)
-    )  # the code still works
-    assert ok.status_code == 200
+    assert response.json == error
+    assert sandbox.export() == before
+    assert http.post(f"{AUTH}/oauth2/token", data=good, headers=basic(client)).status_code == 200
+
+
+#: ``resource`` values that cannot be the one resource this provider issues tokens for, with
+#: what the description says of them (RFC 8707 §2 ``invalid_target``).
+BAD_RESOURCES = {
+    "repeated": (["{resource}", "{resource}"], "resource is sent more than once"),
+    "two resources": (
+        ["{resource}", "https://other.example/api"],
+        "resource is sent more than once",
+    ),
+    "over-long": (["{resource}" + "x" * 2001], "resource is longer than 2000 characters"),
+    "control character": (["{resource}\x00"], "resource contains control characters"),
+    "newline": (["{resource}\n"], "resource contains control characters"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_RESOURCES))
+@pytest.mark.parametrize("grant", ["authorization_code", "refresh_token"])
+def test_a_resource_this_provider_cannot_issue_for_is_invalid_target(
+    http: FlaskClient,
+    svc_sandbox: Sandbox,
+    confidential: Client,
+    code_form: dict[str, str],
+    grant: str,
+    kind: str,
+) -> None:
+    """RFC 8707 §2: a client may send several ``resource`` parameters; this provider issues a
+    token for one resource, so it answers ``invalid_target`` naming it, and nothing changes."""
+    resource = svc_sandbox.settings.root("resource_url")
+    form = {k: v for k, v in code_form.items() if k != "resource"}
+    if grant == "refresh_token":
+        good = http.post(f"{AUTH}/oauth2/token", data=code_form, headers=basic(confidential))
+        form = {"grant_type": grant, "refresh_token": good.json["refresh_token"]}
+    values, problem = BAD_RESOURCES[kind]
+    pairs = [*form.items(), *(("resource", v.format(resource=resource)) for v in values)]
+    description = f"{problem}: this provider issues a token for one resource, {resource}"
+    refused_then_usable(
+        http,
+        svc_sandbox,
+        confidential,
+        urlencode(pairs),
+        {"error": "invalid_target", "error_description": description},
+        {**form, "resource": resource},
+    )
 
 
 @pytest.mark.parametrize("kind", list(BAD_VALUES))

@@ -65,7 +65,7 @@ AUTHORIZE_PARAMS = (
 )
 #: The fields of a token request the token endpoint reads (spec §4 "Token request", and
 #: RFC 6749 §6's ``scope`` of a refresh): each is checked before anything is looked up; any
-#: other field is ignored.
+#: other field is ignored. ``resource`` is read too, and checked as a target (``_resource``).
 TOKEN_PARAMS = (
     "grant_type",
     "code",
@@ -73,7 +73,6 @@ TOKEN_PARAMS = (
     "code_verifier",
     "refresh_token",
     "scope",
-    "resource",
     "client_id",
     "client_secret",
 )
@@ -482,9 +481,20 @@ class AuthorizationService(Service):
         return app
 
     def _resource(self, form: Params) -> str | None:
+        """RFC 8707 §2: the resource the token is for, {resource_url} or none (an opaque
+        token). This provider issues a token for that one resource only, so ``resource`` sent
+        more than once (§2 allows several), or a value that cannot be it (over 2,000
+        characters, control characters), is ``invalid_target`` like any other resource."""
+        expected = self.settings.root("resource_url")
+        one = f"this provider issues a token for one resource, {expected}"
+        if len(form.get("resource", ())) > 1:
+            raise InvalidTarget(f"resource is sent more than once: {one}")
+        malformed = problem(form, "resource")
+        if malformed:
+            raise InvalidTarget(f"{malformed}: {one}")
         resource = optional(form, "resource")
-        if resource is not None and resource != self.settings.root("resource_url"):
-            raise InvalidTarget(f"resource must be {self.settings.root('resource_url')}")
+        if resource is not None and resource != expected:
+            raise InvalidTarget(f"resource must be {expected}")
         return resource
 
     @locked
