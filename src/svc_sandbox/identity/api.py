@@ -13,6 +13,7 @@ from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.exposure import content_security_policy
+from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.bearer import bearer_token
 from svc_sandbox.identity.discovery import metadata
 from svc_sandbox.identity.errors import InvalidClient, InvalidRequest
@@ -23,7 +24,7 @@ from svc_sandbox.identity.grants import (
     AuthorizationRequest,
     RedirectError,
 )
-from svc_sandbox.identity.params import Params, optional, problem, required
+from svc_sandbox.identity.params import Params, optional, presented, problem, required
 from svc_sandbox.identity.sessions import BROWSER_COOKIE, SESSION_COOKIE, BrowserSession
 from svc_sandbox.identity.users import User
 from svc_sandbox.web import FORM_TYPE, form_body, json_response, sandbox
@@ -365,24 +366,27 @@ def userinfo() -> Response:
     return no_store(claims)
 
 
-def client_form(endpoint: str) -> tuple[Params, Any]:
+def client_form(endpoint: str) -> tuple[str, App]:
+    """The ``token`` of an introspection or revocation request and the authenticated client.
+    The token is only looked up by its digest (linear in its length, whatever it holds), so
+    one this provider never issued, however long or odd, is unknown, not an error."""
     basic = basic_credentials()
     form = form_params()
     take(endpoint, named_client(form, basic))
     app = sandbox().oauth.authenticate_client(form, basic)
-    required(form, "token")
+    token = presented(form, "token")
     optional(form, "token_type_hint")
-    return form, app
+    return token, app
 
 
 @blueprint.post("/oauth2/introspect")
 def introspect() -> Response:
-    form, app = client_form("introspect")
-    return no_store(sandbox().access_tokens.introspect(required(form, "token"), app))
+    token, app = client_form("introspect")
+    return no_store(sandbox().access_tokens.introspect(token, app))
 
 
 @blueprint.post("/oauth2/revoke")
 def revoke() -> Response:
-    form, app = client_form("revoke")
-    sandbox().access_tokens.revoke(required(form, "token"), app)
+    token, app = client_form("revoke")
+    sandbox().access_tokens.revoke(token, app)
     return Response(status=200, headers=NO_STORE)

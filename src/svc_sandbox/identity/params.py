@@ -51,12 +51,30 @@ def optional(params: Params, name: str) -> str | None:
     message = problem(params, name)
     if message:
         raise InvalidRequest(message)
+    return _single(params, name)
+
+
+def required(params: Params, name: str) -> str:
+    return _present(optional(params, name), name)
+
+
+def presented(params: Params, name: str) -> str:
+    """A value the endpoint only compares with what it issued, never parses (introspection's
+    and revocation's ``token``): required and sent once (which of two to act on would be a
+    guess), but of any length and any characters. One this provider could never have issued
+    (over 2,000 characters, control characters) is an unknown token: RFC 7662 §2.2 answers it
+    ``active: false``, RFC 7009 §2.2 with 200, not with an error."""
+    if len(params.get(name, ())) > 1:
+        raise InvalidRequest(repeated(name))
+    return _present(_single(params, name), name)
+
+
+def _single(params: Params, name: str) -> str | None:
     values = params.get(name, ())
     return values[0] if values and values[0] != "" else None
 
 
-def required(params: Params, name: str) -> str:
-    value = optional(params, name)
+def _present(value: str | None, name: str) -> str:
     if value is None:
         raise InvalidRequest(f"{name} is missing")
     return value
