@@ -72,6 +72,20 @@ class ConsentRequired(OAuthError):
     code = "consent_required"
 
 
+class RequestNotSupported(OAuthError):
+    """OpenID Connect Core §6.1: a ``request`` (a request object) sent to a provider that does
+    not support it (discovery: ``request_parameter_supported: false``)."""
+
+    code = "request_not_supported"
+
+
+class RequestUriNotSupported(OAuthError):
+    """OpenID Connect Core §6.2: a ``request_uri`` sent to a provider that does not support it
+    (discovery: ``request_uri_parameter_supported: false``)."""
+
+    code = "request_uri_not_supported"
+
+
 class RedirectUriMismatch(OAuthError):
     code = "redirect_uri_mismatch"
 

@@ -35,6 +35,8 @@ from svc_sandbox.identity.errors import (
     LoginRequired,
     OAuthError,
     RedirectUriMismatch,
+    RequestNotSupported,
+    RequestUriNotSupported,
     UnauthorizedClient,
     UnsupportedGrantType,
     UnsupportedResponseType,
@@ -75,6 +77,12 @@ TOKEN_PARAMS = (
     "scope",
     "client_id",
     "client_secret",
+)
+#: OpenID Connect Core §6: the request passed as a request object, by value or by reference,
+#: which this provider does not support (discovery says so); the values are never read.
+UNSUPPORTED_PARAMS: tuple[tuple[str, type[OAuthError]], ...] = (
+    ("request", RequestNotSupported),
+    ("request_uri", RequestUriNotSupported),
 )
 #: OpenID Connect Core §3.1.2.1 ``prompt`` values (discovery's ``prompt_values_supported``).
 #: ``select_account`` shows the sign-in page, where any user can sign in (docs/spec-gaps.md).
@@ -269,6 +277,14 @@ class AuthorizationService(Service):
     def _check_rest(
         self, params: Params, app: App, redirect_uri: str, state: str | None
     ) -> AuthorizationRequest:
+        # First: a client sending a request object may have put the other parameters in it,
+        # so their absence must not be what it is told (§6.1 "MUST return" these errors).
+        for name, error in UNSUPPORTED_PARAMS:
+            if any(params.get(name, ())):  # an empty value is no value (RFC 6749 §3.1)
+                raise error(
+                    f"{name} is not supported by this provider ({name}_parameter_supported is "
+                    "false): send the authorization request's parameters themselves"
+                )
         check_all(params, AUTHORIZE_PARAMS)
         response_type = required(params, "response_type")
         if response_type != "code":
