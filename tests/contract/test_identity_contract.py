@@ -34,6 +34,7 @@ def test_the_packaged_copy_is_the_repository_copy() -> None:
         ("get", "/.well-known/openid-configuration"),
         ("get", "/.well-known/oauth-authorization-server"),
         ("get", "/oauth2/authorize"),
+        ("post", "/oauth2/authorize"),
         ("post", "/oauth2/token"),
         ("get", "/oauth2/userinfo"),
         ("post", "/oauth2/userinfo"),

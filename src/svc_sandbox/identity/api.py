@@ -69,9 +69,13 @@ def query_params() -> Params:
 def form_params() -> Params:
     """The form of a token, introspection or revocation request; form-encoded only (spec §1
     convention 4)."""
+    require_form_type()
+    return form_body().to_dict(flat=False)
+
+
+def require_form_type() -> None:
     if request.mimetype != FORM_TYPE:
         raise InvalidRequest(f"Content-Type must be {FORM_TYPE}")
-    return form_body().to_dict(flat=False)
 
 
 def basic_credentials() -> tuple[str, str] | None:
@@ -206,6 +210,21 @@ def error_page(error: SandboxError, explanation: str | None = None) -> Response:
     return response
 
 
+#: What an authorization request, the sign-in form or the consent form may be refused with.
+REFUSALS = (RedirectError, UntrustedRequest, SandboxError)
+
+
+def refusal(error: RedirectError | UntrustedRequest | SandboxError, status: int) -> Response:
+    """The answer to a refused authorization request or page form: a redirect to the app
+    (``status``: 302, or 303 after a POST), or the error page, saying the app could not be
+    trusted when that is why."""
+    if isinstance(error, RedirectError):
+        return redirect(error.location, status)  # type: ignore[return-value]
+    if isinstance(error, UntrustedRequest):
+        return error_page(error.error, UNTRUSTED)
+    return error_page(error)
+
+
 def check_csrf(form: Params) -> None:
     token = form.get("csrf_token", [None])[0]
     if not sandbox().browser_sessions.csrf_ok(request.cookies.get(BROWSER_COOKIE), token):
@@ -222,17 +241,36 @@ def authorize_path() -> str:
 
 @blueprint.get("/oauth2/authorize")
 def authorize() -> Response:
-    params = query_params()
+    """An authorization request sent by GET: its query (spec §4)."""
+    return authorization_request(query_params(), 302)
+
+
+@blueprint.post("/oauth2/authorize")
+def authorize_post() -> Response:
+    """The consent page's form, which carries ``decision``; else an authorization request sent
+    by POST (OpenID Connect Core §3.1.2.1: the authorization endpoint "MUST support" GET and
+    POST), its parameters form-serialized in the body (the query is not read), answered as
+    the GET is but for 303 redirects (RFC 9110 §15.4.4: after a POST)."""
+    try:
+        form = form_body().to_dict(flat=False)
+        if "decision" not in form:
+            require_form_type()
+    except SandboxError as error:
+        return error_page(error)
+    if "decision" in form:
+        return consent_decision(form)
+    return authorization_request(form, 303)
+
+
+def authorization_request(params: Params, status: int) -> Response:
+    """The one path of an authorization request, by GET or POST: the §8 limit, the checks,
+    then sign-in, consent or back to the app; ``status`` is its redirects' status."""
     try:
         take("authorize", named_client(params, None))
         auth_request = checked_request(params)
-    except RedirectError as redirected:
-        return redirect(redirected.location, 302)  # type: ignore[return-value]
-    except UntrustedRequest as untrusted:
-        return error_page(untrusted.error, UNTRUSTED)
-    except SandboxError as error:
-        return error_page(error)
-    return continue_authorization(auth_request)
+    except REFUSALS as error:
+        return refusal(error, status)
+    return continue_authorization(auth_request, status)
 
 
 def continue_authorization(auth_request: AuthorizationRequest, status: int = 302) -> Response:
@@ -300,12 +338,8 @@ def sign_in() -> Response:
         auth_request = checked_request(posted_params(form))
         login = required(form, "login")
         password = required(form, "password")
-    except RedirectError as redirected:
-        return redirect(redirected.location, 303)  # type: ignore[return-value]
-    except UntrustedRequest as untrusted:
-        return error_page(untrusted.error, UNTRUSTED)
-    except SandboxError as error:
-        return error_page(error)
+    except REFUSALS as error:
+        return refusal(error, 303)
     user = sb.users.check_password(login, password)
     if user is None:
         return sign_in_page(auth_request, 401, login=login, error="Wrong handle, email or password")
@@ -316,12 +350,10 @@ def sign_in() -> Response:
     return response  # type: ignore[return-value]
 
 
-@blueprint.post("/oauth2/authorize")
-def consent_decision() -> Response:
+def consent_decision(form: Params) -> Response:
     """The consent page's form: approve (with the ticked scopes) or deny."""
     sb = sandbox()
     try:
-        form = form_body().to_dict(flat=False)
         check_csrf(form)
         params = posted_params(form)
         take("authorize", named_client(params, None))
@@ -329,18 +361,14 @@ def consent_decision() -> Response:
         decision = required(form, "decision")
         if decision not in ("approve", "deny"):
             raise InvalidRequest("decision must be approve or deny")
-    except RedirectError as redirected:
-        return redirect(redirected.location, 303)  # type: ignore[return-value]
-    except UntrustedRequest as untrusted:
-        return error_page(untrusted.error, UNTRUSTED)
-    except SandboxError as error:
-        return error_page(error)
+    except REFUSALS as error:
+        return refusal(error, 303)
     current = signed_in()
     if current is None:
         return continue_authorization(auth_request, 303)
     user, session = current
     location = sb.oauth.decide(
-        auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
+        auth_request, user.id, decision == "approve", list(form.get("grant", [])), session.auth_time
     )
     return redirect(location, 303)  # type: ignore[return-value]
 
