@@ -16,7 +16,7 @@ from svc_sandbox.exposure import content_security_policy
 from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.bearer import bearer_token
 from svc_sandbox.identity.discovery import metadata
-from svc_sandbox.identity.errors import InvalidClient, InvalidRequest
+from svc_sandbox.identity.errors import InvalidClient, InvalidRequest, description
 from svc_sandbox.identity.grants import (
     AUTHORIZE_PARAMS,
     CONSENT_PAGE,
@@ -44,8 +44,8 @@ OAUTH_CODES = {
 
 
 def oauth_error(code: str, message: str) -> dict[str, str]:
-    """RFC 6749 §5.2 ``{error, error_description}``."""
-    return {"error": OAUTH_CODES.get(code, code), "error_description": message}
+    """RFC 6749 §5.2 ``{error, error_description}``, the description in its characters."""
+    return {"error": OAUTH_CODES.get(code, code), "error_description": description(message)}
 
 
 def oauth_error_body(error: SandboxError) -> dict[str, Any]:

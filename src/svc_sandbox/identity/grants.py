@@ -23,6 +23,7 @@ from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.ids import Digested
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut
 from svc_sandbox.identity.apps import App, AppService
 from svc_sandbox.identity.errors import (
     AccessDenied,
@@ -40,6 +41,7 @@ from svc_sandbox.identity.errors import (
     UnauthorizedClient,
     UnsupportedGrantType,
     UnsupportedResponseType,
+    description,
 )
 from svc_sandbox.identity.lifetime import Lapses, ended, not_yet
 from svc_sandbox.identity.params import Params, check_all, optional, problem, required
@@ -157,7 +159,8 @@ def parse_prompt(value: str | None) -> tuple[str, ...]:
     unknown = [v for v in values if v not in PROMPT_VALUES]
     if unknown:
         raise InvalidRequest(
-            f"prompt value {unknown[0]} is not supported: use {', '.join(PROMPT_VALUES)}"
+            f"prompt value {cut(unknown[0], SHOWN_CHARACTERS)} is not supported: use "
+            f"{', '.join(PROMPT_VALUES)}"
         )
     if NONE in values and len(values) > 1:
         raise InvalidRequest("prompt none cannot be combined with other values")
@@ -244,7 +247,7 @@ class AuthorizationService(Service):
     # --- the authorize request ------------------------------------------------------------
 
     def _redirect(self, error: OAuthError, redirect_uri: str, state: str | None) -> RedirectError:
-        params = {"error": error.code, "error_description": error.message}
+        params = {"error": error.code, "error_description": description(error.message)}
         if state is not None:
             params["state"] = state
         params["iss"] = self.settings.issuer
@@ -302,7 +305,8 @@ class AuthorizationService(Service):
             raise InvalidScope("scope must include openid")
         outside = [s for s in scopes if s not in app.allowed_scopes]
         if outside:
-            raise InvalidScope(f"scope {outside[0]} is not allowed for this app")
+            shown = cut(outside[0], SHOWN_CHARACTERS)
+            raise InvalidScope(f"scope {shown} is not allowed for this app")
         return AuthorizationRequest(
             client_id=app.client_id,
             redirect_uri=redirect_uri,
