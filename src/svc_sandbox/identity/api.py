@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import unquote, urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request
+from flask.blueprints import BlueprintSetupState
 
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.exposure import content_security_policy
@@ -30,6 +31,9 @@ from svc_sandbox.identity.users import User
 from svc_sandbox.web import FORM_TYPE, form_body, json_response, sandbox
 
 blueprint = Blueprint("identity", __name__, template_folder="templates")
+#: Routes at the origin's root (registered only when {auth_url} has a path, with the option
+#: ``auth_path``): the discovery document where RFC 8414 puts it for such an issuer.
+origin = Blueprint("identity_origin", __name__)
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -120,10 +124,28 @@ def no_store(body: dict[str, Any], status: int = 200) -> Response:
 # --- discovery and keys ---------------------------------------------------------------------
 
 
+#: The two well-known names of the metadata (spec §4), served at {auth_url}/.well-known/<name>.
+WELL_KNOWN = ("openid-configuration", "oauth-authorization-server")
+
+
 @blueprint.get("/.well-known/openid-configuration")
 @blueprint.get("/.well-known/oauth-authorization-server")
 def discovery() -> Response:
     return json_response(metadata(sandbox().settings))
+
+
+def path_inserted(auth_path: str) -> list[str]:
+    """Where RFC 8414 §3 puts the metadata of an issuer with a path (``/auth``): at the origin,
+    the well-known name inserted before the path (``/.well-known/oauth-authorization-server/
+    auth``); the same for ``openid-configuration``, the form RFC 8414 §5 says some clients
+    try. None for an issuer at the origin's root: its own paths are those already."""
+    return [f"/.well-known/{name}{auth_path}" for name in WELL_KNOWN] if auth_path else []
+
+
+@origin.record
+def _serve_path_inserted(state: BlueprintSetupState) -> None:
+    for path in path_inserted(state.options["auth_path"]):
+        state.add_url_rule(path, f"discovery {path}", discovery, methods=["GET"])
 
 
 @blueprint.get("/jwks")
