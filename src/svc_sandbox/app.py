@@ -130,7 +130,10 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     ]
     #: Under these, an unknown path gets the HTML 404 page (a person followed a link).
     html_roots = [DASHBOARD_PREFIX, *page_roots]
-    app.register_blueprint(identity_api.blueprint, url_prefix=settings.path_of("auth_url"))
+    auth_path = settings.path_of("auth_url")
+    app.register_blueprint(identity_api.blueprint, url_prefix=auth_path)
+    if auth_path:
+        app.register_blueprint(identity_api.origin, auth_path=auth_path)
     app.register_blueprint(control_identity_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_provider_api.blueprint, url_prefix=CONTROL_PREFIX)
     app.register_blueprint(control_scenarios_api.blueprint, url_prefix=CONTROL_PREFIX)
@@ -190,7 +193,9 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         if root not in ("auth_url", "wallet_base_url"):
             families[settings.path_of(root)] = "commerce"
     families[settings.path_of("wallet_base_url")] = "wallet"
-    families.setdefault(settings.path_of("auth_url"), "identity")
+    families.setdefault(auth_path, "identity")
+    for path in identity_api.path_inserted(auth_path):
+        families[path] = "identity"  # the metadata's origin paths answer as their family
     families.pop("", None)  # the origin's own paths answer as commerce's
 
     def family(path: str) -> str:

@@ -34,6 +34,7 @@ def test_the_packaged_copy_is_the_repository_copy() -> None:
         ("get", "/.well-known/openid-configuration"),
         ("get", "/.well-known/oauth-authorization-server"),
         ("get", "/oauth2/authorize"),
+        ("post", "/oauth2/authorize"),
         ("post", "/oauth2/token"),
         ("get", "/oauth2/userinfo"),
         ("post", "/oauth2/userinfo"),
@@ -82,3 +83,20 @@ def test_conformance_report_of_the_identity_contract(
     svc_http.delete("/_sandbox/conformance?contract=identity", json={})
     cleared = svc_http.get("/_sandbox/conformance?contract=identity").json
     assert cleared["summary"]["requests"] == 0  # type: ignore[index]
+
+
+@pytest.mark.parametrize("endpoint", ["introspect", "revoke"])
+def test_any_token_value_fits_the_contract(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, endpoint: str
+) -> None:
+    """A token the provider never issued is answered as unknown (RFC 7662 §2.2, RFC 7009
+    §2.2), so the contract takes any value: the report records no violation for one."""
+    app = wallet_app(svc_sandbox)
+    for token in ("x" * 2500, "at_x\x01y"):
+        response = svc_http.post(
+            f"{AUTH}/oauth2/{endpoint}",
+            data={"token": token, "client_id": app.client_id, "client_secret": app.secret},
+        )
+        assert response.status_code == 200
+    report = svc_http.get("/_sandbox/conformance?contract=identity").json
+    assert report["violations"] == []  # type: ignore[index]

@@ -265,3 +265,71 @@ def test_viewing_the_pages_changes_no_state(
     page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
     assert page.status_code == 200 and "csrf_token" in page.text
     assert svc_sandbox.export() == before  # the CSRF cookie draws no seeded id
+
+
+#: OpenID Connect Core §6.1, §6.2: the request as a request object, by value or by reference,
+#: and the error a provider that does not support it must send back.
+REQUEST_OBJECTS = {
+    "by value": ({"request": "eyJhbGciOiJub25lIn0.eyJzdGF0ZSI6InMifQ."}, "request_not_supported"),
+    "by reference": (
+        {"request_uri": "https://app.sandbox.test/request.jwt"},
+        "request_uri_not_supported",
+    ),
+    "pushed (RFC 9126)": (
+        {"request_uri": "urn:ietf:params:oauth:request_uri:abc"},
+        "request_uri_not_supported",
+    ),
+    "both": ({"request": "x", "request_uri": "urn:x"}, "request_not_supported"),
+    # The other parameters may ride in the object: their absence is not what is reported.
+    "the rest inside": (
+        {"request": "x", "code_challenge": None, "scope": None, "response_type": None},
+        "request_not_supported",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(REQUEST_OBJECTS))
+def test_a_request_object_is_refused_by_redirect_as_not_supported(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, kind: str
+) -> None:
+    change, code = REQUEST_OBJECTS[kind]
+    name = code.removesuffix("_not_supported")
+    meta = http.get(f"{AUTH}/.well-known/openid-configuration").json
+    assert meta[f"{name}_parameter_supported"] is False  # type: ignore[index]
+    signed_in(http, svc_sandbox)  # a code would be issued at once without the refusal
+    authorize_as(http, confidential, user_id(svc_sandbox))
+    before = svc_sandbox.export()
+    response = get_authorize(http, authorize_params(confidential, **change))
+    assert response.status_code == 302  # type: ignore[attr-defined]
+    location = response.headers["Location"]  # type: ignore[attr-defined]
+    assert location.startswith(confidential.redirect_uri + "?")
+    assert query_of(location) == {
+        "error": code,
+        "error_description": (
+            f"{name} is not supported by this provider ({name}_parameter_supported is false): "
+            "send the authorization request's parameters themselves"
+        ),
+        "state": "state-123",
+        "iss": svc_sandbox.settings.issuer,
+    }
+    assert svc_sandbox.export() == before
+    scripted = authorize_as(http, confidential, user_id(svc_sandbox), **change)
+    assert scripted["error"] == code and "code" not in scripted
+
+
+def test_a_request_object_of_an_untrusted_client_is_an_error_page(
+    http: FlaskClient, confidential: Client
+) -> None:
+    params = authorize_params(confidential, client_id="0" * 24, request="x")
+    response = http.get(f"{AUTH}/oauth2/authorize", query_string=params)
+    assert response.status_code == 400 and "Location" not in response.headers
+    assert '<code id="error">invalid_client</code>' in response.text
+
+
+def test_an_empty_request_parameter_is_no_request_object(
+    http: FlaskClient, confidential: Client
+) -> None:
+    """RFC 6749 §3.1: a parameter without a value is as if omitted."""
+    params = authorize_params(confidential, request="", request_uri="")
+    response = http.get(f"{AUTH}/oauth2/authorize", query_string=params)
+    assert response.status_code == 200 and "<h1>Sign in</h1>" in response.text

@@ -110,3 +110,28 @@ def test_client_must_authenticate(http: FlaskClient, confidential: Client, endpo
         headers=basic(confidential),
     )
     assert missing.status_code == 400 and missing.json["error_description"] == "token is missing"
+
+
+def test_a_public_client_introspects_only_its_own_tokens_by_its_id(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, public: Client
+) -> None:
+    """docs/spec-gaps.md "Public clients at introspection": the id alone authenticates a
+    public client (it has no secret); it sees its own tokens, never another client's."""
+    own = tokens_for(http, svc_sandbox, public, resource=False)
+    other = tokens_for(http, svc_sandbox, confidential)
+    for token in (own["access_token"], own["refresh_token"]):
+        answer = http.post(
+            f"{AUTH}/oauth2/introspect", data={"token": token, "client_id": public.client_id}
+        )
+        assert answer.status_code == 200 and answer.json["active"] is True
+        assert answer.json["client_id"] == public.client_id
+    foreign = http.post(
+        f"{AUTH}/oauth2/introspect",
+        data={"token": other["refresh_token"], "client_id": public.client_id},
+    )
+    assert foreign.json == {"active": False}
+    with_secret = http.post(
+        f"{AUTH}/oauth2/introspect",
+        data={"token": own["access_token"], "client_id": public.client_id, "client_secret": "x"},
+    )
+    assert with_secret.status_code == 401 and with_secret.json["error"] == "invalid_client"

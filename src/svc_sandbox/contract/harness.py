@@ -86,7 +86,15 @@ POSITIVE_ALLOWANCES = (
             "a form that fits the schema still names a code, token or client this provider "
             "never issued (RFC 6749 answers invalid_grant, invalid_request or an error page)",
         )
-        for operation in ("authorize", "token", "introspect", "revoke", "userinfo", "userinfoPost")
+        for operation in (
+            "authorize",
+            "authorizePost",
+            "token",
+            "introspect",
+            "revoke",
+            "userinfo",
+            "userinfoPost",
+        )
     ),
     Allowance(
         "updateProduct",

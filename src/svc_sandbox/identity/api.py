@@ -10,12 +10,14 @@ from typing import Any
 from urllib.parse import unquote, urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request
+from flask.blueprints import BlueprintSetupState
 
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.exposure import content_security_policy
+from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.bearer import bearer_token
 from svc_sandbox.identity.discovery import metadata
-from svc_sandbox.identity.errors import InvalidClient, InvalidRequest
+from svc_sandbox.identity.errors import InvalidClient, InvalidRequest, description
 from svc_sandbox.identity.grants import (
     AUTHORIZE_PARAMS,
     CONSENT_PAGE,
@@ -23,12 +25,15 @@ from svc_sandbox.identity.grants import (
     AuthorizationRequest,
     RedirectError,
 )
-from svc_sandbox.identity.params import Params, optional, problem, required
+from svc_sandbox.identity.params import Params, optional, presented, problem, required
 from svc_sandbox.identity.sessions import BROWSER_COOKIE, SESSION_COOKIE, BrowserSession
 from svc_sandbox.identity.users import User
 from svc_sandbox.web import FORM_TYPE, form_body, json_response, sandbox
 
 blueprint = Blueprint("identity", __name__, template_folder="templates")
+#: Routes at the origin's root (registered only when {auth_url} has a path, with the option
+#: ``auth_path``): the discovery document where RFC 8414 puts it for such an issuer.
+origin = Blueprint("identity_origin", __name__)
 
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -43,8 +48,8 @@ OAUTH_CODES = {
 
 
 def oauth_error(code: str, message: str) -> dict[str, str]:
-    """RFC 6749 §5.2 ``{error, error_description}``."""
-    return {"error": OAUTH_CODES.get(code, code), "error_description": message}
+    """RFC 6749 §5.2 ``{error, error_description}``, the description in its characters."""
+    return {"error": OAUTH_CODES.get(code, code), "error_description": description(message)}
 
 
 def oauth_error_body(error: SandboxError) -> dict[str, Any]:
@@ -68,9 +73,13 @@ def query_params() -> Params:
 def form_params() -> Params:
     """The form of a token, introspection or revocation request; form-encoded only (spec §1
     convention 4)."""
+    require_form_type()
+    return form_body().to_dict(flat=False)
+
+
+def require_form_type() -> None:
     if request.mimetype != FORM_TYPE:
         raise InvalidRequest(f"Content-Type must be {FORM_TYPE}")
-    return form_body().to_dict(flat=False)
 
 
 def basic_credentials() -> tuple[str, str] | None:
@@ -115,10 +124,28 @@ def no_store(body: dict[str, Any], status: int = 200) -> Response:
 # --- discovery and keys ---------------------------------------------------------------------
 
 
+#: The two well-known names of the metadata (spec §4), served at {auth_url}/.well-known/<name>.
+WELL_KNOWN = ("openid-configuration", "oauth-authorization-server")
+
+
 @blueprint.get("/.well-known/openid-configuration")
 @blueprint.get("/.well-known/oauth-authorization-server")
 def discovery() -> Response:
     return json_response(metadata(sandbox().settings))
+
+
+def path_inserted(auth_path: str) -> list[str]:
+    """Where RFC 8414 §3 puts the metadata of an issuer with a path (``/auth``): at the origin,
+    the well-known name inserted before the path (``/.well-known/oauth-authorization-server/
+    auth``); the same for ``openid-configuration``, the form RFC 8414 §5 says some clients
+    try. None for an issuer at the origin's root: its own paths are those already."""
+    return [f"/.well-known/{name}{auth_path}" for name in WELL_KNOWN] if auth_path else []
+
+
+@origin.record
+def _serve_path_inserted(state: BlueprintSetupState) -> None:
+    for path in path_inserted(state.options["auth_path"]):
+        state.add_url_rule(path, f"discovery {path}", discovery, methods=["GET"])
 
 
 @blueprint.get("/jwks")
@@ -205,6 +232,21 @@ def error_page(error: SandboxError, explanation: str | None = None) -> Response:
     return response
 
 
+#: What an authorization request, the sign-in form or the consent form may be refused with.
+REFUSALS = (RedirectError, UntrustedRequest, SandboxError)
+
+
+def refusal(error: RedirectError | UntrustedRequest | SandboxError, status: int) -> Response:
+    """The answer to a refused authorization request or page form: a redirect to the app
+    (``status``: 302, or 303 after a POST), or the error page, saying the app could not be
+    trusted when that is why."""
+    if isinstance(error, RedirectError):
+        return redirect(error.location, status)  # type: ignore[return-value]
+    if isinstance(error, UntrustedRequest):
+        return error_page(error.error, UNTRUSTED)
+    return error_page(error)
+
+
 def check_csrf(form: Params) -> None:
     token = form.get("csrf_token", [None])[0]
     if not sandbox().browser_sessions.csrf_ok(request.cookies.get(BROWSER_COOKIE), token):
@@ -221,17 +263,36 @@ def authorize_path() -> str:
 
 @blueprint.get("/oauth2/authorize")
 def authorize() -> Response:
-    params = query_params()
+    """An authorization request sent by GET: its query (spec §4)."""
+    return authorization_request(query_params(), 302)
+
+
+@blueprint.post("/oauth2/authorize")
+def authorize_post() -> Response:
+    """The consent page's form, which carries ``decision``; else an authorization request sent
+    by POST (OpenID Connect Core §3.1.2.1: the authorization endpoint "MUST support" GET and
+    POST), its parameters form-serialized in the body (the query is not read), answered as
+    the GET is but for 303 redirects (RFC 9110 §15.4.4: after a POST)."""
+    try:
+        form = form_body().to_dict(flat=False)
+        if "decision" not in form:
+            require_form_type()
+    except SandboxError as error:
+        return error_page(error)
+    if "decision" in form:
+        return consent_decision(form)
+    return authorization_request(form, 303)
+
+
+def authorization_request(params: Params, status: int) -> Response:
+    """The one path of an authorization request, by GET or POST: the §8 limit, the checks,
+    then sign-in, consent or back to the app; ``status`` is its redirects' status."""
     try:
         take("authorize", named_client(params, None))
         auth_request = checked_request(params)
-    except RedirectError as redirected:
-        return redirect(redirected.location, 302)  # type: ignore[return-value]
-    except UntrustedRequest as untrusted:
-        return error_page(untrusted.error, UNTRUSTED)
-    except SandboxError as error:
-        return error_page(error)
-    return continue_authorization(auth_request)
+    except REFUSALS as error:
+        return refusal(error, status)
+    return continue_authorization(auth_request, status)
 
 
 def continue_authorization(auth_request: AuthorizationRequest, status: int = 302) -> Response:
@@ -299,12 +360,8 @@ def sign_in() -> Response:
         auth_request = checked_request(posted_params(form))
         login = required(form, "login")
         password = required(form, "password")
-    except RedirectError as redirected:
-        return redirect(redirected.location, 303)  # type: ignore[return-value]
-    except UntrustedRequest as untrusted:
-        return error_page(untrusted.error, UNTRUSTED)
-    except SandboxError as error:
-        return error_page(error)
+    except REFUSALS as error:
+        return refusal(error, 303)
     user = sb.users.check_password(login, password)
     if user is None:
         return sign_in_page(auth_request, 401, login=login, error="Wrong handle, email or password")
@@ -315,12 +372,10 @@ def sign_in() -> Response:
     return response  # type: ignore[return-value]
 
 
-@blueprint.post("/oauth2/authorize")
-def consent_decision() -> Response:
+def consent_decision(form: Params) -> Response:
     """The consent page's form: approve (with the ticked scopes) or deny."""
     sb = sandbox()
     try:
-        form = form_body().to_dict(flat=False)
         check_csrf(form)
         params = posted_params(form)
         take("authorize", named_client(params, None))
@@ -328,18 +383,14 @@ def consent_decision() -> Response:
         decision = required(form, "decision")
         if decision not in ("approve", "deny"):
             raise InvalidRequest("decision must be approve or deny")
-    except RedirectError as redirected:
-        return redirect(redirected.location, 303)  # type: ignore[return-value]
-    except UntrustedRequest as untrusted:
-        return error_page(untrusted.error, UNTRUSTED)
-    except SandboxError as error:
-        return error_page(error)
+    except REFUSALS as error:
+        return refusal(error, 303)
     current = signed_in()
     if current is None:
         return continue_authorization(auth_request, 303)
     user, session = current
     location = sb.oauth.decide(
-        auth_request, user.id, decision == "approve", form.get("grant", []), session.auth_time
+        auth_request, user.id, decision == "approve", list(form.get("grant", [])), session.auth_time
     )
     return redirect(location, 303)  # type: ignore[return-value]
 
@@ -365,24 +416,27 @@ def userinfo() -> Response:
     return no_store(claims)
 
 
-def client_form(endpoint: str) -> tuple[Params, Any]:
+def client_form(endpoint: str) -> tuple[str, App]:
+    """The ``token`` of an introspection or revocation request and the authenticated client.
+    The token is only looked up by its digest (linear in its length, whatever it holds), so
+    one this provider never issued, however long or odd, is unknown, not an error."""
     basic = basic_credentials()
     form = form_params()
     take(endpoint, named_client(form, basic))
     app = sandbox().oauth.authenticate_client(form, basic)
-    required(form, "token")
+    token = presented(form, "token")
     optional(form, "token_type_hint")
-    return form, app
+    return token, app
 
 
 @blueprint.post("/oauth2/introspect")
 def introspect() -> Response:
-    form, app = client_form("introspect")
-    return no_store(sandbox().access_tokens.introspect(required(form, "token"), app))
+    token, app = client_form("introspect")
+    return no_store(sandbox().access_tokens.introspect(token, app))
 
 
 @blueprint.post("/oauth2/revoke")
 def revoke() -> Response:
-    form, app = client_form("revoke")
-    sandbox().access_tokens.revoke(required(form, "token"), app)
+    token, app = client_form("revoke")
+    sandbox().access_tokens.revoke(token, app)
     return Response(status=200, headers=NO_STORE)

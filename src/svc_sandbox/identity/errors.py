@@ -5,7 +5,30 @@ Every error renders as ``{error, error_description}`` (RFC 6749 §5.2); see docs
 
 from __future__ import annotations
 
+import re
+
 from svc_sandbox.core.errors import RateLimited, SandboxError
+from svc_sandbox.core.validation import ELLIPSIS
+
+#: What ``description`` writes for the characters it replaces by another: the two the set
+#: leaves out, and the ellipsis ``core/validation.cut`` ends a cut value with (ours, not the
+#: client's, so written as dots rather than as its code point).
+_REPLACED = str.maketrans({'"': "'", "\\": "/", ELLIPSIS: "..."})
+#: Outside RFC 6749's set once those are replaced: controls, DEL and every non-ASCII character.
+_OUTSIDE = re.compile(r"[^\x20-\x7e]")
+
+
+def description(message: str) -> str:
+    """``message`` as an ``error_description`` may carry it, in the JSON body, the error
+    redirect and the Bearer challenge alike: RFC 6749 §4.1.2.1 and §5.2 allow only
+    %x20-21 / %x23-5B / %x5D-7E. ``"`` becomes ``'`` and ``\\`` ``/`` (so it also fits the
+    quoted string of a ``WWW-Authenticate`` challenge, RFC 6750 §3), any other character
+    outside the set ``U+XXXX`` (``é`` is ``U+00E9``). One pass: linear in the message."""
+    return _OUTSIDE.sub(_code_point, message.translate(_REPLACED))
+
+
+def _code_point(found: re.Match[str]) -> str:
+    return f"U+{ord(found.group()):04X}"
 
 
 class OAuthError(SandboxError):
@@ -72,6 +95,20 @@ class ConsentRequired(OAuthError):
     code = "consent_required"
 
 
+class RequestNotSupported(OAuthError):
+    """OpenID Connect Core §6.1: a ``request`` (a request object) sent to a provider that does
+    not support it (discovery: ``request_parameter_supported: false``)."""
+
+    code = "request_not_supported"
+
+
+class RequestUriNotSupported(OAuthError):
+    """OpenID Connect Core §6.2: a ``request_uri`` sent to a provider that does not support it
+    (discovery: ``request_uri_parameter_supported: false``)."""
+
+    code = "request_uri_not_supported"
+
+
 class RedirectUriMismatch(OAuthError):
     code = "redirect_uri_mismatch"
 
@@ -103,14 +140,14 @@ class TooManyRequests(RateLimited):
     code = "rate_limited"
 
 
-def bearer_challenge(error: str | None, description: str | None = None, scope: str = "") -> str:
-    """An RFC 6750 ``WWW-Authenticate: Bearer`` value (quotes stripped from the description)."""
+def bearer_challenge(error: str | None, message: str | None = None, scope: str = "") -> str:
+    """An RFC 6750 ``WWW-Authenticate: Bearer`` value; the message as ``description`` writes
+    every ``error_description``."""
     parts = ['Bearer realm="svc-sandbox"']
     if error:
         parts.append(f'error="{error}"')
-    if description:
-        clean = description.replace('"', "'").replace("\\", "/")
-        parts.append(f'error_description="{clean}"')
+    if message:
+        parts.append(f'error_description="{description(message)}"')
     if scope:
         parts.append(f'scope="{scope}"')
     return ", ".join(parts)

@@ -23,6 +23,7 @@ from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.ids import Digested
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut
 from svc_sandbox.identity.apps import App, AppService
 from svc_sandbox.identity.errors import (
     AccessDenied,
@@ -35,9 +36,12 @@ from svc_sandbox.identity.errors import (
     LoginRequired,
     OAuthError,
     RedirectUriMismatch,
+    RequestNotSupported,
+    RequestUriNotSupported,
     UnauthorizedClient,
     UnsupportedGrantType,
     UnsupportedResponseType,
+    description,
 )
 from svc_sandbox.identity.lifetime import Lapses, ended, not_yet
 from svc_sandbox.identity.params import Params, check_all, optional, problem, required
@@ -62,6 +66,25 @@ AUTHORIZE_PARAMS = (
     "prompt",
     "max_age",
     "login_hint",
+)
+#: The fields of a token request the token endpoint reads (spec §4 "Token request", and
+#: RFC 6749 §6's ``scope`` of a refresh): each is checked before anything is looked up; any
+#: other field is ignored. ``resource`` is read too, and checked as a target (``_resource``).
+TOKEN_PARAMS = (
+    "grant_type",
+    "code",
+    "redirect_uri",
+    "code_verifier",
+    "refresh_token",
+    "scope",
+    "client_id",
+    "client_secret",
+)
+#: OpenID Connect Core §6: the request passed as a request object, by value or by reference,
+#: which this provider does not support (discovery says so); the values are never read.
+UNSUPPORTED_PARAMS: tuple[tuple[str, type[OAuthError]], ...] = (
+    ("request", RequestNotSupported),
+    ("request_uri", RequestUriNotSupported),
 )
 #: OpenID Connect Core §3.1.2.1 ``prompt`` values (discovery's ``prompt_values_supported``).
 #: ``select_account`` shows the sign-in page, where any user can sign in (docs/spec-gaps.md).
@@ -136,7 +159,8 @@ def parse_prompt(value: str | None) -> tuple[str, ...]:
     unknown = [v for v in values if v not in PROMPT_VALUES]
     if unknown:
         raise InvalidRequest(
-            f"prompt value {unknown[0]} is not supported: use {', '.join(PROMPT_VALUES)}"
+            f"prompt value {cut(unknown[0], SHOWN_CHARACTERS)} is not supported: use "
+            f"{', '.join(PROMPT_VALUES)}"
         )
     if NONE in values and len(values) > 1:
         raise InvalidRequest("prompt none cannot be combined with other values")
@@ -223,7 +247,7 @@ class AuthorizationService(Service):
     # --- the authorize request ------------------------------------------------------------
 
     def _redirect(self, error: OAuthError, redirect_uri: str, state: str | None) -> RedirectError:
-        params = {"error": error.code, "error_description": error.message}
+        params = {"error": error.code, "error_description": description(error.message)}
         if state is not None:
             params["state"] = state
         params["iss"] = self.settings.issuer
@@ -256,7 +280,15 @@ class AuthorizationService(Service):
     def _check_rest(
         self, params: Params, app: App, redirect_uri: str, state: str | None
     ) -> AuthorizationRequest:
-        check_all(params)
+        # First: a client sending a request object may have put the other parameters in it,
+        # so their absence must not be what it is told (§6.1 "MUST return" these errors).
+        for name, error in UNSUPPORTED_PARAMS:
+            if any(params.get(name, ())):  # an empty value is no value (RFC 6749 §3.1)
+                raise error(
+                    f"{name} is not supported by this provider ({name}_parameter_supported is "
+                    "false): send the authorization request's parameters themselves"
+                )
+        check_all(params, AUTHORIZE_PARAMS)
         response_type = required(params, "response_type")
         if response_type != "code":
             raise UnsupportedResponseType("response_type must be code")
@@ -273,7 +305,8 @@ class AuthorizationService(Service):
             raise InvalidScope("scope must include openid")
         outside = [s for s in scopes if s not in app.allowed_scopes]
         if outside:
-            raise InvalidScope(f"scope {outside[0]} is not allowed for this app")
+            shown = cut(outside[0], SHOWN_CHARACTERS)
+            raise InvalidScope(f"scope {shown} is not allowed for this app")
         return AuthorizationRequest(
             client_id=app.client_id,
             redirect_uri=redirect_uri,
@@ -468,16 +501,27 @@ class AuthorizationService(Service):
         return app
 
     def _resource(self, form: Params) -> str | None:
+        """RFC 8707 §2: the resource the token is for, {resource_url} or none (an opaque
+        token). This provider issues a token for that one resource only, so ``resource`` sent
+        more than once (§2 allows several), or a value that cannot be it (over 2,000
+        characters, control characters), is ``invalid_target`` like any other resource."""
+        expected = self.settings.root("resource_url")
+        one = f"this provider issues a token for one resource, {expected}"
+        if len(form.get("resource", ())) > 1:
+            raise InvalidTarget(f"resource is sent more than once: {one}")
+        malformed = problem(form, "resource")
+        if malformed:
+            raise InvalidTarget(f"{malformed}: {one}")
         resource = optional(form, "resource")
-        if resource is not None and resource != self.settings.root("resource_url"):
-            raise InvalidTarget(f"resource must be {self.settings.root('resource_url')}")
+        if resource is not None and resource != expected:
+            raise InvalidTarget(f"resource must be {expected}")
         return resource
 
     @locked
     def token(self, form: Params, basic: tuple[str, str] | None) -> dict[str, Any]:
         """POST {auth_url}/oauth2/token: one request, all under the lock (one winner)."""
         self.prune()
-        check_all(form)
+        check_all(form, TOKEN_PARAMS)
         grant_type = required(form, "grant_type")
         if grant_type not in ("authorization_code", "refresh_token"):
             raise UnsupportedGrantType("grant_type must be authorization_code or refresh_token")

@@ -1,11 +1,12 @@
 """Checks of OAuth request parameters (query or form), before any state is touched: a
-parameter repeated, missing, longer than 2,000 characters or holding control characters is
-``invalid_request`` naming it."""
+parameter an endpoint reads that is repeated, missing, longer than 2,000 characters or holding
+control characters is ``invalid_request`` naming it. A parameter no endpoint reads is ignored,
+whatever it holds (RFC 6749 §3.1, §3.2: "MUST ignore unrecognized request parameters")."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from svc_sandbox.core.validation import repeated
 from svc_sandbox.identity.errors import InvalidRequest
@@ -34,13 +35,15 @@ def has_control_characters(value: str) -> bool:
     return _CONTROL.search(value) is not None
 
 
-def check_all(params: Params, names: Sequence[str] | None = None) -> None:
-    """Every parameter (or every one of ``names``) well-formed. A nameless field (``&=x``) is
-    an unknown parameter, ignored like the others."""
-    for name in names if names is not None else [n for n in params if n]:
-        message = problem(params, name)
-        if message:
-            raise InvalidRequest(message)
+def check_all(params: Params, names: Collection[str]) -> None:
+    """Every one of ``names`` that was sent is well-formed, checked in the order sent (the
+    first malformed one is named). Any other parameter, a nameless field (``&=x``) included,
+    is one the endpoint does not read: ignored, repeated or not, whatever its value."""
+    for name in params:
+        if name in names:
+            message = problem(params, name)
+            if message:
+                raise InvalidRequest(message)
 
 
 def optional(params: Params, name: str) -> str | None:
@@ -48,12 +51,30 @@ def optional(params: Params, name: str) -> str | None:
     message = problem(params, name)
     if message:
         raise InvalidRequest(message)
+    return _single(params, name)
+
+
+def required(params: Params, name: str) -> str:
+    return _present(optional(params, name), name)
+
+
+def presented(params: Params, name: str) -> str:
+    """A value the endpoint only compares with what it issued, never parses (introspection's
+    and revocation's ``token``): required and sent once (which of two to act on would be a
+    guess), but of any length and any characters. One this provider could never have issued
+    (over 2,000 characters, control characters) is an unknown token: RFC 7662 §2.2 answers it
+    ``active: false``, RFC 7009 §2.2 with 200, not with an error."""
+    if len(params.get(name, ())) > 1:
+        raise InvalidRequest(repeated(name))
+    return _present(_single(params, name), name)
+
+
+def _single(params: Params, name: str) -> str | None:
     values = params.get(name, ())
     return values[0] if values and values[0] != "" else None
 
 
-def required(params: Params, name: str) -> str:
-    value = optional(params, name)
+def _present(value: str | None, name: str) -> str:
     if value is None:
         raise InvalidRequest(f"{name} is missing")
     return value
