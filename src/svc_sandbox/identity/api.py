@@ -128,10 +128,12 @@ def no_store(body: dict[str, Any], status: int = 200) -> Response:
 WELL_KNOWN = ("openid-configuration", "oauth-authorization-server")
 
 
-@blueprint.get("/.well-known/openid-configuration")
-@blueprint.get("/.well-known/oauth-authorization-server")
 def discovery() -> Response:
     return json_response(metadata(sandbox().settings))
+
+
+for _name in WELL_KNOWN:
+    blueprint.add_url_rule(f"/.well-known/{_name}", view_func=discovery, methods=["GET"])
 
 
 def path_inserted(auth_path: str) -> list[str]:

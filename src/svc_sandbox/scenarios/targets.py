@@ -174,17 +174,7 @@ class EmulatorTarget:
     def open(self, scenario: Scenario, seed: int | None) -> Session:
         # A transport per scenario: its cookies are that scenario's browser.
         session = Session(HttpTransport(self.timeout), True, self.origin)
-        info = session.control_json("GET", CONTROL_PREFIX)
-        here = f"the emulator at {self.origin}"
-        mode = info["clock"]["mode"]
-        unmet = unmet_needs(
-            scenario,
-            info.get("settings", {}),
-            here,
-            None
-            if mode == "frozen"
-            else f"{here} runs a {mode} clock (start it with serve --clock frozen)",
-        )
+        unmet = self.unmet(scenario, session.control_json("GET", CONTROL_PREFIX))
         if unmet:
             raise Unsupported("; ".join(unmet))
         info = session.control_json("POST", CONTROL_PREFIX + "/reset")
@@ -196,32 +186,33 @@ class EmulatorTarget:
         session.frozen = info["clock"]["mode"] == "frozen"
         return session
 
+    def unmet(self, scenario: Scenario, info: dict[str, Any]) -> list[str]:
+        """What the scenario needs that the emulator (its ``GET /_sandbox``) does not give:
+        settings it runs with otherwise, a frozen clock for a scenario that sets ``clock``."""
+        from svc_sandbox.settings import Settings
 
-def unmet_needs(
-    scenario: Scenario, running: dict[str, Any], here: str, no_frozen_clock: str | None
-) -> list[str]:
-    """What the scenario needs that the target does not give: settings it runs with
-    otherwise (``running``: the target's settings as ``GET /_sandbox`` shows them), a frozen
-    clock for a scenario that sets ``clock`` (``no_frozen_clock``: why there is none)."""
-    from svc_sandbox.settings import Settings
-
-    wanted: dict[str, Any] = scenario.document.get("settings", {})
-    # Both sides as the Settings model shows them (0.05 and "0.05" are one fee rate).
-    shown = Settings.model_validate(wanted).shown()
-    unmet = []
-    for name in wanted:
-        value = shown[name]
-        if name not in running:
-            unmet.append(f"needs settings {name}={_shown(value)}; {here} does not report it")
-        elif running[name] != value:
+        here = f"the emulator at {self.origin}"
+        wanted: dict[str, Any] = scenario.document.get("settings", {})
+        # Both sides as the Settings model shows them (0.05 and "0.05" are one fee rate).
+        shown = Settings.model_validate(wanted).shown()
+        normal = {name: shown[name] for name in wanted}
+        running: dict[str, Any] = info.get("settings", {})
+        unmet = []
+        for name, value in normal.items():
+            if name not in running:
+                unmet.append(f"needs settings {name}={_shown(value)}; {here} does not report it")
+            elif running[name] != value:
+                unmet.append(
+                    f"needs settings {name}={_shown(value)}; {here} runs with "
+                    f"{_shown(running[name])}"
+                )
+        mode = info["clock"]["mode"]
+        if "clock" in scenario.document and mode != "frozen":
             unmet.append(
-                f"needs settings {name}={_shown(value)}; {here} runs with {_shown(running[name])}"
+                f"needs a frozen clock (clock: {scenario.document['clock']}); {here} runs a "
+                f"{mode} clock (start it with serve --clock frozen)"
             )
-    if "clock" in scenario.document and no_frozen_clock is not None:
-        unmet.append(
-            f"needs a frozen clock (clock: {scenario.document['clock']}); {no_frozen_clock}"
-        )
-    return unmet
+        return unmet
 
 
 def _shown(value: Any) -> str:
