@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from enum import Enum
+from operator import attrgetter
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from svc_sandbox.core.clock import parse_instant
@@ -65,10 +67,14 @@ def _copy(value: Any) -> Any:
     kind = _KINDS.get(type(value)) or _kind_of(type(value))
     if kind is _LEAF:
         return value
+    # A leaf is asked for by type here, not by a call: most values of a record are leaves.
     if kind is _DICT:
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: v if _KINDS.get(type(v)) is _LEAF else _copy(v) for k, v in value.items()}
     if kind is _LIST:
-        return [_copy(v) for v in value]
+        return [v if _KINDS.get(type(v)) is _LEAF else _copy(v) for v in value]
+    if kind is _SLOTTED:
+        make, values_of = _SLOTTED_COPIERS[type(value)]
+        return make(*[v if _KINDS.get(type(v)) is _LEAF else _copy(v) for v in values_of(value)])
     copied = object.__new__(type(value))
     fields = dict(value.__dict__)
     for name, item in fields.items():
@@ -78,7 +84,7 @@ def _copy(value: Any) -> Any:
     return copied
 
 
-_LEAF, _DICT, _LIST, _RECORD = "leaf", "dict", "list", "record"
+_LEAF, _DICT, _LIST, _RECORD, _SLOTTED = "leaf", "dict", "list", "record", "slotted"
 #: How ``_copy`` treats each type it met (dataclasses.is_dataclass is too slow to ask each time).
 _KINDS: dict[type, str] = {dict: _DICT, list: _LIST, str: _LEAF, int: _LEAF, type(None): _LEAF}
 
@@ -88,16 +94,36 @@ def _kind_of(kind: type) -> str:
         found = _DICT
     elif issubclass(kind, list):
         found = _LIST
-    elif (
-        dataclasses.is_dataclass(kind)
-        and hasattr(kind, "__dict__")
-        and "__slots__" not in vars(kind)
-    ):
+    elif dataclasses.is_dataclass(kind) and "__slots__" in vars(kind):
+        # A slotted record (``@dataclass(slots=True)``) has no ``__dict__`` to copy: it is
+        # rebuilt from its fields' values. Taking it for a leaf would hand the live record to
+        # an export that is encoded after the lock is let go.
+        found = _SLOTTED
+        _SLOTTED_COPIERS[kind] = _slotted_copier(kind)
+    elif dataclasses.is_dataclass(kind):
         found = _RECORD
     else:
-        found = _LEAF  # str, numbers, datetime, Decimal, enums, frozen values
+        found = _LEAF  # str, numbers, datetime, Decimal, enums
     _KINDS[kind] = found
     return found
+
+
+#: For each slotted dataclass: what makes a record from its fields' values, in order, and
+#: what reads those values (attrgetter: one call in C, not one per field).
+_SLOTTED_COPIERS: dict[type, tuple[Callable[..., Any], Callable[[Any], tuple[Any, ...]]]] = {}
+
+
+def _slotted_copier(kind: type) -> tuple[Callable[..., Any], Callable[[Any], tuple[Any, ...]]]:
+    """The class itself rebuilds a copy (its __init__: one assignment per field, in bytecode),
+    so every field must be an init field and nothing may run after them."""
+    fields = dataclasses.fields(kind)
+    if not all(f.init for f in fields) or hasattr(kind, "__post_init__"):
+        raise TypeError(
+            f"{kind.__name__}: a slotted record of the state takes every field in __init__"
+        )
+    names = [f.name for f in fields]
+    values_of = attrgetter(*names) if len(names) > 1 else lambda value: (getattr(value, names[0]),)
+    return kind, values_of
 
 
 def from_json(cls: type[T], data: Any) -> T:

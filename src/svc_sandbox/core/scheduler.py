@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import isoformat, parse_instant
+from svc_sandbox.core.records import snapshot
 
 Handler = Callable[[dict[str, Any]], None]
 
@@ -136,7 +137,8 @@ class Scheduler:
         return heap[0] if heap else None
 
     def export(self) -> dict[str, Any]:
-        return {"seq": self._seq, "entries": [e.to_json() for e in self.pending()]}
+        # A copy of each payload: an export is encoded after the lock is let go.
+        return {"seq": self._seq, "entries": [snapshot(e.to_json()) for e in self.pending()]}
 
     def restore(self, data: dict[str, Any]) -> None:
         entries = [

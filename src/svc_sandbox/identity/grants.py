@@ -590,7 +590,7 @@ class AuthorizationService(Service):
         self.prune()  # what is due is gone in the export as in every answer
         return {
             "codes": [to_json(c) for c in self.codes.values()],
-            "consents": dict(self.consents),
+            "consents": to_json(self.consents),
         }
 
     def restore(self, data: dict[str, Any]) -> None:
