@@ -140,7 +140,10 @@ def _serve_options(
         "--strict",
         action="store_true",
         default=None,
-        help="validate every commerce response against the contract (a violation is a 500)",
+        help=(
+            "validate every commerce, identity and wallet response against its contract"
+            " (a violation is a 500)"
+        ),
     )
     serve.add_argument(
         "--production-push-outcome",

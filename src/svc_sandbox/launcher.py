@@ -4,6 +4,7 @@ other command goes to cli.py."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -15,7 +16,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc_sandbox.mcp.command import main as mcp_main
 
         return mcp_main(args[1:])
-    return load_cli().main(args)  # type: ignore[no-any-return]
+    try:
+        return load_cli().main(args)  # type: ignore[no-any-return]
+    except BrokenPipeError:
+        return reader_gone()
+
+
+def reader_gone() -> int:
+    """Output piped into a reader that stopped early (``| head``): no traceback. Python's
+    advice (signal module docs, "Note on SIGPIPE"): point stdout at devnull so the flush at
+    exit fails no more, and exit as a process killed by SIGPIPE would (128 + 13)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141
 
 
 def load_cli() -> ModuleType:
