@@ -274,6 +274,22 @@ def test_authorize_as_answers_400_for_what_is_not_redirected(
     assert svc_sandbox.export() == before
 
 
+@pytest.mark.parametrize(
+    "url", ["http://[::1", "http://[::1/auth/oauth2/authorize?client_id=x", "http://h]/?a=1"]
+)
+def test_authorize_as_refuses_a_url_that_cannot_be_read(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, url: str
+) -> None:
+    """A URL urlsplit cannot read (an unclosed IPv6 bracket) is a 400 naming ``url``."""
+    before = svc_sandbox.export()
+    response = svc_http.post(
+        "/_sandbox/identity/authorize", json={"userId": user_id(svc_sandbox), "url": url}
+    )
+    assert response.status_code == 400
+    assert response.json == {"error": "url cannot be parsed as a URL", "code": "validation_failed"}
+    assert svc_sandbox.export() == before
+
+
 def test_unknown_user_is_404(svc_http: FlaskClient) -> None:
     assert svc_http.get("/_sandbox/users/" + "0" * 24).status_code == 404
     response = svc_http.post("/_sandbox/users/" + "0" * 24 + "/session", json={})

@@ -168,6 +168,10 @@ def test_a_triggers_file_is_loaded_at_start_and_kept_by_reset(tmp_path: Path) ->
             "- {phone: '0911000111', outcome: fail, failureCode: session_expired}\n",
             "triggers[0].failureCode must not be session_expired",
         ),
+        (
+            f"- {{phone: '0911000111', outcome: fail, decisionDelaySeconds: 1{'0' * 400}}}\n",
+            "triggers[0].decisionDelaySeconds must be a finite number between 0 and 86400",
+        ),
     ],
 )
 def test_serve_refuses_a_bad_triggers_file(
@@ -211,6 +215,9 @@ def test_serve_refuses_a_triggers_file_that_is_no_document(
 
 
 # --- bad input: 400 naming the field, nothing stored ------------------------------------------
+
+#: An integer of 401 digits: valid JSON, shorter than Python's conversion limit.
+HUGE = 10**400
 
 BAD_INPUT = [
     ("/_sandbox/triggers", {"phone": "0900000001", "outcome": "approve"}, "phone"),
@@ -276,6 +283,32 @@ BAD_INPUT = [
     ("/_sandbox/faults/latency", {"path": "/api/*", "delaySeconds": 1, "method": "BREW"}, "method"),
     ("/_sandbox/faults/latency", {"path": "/_sandbox/*", "delaySeconds": 1}, "path"),
     ("/_sandbox/faults/latency", {"path": "/api/*", "delaySeconds": 1, "count": -2}, "count"),
+    # Integers too long for a float (float() of one raises OverflowError), either sign.
+    *(
+        (route, {**body, field: sign * HUGE}, field)
+        for sign in (1, -1)
+        for route, body, field in (
+            ("/_sandbox/faults/latency", {"path": "/api/*"}, "delaySeconds"),
+            ("/_sandbox/faults/notifications", {"kind": "late"}, "delaySeconds"),
+            (
+                "/_sandbox/triggers",
+                {"phone": "0911000111", "outcome": "approve"},
+                "decisionDelaySeconds",
+            ),
+        )
+    ),
+    *(
+        (
+            "/_sandbox/triggers",
+            {
+                "phone": "0911000111",
+                "outcome": "approve",
+                "notification": {"kind": "late", "delaySeconds": sign * HUGE},
+            },
+            "notification.delaySeconds",
+        )
+        for sign in (1, -1)
+    ),
 ]
 
 

@@ -44,7 +44,9 @@ def check_delay(value: Any, field: str, maximum: float) -> float:
     """A number of seconds in 0..maximum (finite); 400 naming ``field`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValidationFailed(f"{field} must be a number of seconds")
-    if not math.isfinite(value) or not 0 <= value <= maximum:
+    # An int is compared as it is: math.isfinite of one of 400 digits raises OverflowError.
+    finite = not isinstance(value, float) or math.isfinite(value)
+    if not finite or not 0 <= value <= maximum:
         raise ValidationFailed(f"{field} must be a finite number between 0 and {maximum:.0f}")
     return float(value)
 

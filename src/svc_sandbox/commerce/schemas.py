@@ -32,7 +32,7 @@ from svc_sandbox.core.validation import http_url_problem, success_url_problem
 Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
 
 
-def _refusing(problem_of: Callable[[str], str | None]) -> AfterValidator:
+def refusing(problem_of: Callable[[str], str | None]) -> AfterValidator:
     """A validator raising what ``problem_of`` finds (pydantic words it under the field)."""
 
     def check(value: str) -> str:
@@ -51,15 +51,15 @@ def _trimmed_title(value: str) -> str:
     return value
 
 
-Uri = Annotated[StrictStr, _refusing(http_url_problem)]
+Uri = Annotated[StrictStr, refusing(http_url_problem)]
 #: Where a buyer goes after paying: any absolute URI but a browser's own schemes (an app's
 #: deep link included), where the sandbox's other URLs are http(s) (it calls or shows them).
-SuccessUri = Annotated[StrictStr, _refusing(success_url_problem)]
+SuccessUri = Annotated[StrictStr, refusing(success_url_problem)]
 Title = Annotated[StrictStr, AfterValidator(_trimmed_title)]
 Description = Annotated[StrictStr, Field(max_length=5000)]
 
 #: Worded as checkout's metadata (``metadata keys must be 1 to 40 characters``).
-MetadataKey = Annotated[StrictStr, _refusing(metadata_key_problem)]
+MetadataKey = Annotated[StrictStr, refusing(metadata_key_problem)]
 ProductMetadata = Annotated[
     dict[MetadataKey, Annotated[StrictStr, Field(max_length=500)]], Field(max_length=20)
 ]

@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictStr
 
-from svc_sandbox.commerce.schemas import NoNulls
+from svc_sandbox.commerce.schemas import NoNulls, refusing
+from svc_sandbox.core.validation import unreadable_url_problem
 
 Short = Annotated[StrictStr, Field(min_length=1, max_length=200)]
 Url = Annotated[StrictStr, Field(min_length=1, max_length=2000)]
@@ -69,7 +70,9 @@ class AuthorizeAsBody(NoNulls):
     #: The authorize request's query parameters (values as strings).
     params: dict[StrictStr, StrictStr] | None = None
     #: Or the whole authorize URL (its query is used).
-    url: Annotated[StrictStr, Field(max_length=8000)] | None = None
+    url: Annotated[StrictStr, Field(max_length=8000), refusing(unreadable_url_problem)] | None = (
+        None
+    )
     decision: Literal["approve", "deny"] = "approve"
     #: The scopes the user grants (default all requested; openid is always granted).
     scopes: Annotated[list[StrictStr], Field(max_length=20)] | None = None

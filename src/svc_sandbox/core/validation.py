@@ -171,6 +171,16 @@ class SingleValues(Mapping[str, str]):
 MAX_URL_LENGTH = 2048
 
 
+def unreadable_url_problem(url: str) -> str | None:
+    """Why ``urlsplit`` cannot read ``url`` (an unclosed IPv6 bracket, ``http://[::1``), or
+    None: for a URL only taken apart, where any other text is the reader's business."""
+    try:
+        urlsplit(url)
+    except ValueError:
+        return "cannot be parsed as a URL"
+    return None
+
+
 def http_url_problem(url: str) -> str | None:
     """Why ``url`` is not an absolute http(s) URL this sandbox can call or compare, or None.
 
