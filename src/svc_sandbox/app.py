@@ -230,7 +230,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         code (``not_found``, ``method_not_allowed``, ``request_entity_too_large``) where the
         API family's errors carry one."""
         status = error.code or 500
-        if status == 404 and any(request.path.startswith(root + "/") for root in html_roots):
+        if status == 404 and any(under(request.path, root) for root in html_roots):
             return pages_api.not_found_page(f"No page at {request.path}")
         if status == 404:
             # A HEAD answers as its GET would, Content-Length included (RFC 9110 §9.3.2).

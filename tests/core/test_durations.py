@@ -36,7 +36,11 @@ def test_durations_read(value: object, expected: timedelta | None) -> None:
         ("1" * (MAX_TEXT + 1), f"within must be at most {MAX_TEXT} characters"),
         ("1s x", "within must be a number of seconds or a string like '1h30m'"),
         ("x1s", "within must be a number of seconds or a string like '1h30m'"),
-        ("1", "within must be a number of seconds or a string like '1h30m'"),
+        (
+            " 90 ",
+            "within needs a unit, such as '90s' for seconds (ms, s, m, h or d), "
+            "or the number 90 without quotes",
+        ),
         ("", "within must be a number of seconds or a string like '1h30m'"),
         (True, "within must be a number of seconds or a string like '1h30m'"),
         (10**400, "within must be at most 3155760000 seconds"),

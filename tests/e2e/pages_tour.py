@@ -13,8 +13,11 @@ from tests.commerce.earnings import earn
 from tests.commerce.payout_helpers import withdraw
 from tests.identity.helpers import AUTH, authorize_params, public_app
 
-#: A hostile product title: every page must show it as text.
-HOSTILE = '<script>alert("title")</script><img src=x onerror=alert(1)>'
+#: A hostile product title: every page must show it as text, and wrap its last word (67
+#: characters without a space) on a phone's width.
+HOSTILE = '<script>alert("title")</script><img src=x onerror=alert(1)>' + "W" * 50
+#: A description word no phone's width holds (a pasted URL).
+LONG_WORD = "https://example.com/" + "x" * 250
 
 
 def populate(
@@ -22,7 +25,9 @@ def populate(
 ) -> dict[str, str]:
     """Products, checkouts in each state, orders, a withdrawal in review, events; returns the
     pages to visit by name."""
-    hostile = published(api, auth, title=HOSTILE, description="Escaped <b>description</b>")
+    hostile = published(
+        api, auth, title=HOSTILE, description=f"Escaped <b>description</b> {LONG_WORD}"
+    )
     tickets = published(api, auth, title="Concert ticket")
     tip = published(api, auth, title="Tip jar", pricingModel="pwyw", price={"minimumAmount": 1000})
     link = checkout(api, auth, productId=tickets["_id"])

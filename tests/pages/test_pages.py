@@ -4,6 +4,7 @@ and the product page, driven the way a browser without scripts would (GET, form 
 from __future__ import annotations
 
 from datetime import timedelta
+from html import unescape
 from typing import Any
 
 import pytest
@@ -159,7 +160,15 @@ def test_paid_page_links_to_the_success_url(svc_http: FlaskClient, auth: dict[st
 
 
 @pytest.mark.parametrize(
-    "url", ["/pay/cs_" + "0" * 24, "/pay/nothing", "/simulate/" + "0" * 24, "/p/p_missing"]
+    "url",
+    [
+        "/pay/cs_" + "0" * 24,
+        "/pay/nothing",
+        "/simulate/" + "0" * 24,
+        "/p/p_missing",
+        # A page root itself (a link cut short) is a person's page too.
+        *("/pay", "/pay/", "/simulate", "/p", "/provider", "/provider/"),
+    ],
 )
 def test_unknown_pages_are_404_html(svc_http: FlaskClient, url: str) -> None:
     response = svc_http.get(url)
@@ -210,7 +219,24 @@ def test_fail_buttons(svc_http: FlaskClient, auth: dict[str, str], code: str) ->
     submit(svc_http, url, {"code": code}, url + "/fail")
     status = status_of(svc_http, session_id)
     assert (status["status"], status["failure"]["code"]) == ("expired", code)
-    assert FAILURE_MESSAGES[code] in _text(svc_http, url)
+    page = _text(svc_http, url)
+    assert FAILURE_MESSAGES[code] in page
+    # §3: a failed push ends its session; nothing on the page can be tried again.
+    assert "<strong>Ended.</strong>" in page and "try again" not in page.lower()
+
+
+def test_a_link_that_ended_after_a_failed_attempt_invites_no_retry(
+    svc_http: FlaskClient, svc_sandbox: Sandbox, auth: dict[str, str]
+) -> None:
+    """The last attempt's reason stays (§6); the session has ended, so no "try again"."""
+    session_id, url = _link(svc_http, auth)
+    submit(svc_http, url, {"gateway": "telebirr", "phone": "0900000002", "email": "a@b.co"})
+    assert "You can try again." in _text(svc_http, url)  # open: the buyer may retry (§3)
+    svc_sandbox.advance(timedelta(minutes=31))
+    page = _text(svc_http, url)
+    assert status_of(svc_http, session_id)["failure"]["code"] == "payment_failed"
+    assert "This checkout has ended." in page and FAILURE_MESSAGES["payment_failed"] in page
+    assert "try again" not in page.lower()
 
 
 @pytest.mark.parametrize(
@@ -577,3 +603,29 @@ def test_a_form_address_opened_as_a_page_is_an_html_page(
     assert answer.status_code == 405 and answer.mimetype == "text/html"
     assert "POST" in answer.headers["Allow"]
     assert "where a form is sent" in answer.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("environment", "next_page", "said"),
+    [
+        ("sandbox", "/simulate/", "approve or fail the payment on the sandbox's simulator page"),
+        ("production", "/provider/", "pay with telebirr on the payment provider's page"),
+    ],
+)
+def test_the_product_page_says_where_buy_leads(
+    svc_http: FlaskClient,
+    auth: dict[str, str],
+    live_auth: dict[str, str],
+    environment: str,
+    next_page: str,
+    said: str,
+) -> None:
+    """A sandbox product's checkout goes to the simulator, a production one's to the
+    provider's page: the page's hints say which, and Buy leads there."""
+    owner = auth if environment == "sandbox" else live_auth
+    url = f"/p/{published(svc_http, owner, title='Book')['checkoutToken']}"
+    page = unescape(" ".join(_text(svc_http, url).split()))
+    assert said in page
+    assert ("next page approves or fails" in page) == (environment == "sandbox")
+    bought = submit(svc_http, url, {"email": "a@b.co"})
+    assert bought.status_code == 303 and next_page in bought.headers["Location"]

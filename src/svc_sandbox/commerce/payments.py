@@ -54,8 +54,8 @@ if TYPE_CHECKING:
 FAILURE_MESSAGES: dict[str, str] = {
     "payment_rejected": "The payment provider declined the payment before a prompt reached "
     "your phone.",
-    "payment_failed": "The payment failed (wrong PIN, canceled on the phone or low balance). "
-    "Please try again.",
+    # No "try again" here: a failed push ends its session (§3); the link page offers a retry.
+    "payment_failed": "The payment failed (wrong PIN, canceled on the phone or low balance).",
     "payment_canceled": "You canceled the payment.",
     "payment_timed_out": "The payment prompt was not answered in time.",
     "initiate_failed": "The payment could not be started.",

@@ -13,6 +13,9 @@ from svc_sandbox.core.errors import ValidationFailed
 MAX_SECONDS = MAX_ADVANCE.total_seconds()
 
 _PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)")
+#: A number without its unit, as text (what a form field sends for "90"): refused, since text
+#: names its unit, but the refusal says which unit to add.
+_UNITLESS = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 #: The longest duration text read: "36525d" or "1h30m" are a few characters; an unbounded
 #: string would cost time for nothing (and be read under the sandbox's lock).
 MAX_TEXT = 64
@@ -33,6 +36,12 @@ def parse_duration(
         seconds = float(value)
     elif isinstance(value, str) and len(value) > MAX_TEXT:
         raise ValidationFailed(f"{field} must be at most {MAX_TEXT} characters")
+    elif isinstance(value, str) and _UNITLESS.fullmatch(value.strip()):
+        number = value.strip()
+        raise ValidationFailed(
+            f"{field} needs a unit, such as '{number}s' for seconds (ms, s, m, h or d), "
+            f"or the number {number} without quotes"
+        )
     elif isinstance(value, str) and (parts := _parts(value.strip())):
         seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
     else:

@@ -127,6 +127,8 @@ def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
         "free": nothing_to_pay(product, None),
         # A pwyw minimum of 0: the buyer may pay nothing, and then needs no phone.
         "may_be_free": product.pricing_model == "pwyw" and not product.minimum_amount,
+        # A sandbox product's checkout goes to the simulator, not the provider's page.
+        "simulated": sb.orgs.get(product.org_id).environment == "sandbox",
         "price": money(product.amount or 0) if product.pricing_model == "fixed" else None,
         "minimum": money(product.minimum_amount or 0),
         "default_etb": f"{default // 100}.{default % 100:02d}",
