@@ -520,6 +520,14 @@ def test_the_product_page_asks_the_checkout_fields(
     assert f'name="field_{field}"' in _text(svc_http, url)
     missing = submit(svc_http, url, {"email": "a@b.co"})
     assert missing.status_code == 400
+    # Beside its input, the buyer reads the field's label, not the API's path and id.
+    for sent in ({"email": "a@b.co"}, {"email": "a@b.co", f"field_{field}": ""}):
+        page = submit(svc_http, url, sent).get_data(as_text=True)
+        assert f'<p class="field-error" id="field_{field}-error">Seat is required</p>' in page
+        assert "collectedFields" not in page and field not in page.replace(f"field_{field}", "")
+    no_email = submit(svc_http, url, {"email": "", f"field_{field}": "A7"}).get_data(as_text=True)
+    assert '<p class="field-error" id="email-error">email is required</p>' in no_email
+    assert "customer." not in no_email
     ok = submit(svc_http, url, {"email": "a@b.co", f"field_{field}": "A7"})
     session_id = path(ok.headers["Location"])[len("/simulate/") :]
     assert svc_sandbox.checkout.get(session_id).collected_fields == {field: "A7"}

@@ -28,6 +28,7 @@ from svc_sandbox.exposure import FormTokens
 from svc_sandbox.exposure_api import form_tokens, require_form_token
 from svc_sandbox.pages.views import (
     field_errors,
+    field_labels,
     nothing_to_pay,
     product_view,
     pwyw_santim,
@@ -74,8 +75,16 @@ def page(
     return Response(render_template(template, csrf=csrf, **context), status, mimetype="text/html")
 
 
-def form_page(template: str, error: SandboxError, *, form_subject: str, **context: Any) -> Response:
-    """The form again after a refused submission: what was typed, the error by its field."""
+def form_page(
+    template: str,
+    error: SandboxError,
+    *,
+    form_subject: str,
+    labels: dict[str, str] | None = None,
+    **context: Any,
+) -> Response:
+    """The form again after a refused submission: what was typed, the error by its field
+    (named by its label in ``labels``)."""
     values = {k: v for k, v in form_body().items() if k != FormTokens.FIELD}
     response = page(
         template,
@@ -83,7 +92,8 @@ def form_page(template: str, error: SandboxError, *, form_subject: str, **contex
         form_subject=form_subject,
         error=error.message,
         values=values,
-        errors=field_errors(error.message, list(values)),
+        # A labelled input left out of the body (a script's post) still gets its error.
+        errors=field_errors(error.message, [*values, *(labels or {})], labels),
         **context,
     )
     response.headers.update(error.headers)
@@ -227,7 +237,9 @@ def product_buy(token: str) -> Response:
         result = sb.checkout.create(None, parse(CheckoutBody, body))
     except SandboxError as error:
         view = product_view(sb, product)
-        return form_page("product.html", error, form_subject=token, product=view)
+        return form_page(
+            "product.html", error, form_subject=token, labels=field_labels(view), product=view
+        )
     if "orderId" in result:
         return page("message.html", title="Thank you", done=result, error=None)
     return redirect(result["checkoutUrl"], 303)  # type: ignore[return-value]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -137,16 +138,32 @@ def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
     }
 
 
-def field_errors(message: str, names: list[str]) -> dict[str, str]:
-    """Which form field an error names, so the page shows it next to that field.
+def field_labels(view: dict[str, Any]) -> dict[str, str]:
+    """The product page's checkout-field inputs and their labels (``field_errors``)."""
+    return {f"field_{f['id']}": f["label"] for f in view["fields"]}
+
+
+def field_errors(
+    message: str, names: list[str], labels: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Which form field an error names, so the page shows it next to that field, worded for
+    the buyer reading it there.
 
     The service's messages start with the field's path (``phone must be ...``,
-    ``customer.email must ...``, ``collectedFields.size is required``); the form's input for
-    ``customer.email`` is ``email`` and for ``collectedFields.<id>`` it is ``field_<id>``.
+    ``customer.email must ...``, ``collectedFields.<id> is required (<label>)``); the form's
+    input for ``customer.email`` is ``email`` and for ``collectedFields.<id>`` it is
+    ``field_<id>``. Beside its field, a message names the field by its label when ``labels``
+    has one (a checkout field's id means nothing to a buyer), else by the path's last part.
     An error naming no field of the form gives ``{}`` (the page shows it above the form).
     """
-    path = message.split(" ", 1)[0]
+    path, _, rest = message.partition(" ")
+    name = path
     for prefix, replacement in (("customer.", ""), ("collectedFields.", "field_")):
-        if path.startswith(prefix):
-            path = replacement + path[len(prefix) :]
-    return {path: message} if path in names else {}
+        if name.startswith(prefix):
+            name = replacement + name[len(prefix) :]
+    if name not in names:
+        return {}
+    label = (labels or {}).get(name)
+    if label is None:
+        return {name: f"{path.rpartition('.')[2]} {rest}"}
+    return {name: f"{label} {rest.removesuffix(f' ({label})')}"}
