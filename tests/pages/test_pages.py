@@ -551,8 +551,8 @@ def test_a_form_with_a_nul_is_refused_and_changes_nothing(
 def test_a_buyer_told_to_wait_reads_how_long(
     svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    """The 429 pages of the buy and pay forms say the wait in seconds (a person never sees the
-    Retry-After header), the API's JSON the same words."""
+    """A 429 gives the buy and pay forms back, as typed, saying the wait in seconds (a person
+    never sees the Retry-After header); the API's JSON says the same words."""
     svc_sandbox.settings.rate_limits = True
     product = published(svc_http, auth, pricingModel="free", price=None)
     url = f"/p/{product['checkoutToken']}"
@@ -562,7 +562,8 @@ def test_a_buyer_told_to_wait_reads_how_long(
     refused = submit(svc_http, url, {"email": "a@b.co"})
     text = refused.get_data(as_text=True)
     assert (refused.status_code, refused.headers["Retry-After"]) == (429, "200")
-    assert "<h1>Too many tries</h1>" in text
+    # The form again, with what was typed: the buyer waits and submits it again.
+    assert 'id="buy"' in text and 'value="a@b.co"' in text
     assert "Too many checkout requests: slow down and retry after 200 seconds" in text
     links = [_link(svc_http, auth)[1] for _ in range(31)]
     attempt = {"gateway": "telebirr", "phone": "0900000001", "email": "a@b.co"}
@@ -570,7 +571,9 @@ def test_a_buyer_told_to_wait_reads_how_long(
         assert submit(svc_http, link, attempt).status_code == 303
     refused = submit(svc_http, links[30], attempt)
     assert (refused.status_code, refused.headers["Retry-After"]) == (429, "300")
-    assert "Too many payment attempts: retry after 300 seconds" in refused.get_data(as_text=True)
+    text = refused.get_data(as_text=True)
+    assert "Too many payment attempts: retry after 300 seconds" in text
+    assert 'value="0900000001"' in text and 'value="a@b.co"' in text  # the form, as typed
     answer = svc_http.post(links[30], json={"gateway": "telebirr", "phone": "0900000001"})
     assert answer.json == {"error": "Too many payment attempts: retry after 300 seconds"}
 

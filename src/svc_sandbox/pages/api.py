@@ -144,14 +144,19 @@ def pay_attempt(pay_token: str) -> Response:
     page"), else back to the payment page (a trigger phone's outcome, a custom trigger)."""
     sb = sandbox()
     require_form_token(pay_token)
-    sb.limits.take_pay(client_ip())
-    session = sb.checkout.by_pay_token(pay_token)
     if wants_json():
+        sb.limits.take_pay(client_ip())
+        session = sb.checkout.by_pay_token(pay_token)
         sb.checkout.pay(pay_token, parse(PayBody, json_body()))
         return json_response(sb.checkout.status_of(session))
     try:
+        # The limit first, as above (§8 counts attempts at any token); refused, the buyer
+        # gets the form back with what was typed, and the wait.
+        sb.limits.take_pay(client_ip())
+        session = sb.checkout.by_pay_token(pay_token)
         sb.checkout.pay(pay_token, parse(PayBody, form_fields()))
     except SandboxError as error:
+        session = sb.checkout.by_pay_token(pay_token)  # an unknown link: its 404 page
         return form_page(
             "pay.html", error, form_subject=pay_token, session=session_view(sb, session)
         )
@@ -220,7 +225,10 @@ def product_buy(token: str) -> Response:
     sb = sandbox()
     require_form_token(token)
     product = published_product(token)
-    sb.limits.take_checkout(None, client_ip())
+    try:
+        sb.limits.take_checkout(None, client_ip())
+    except SandboxError as error:
+        return product_form_again(product, error)  # with what was typed, and the wait
     fields = form_fields()
     answers = {k[len("field_") :]: v for k, v in fields.items() if k.startswith("field_")}
     body: dict[str, Any] = {
@@ -236,13 +244,21 @@ def product_buy(token: str) -> Response:
             body["customer"].pop("phone", None)  # the phone is for a payment; none is asked
         result = sb.checkout.create(None, parse(CheckoutBody, body))
     except SandboxError as error:
-        view = product_view(sb, product)
-        return form_page(
-            "product.html", error, form_subject=token, labels=field_labels(view), product=view
-        )
+        return product_form_again(product, error)
     if "orderId" in result:
         return page("message.html", title="Thank you", done=result, error=None)
     return redirect(result["checkoutUrl"], 303)  # type: ignore[return-value]
+
+
+def product_form_again(product: Any, error: SandboxError) -> Response:
+    view = product_view(sandbox(), product)
+    return form_page(
+        "product.html",
+        error,
+        form_subject=product.checkout_token,
+        labels=field_labels(view),
+        product=view,
+    )
 
 
 # --- the emulated provider's hosted page (production, no token, no gateway) ----------------
