@@ -112,6 +112,62 @@ def test_redelivering_a_failed_webhook(
     assert [a.succeeded for a in attempts] == [False, True]
 
 
+def test_an_action_message_outlives_the_refresh_of_the_part_it_acted_on(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """The message goes to a status region outside the live part: the refresh that removes the
+    button (the session is paid now) leaves the message, and focus goes to the page's heading
+    rather than to nothing (WCAG 2.4.3, 4.1.3)."""
+    product = published(api, auth, title="Paid meanwhile")
+    session_id = checkout(api, auth, productId=product["_id"])["sessionId"]
+    page.goto(f"{UI}/checkouts/{session_id}")
+    approved = api.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert approved.status_code == 200  # in another tab, or by a test
+    approve = page.get_by_role("button", name="Approve")
+    approve.click()
+    message = page.get_by_role("status").filter(has_text="This checkout is already paid")
+    expect(message).to_be_visible()
+    expect(approve).to_have_count(0)  # the live part was refreshed: paid, no buttons
+    expect(message).to_be_visible()
+    assert message.evaluate("node => node.closest('[data-live]') === null")
+    expect(page.get_by_role("heading", level=1)).to_be_focused()
+
+
+def test_done_stays_after_the_refresh_until_the_next_action(
+    page: Page, api: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    earn(api, live_auth, 4_000_000)
+    first = withdraw(api, live_auth, 1_500_001)["_id"]  # both in review
+    second = withdraw(api, live_auth, 1_500_002)["_id"]
+    page.goto(f"{UI}/payouts")
+    page.locator(f"#approve-{first}").click()
+    expect(page.locator(f"#approve-{first}")).to_have_count(0)  # refreshed
+    page.wait_for_timeout(2_500)  # and polled again
+    done = page.get_by_role("status").filter(has_text="Done.")
+    expect(done).to_have_text(f"Approve {first}: Done.")  # it names what it was about
+    page.locator(f"#approve-{second}").click()
+    expect(done).to_have_text(f"Approve {second}: Done.")  # the next action's message
+
+
+def test_keyboard_focus_stays_on_its_button_when_the_live_part_changes(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    org = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "sandbox")
+    page.goto(UI)
+    row = page.locator("#orgs tr", has_text="Sandbox Org")
+    row.get_by_role("button", name="Create token").focus()
+    assert api.post(f"/_sandbox/orgs/{org.id}/tokens", json={}).status_code == 201
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(2)  # refreshed
+    expect(row.get_by_role("button", name="Create token")).to_be_focused()
+
+    # The focused control gone (its token revoked elsewhere): focus goes to the heading.
+    row.get_by_role("button", name="Revoke").last.focus()
+    token = svc_sandbox.orgs.tokens_of(org.id)[-1].token
+    assert api.delete(f"/_sandbox/tokens/{token}", json={}).status_code == 200
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(1)
+    expect(page.get_by_role("heading", name="Organizations and tokens")).to_be_focused()
+
+
 @pytest.mark.parametrize("url", [f"{UI}/nothing", f"{UI}/checkouts/{'0' * 24}"])
 def test_unknown_dashboard_pages_are_a_404_page(page: Page, url: str) -> None:
     response = page.goto(url)
