@@ -2,7 +2,8 @@
 // the live parts of the page ([data-live] elements) fresh by polling the page itself.
 // An action's message goes to the <output> beside its button or, for a button inside a live
 // part, to the status area its form names (data-status), outside that part: the refresh never
-// re-renders a message, which stays until the next action.
+// re-renders a message, which stays until the next action. A form with data-confirm (the
+// destructive ones) asks first; cancelled, nothing is sent.
 (function () {
   "use strict";
   var REFRESH_MS = 2000;
@@ -75,6 +76,7 @@
     var form = event.target;
     if (!form.classList.contains("api")) { return; }
     event.preventDefault();
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) { return; }
     var output = form.dataset.status ? document.getElementById(form.dataset.status)
       : form.querySelector(".api-result");
     var about = form.dataset.label ? form.dataset.label + ": " : "";
