@@ -4,11 +4,11 @@ refresh by itself, and the dashboard's own errors and 404 page."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from flask.testing import FlaskClient
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Dialog, Locator, Page, expect
 
 from svc_sandbox.pages.views import money
 from svc_sandbox.pytest_plugin import RunningServer
@@ -112,6 +112,165 @@ def test_redelivering_a_failed_webhook(
     assert [a.succeeded for a in attempts] == [False, True]
 
 
+def test_an_action_message_outlives_the_refresh_of_the_part_it_acted_on(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """The message goes to a status region outside the live part: the refresh that removes the
+    button (the session is paid now) leaves the message, and focus goes to the page's heading
+    rather than to nothing (WCAG 2.4.3, 4.1.3)."""
+    product = published(api, auth, title="Paid meanwhile")
+    session_id = checkout(api, auth, productId=product["_id"])["sessionId"]
+    page.goto(f"{UI}/checkouts/{session_id}")
+    approved = api.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert approved.status_code == 200  # in another tab, or by a test
+    approve = page.get_by_role("button", name="Approve")
+    approve.click()
+    message = page.get_by_role("status").filter(has_text="This checkout is already paid")
+    expect(message).to_be_visible()
+    expect(approve).to_have_count(0)  # the live part was refreshed: paid, no buttons
+    expect(message).to_be_visible()
+    assert message.evaluate("node => node.closest('[data-live]') === null")
+    expect(page.get_by_role("heading", level=1)).to_be_focused()
+
+
+def test_done_stays_after_the_refresh_until_the_next_action(
+    page: Page, api: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    earn(api, live_auth, 4_000_000)
+    first = withdraw(api, live_auth, 1_500_001)["_id"]  # both in review
+    second = withdraw(api, live_auth, 1_500_002)["_id"]
+    page.goto(f"{UI}/payouts")
+    page.locator(f"#approve-{first}").click()
+    expect(page.locator(f"#approve-{first}")).to_have_count(0)  # refreshed
+    page.wait_for_timeout(2_500)  # and polled again
+    done = page.get_by_role("status").filter(has_text="Done.")
+    expect(done).to_have_text(f"Approve {first}: Done.")  # it names what it was about
+    page.locator(f"#approve-{second}").click()
+    expect(done).to_have_text(f"Approve {second}: Done.")  # the next action's message
+
+
+def test_keyboard_focus_stays_on_its_button_when_the_live_part_changes(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    org = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "sandbox")
+    page.goto(UI)
+    row = page.locator("#orgs tr", has_text="Sandbox Org")
+    row.get_by_role("button", name="Create token").focus()
+    assert api.post(f"/_sandbox/orgs/{org.id}/tokens", json={}).status_code == 201
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(2)  # refreshed
+    expect(row.get_by_role("button", name="Create token")).to_be_focused()
+
+    # The focused control gone (its token revoked elsewhere): focus goes to the heading.
+    row.get_by_role("button", name="Revoke").last.focus()
+    token = svc_sandbox.orgs.tokens_of(org.id)[-1].token
+    assert api.delete(f"/_sandbox/tokens/{token}", json={}).status_code == 200
+    expect(row.get_by_role("button", name="Revoke")).to_have_count(1)
+    expect(page.get_by_role("heading", name="Organizations and tokens")).to_be_focused()
+
+
+#: A destructive button: set up what it acts on, and say (page path, the button, whether its
+#: action was done) from the test client and the Sandbox.
+Destructive = Callable[
+    [FlaskClient, dict[str, str], dict[str, str], Sandbox],
+    tuple[str, Callable[[Page], Locator], Callable[[], bool]],
+]
+
+
+def reset_case(
+    api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], sb: Sandbox
+) -> tuple[str, Callable[[Page], Locator], Callable[[], bool]]:
+    product = published(api, auth, title="Keep me")["_id"]
+    return (
+        UI,
+        lambda page: page.get_by_role("button", name="Reset the sandbox"),
+        lambda: product not in sb.products.products,
+    )
+
+
+def revoke_case(
+    api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], sb: Sandbox
+) -> tuple[str, Callable[[Page], Locator], Callable[[], bool]]:
+    token = auth["Authorization"].removeprefix("Bearer ")
+    return (
+        UI,
+        lambda page: page.locator(f"form[data-url='/_sandbox/tokens/{token}'] button"),
+        lambda: api.get("/api/products", headers=auth).status_code == 401,
+    )
+
+
+def reject_case(
+    api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], sb: Sandbox
+) -> tuple[str, Callable[[Page], Locator], Callable[[], bool]]:
+    earn(api, live_auth, 2_000_000)
+    withdrawal = withdraw(api, live_auth, 1_500_001)["_id"]  # in review
+    return (
+        f"{UI}/payouts",
+        lambda page: page.locator(f"#reject-{withdrawal}"),
+        lambda: sb.payouts.find(withdrawal).status == "rejected",
+    )
+
+
+def fail_case(
+    api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], sb: Sandbox
+) -> tuple[str, Callable[[Page], Locator], Callable[[], bool]]:
+    product = published(api, auth, title="Workshop")
+    session_id = checkout(api, auth, productId=product["_id"])["sessionId"]
+    return (
+        f"{UI}/checkouts/{session_id}",
+        lambda page: page.get_by_role("button", name="Fail"),
+        lambda: bool(sb.checkout.describe(session_id)["attempts"]),
+    )
+
+
+def clear_report_case(
+    api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], sb: Sandbox
+) -> tuple[str, Callable[[Page], Locator], Callable[[], bool]]:
+    assert api.get("/api/products", headers=auth).status_code == 200  # the report counts it
+    return (
+        f"{UI}/conformance",
+        lambda page: page.get_by_role("button", name="Clear the report"),
+        lambda: sb.conformance.report()["summary"]["requests"] == 0,
+    )
+
+
+@pytest.mark.parametrize(
+    "case",
+    [reset_case, revoke_case, reject_case, fail_case, clear_report_case],
+    ids=["reset", "revoke", "reject", "fail", "clear-report"],
+)
+def test_a_destructive_button_asks_first_and_sends_nothing_when_cancelled(
+    page: Page,
+    api: FlaskClient,
+    auth: dict[str, str],
+    live_auth: dict[str, str],
+    svc_sandbox: Sandbox,
+    case: Destructive,
+) -> None:
+    """WCAG 3.3.4: reset, revoke, reject, fail and clear act only once the person confirms."""
+    path, button, done = case(api, auth, live_auth, svc_sandbox)
+    before = svc_sandbox.export()
+    asked: list[str] = []
+
+    def answer(accept: bool) -> Callable[[Dialog], None]:
+        def on_dialog(dialog: Dialog) -> None:
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        return on_dialog
+
+    page.goto(path)
+    page.once("dialog", answer(False))
+    button(page).click()
+    page.wait_for_timeout(500)  # what a request would take on loopback, many times over
+    assert len(asked) == 1 and "?" in asked[0]
+    assert svc_sandbox.export() == before and not done()
+
+    page.once("dialog", answer(True))
+    button(page).click()
+    expect(page.get_by_role("status").filter(has_text="Done.")).to_be_visible()
+    assert len(asked) == 2 and done()
+
+
 @pytest.mark.parametrize("url", [f"{UI}/nothing", f"{UI}/checkouts/{'0' * 24}"])
 def test_unknown_dashboard_pages_are_a_404_page(page: Page, url: str) -> None:
     response = page.goto(url)
@@ -147,6 +306,7 @@ def test_creating_and_revoking_a_token_from_the_overview(page: Page, svc_sandbox
     expect(row.get_by_role("button", name="Revoke")).to_have_count(2)
     tokens = svc_sandbox.orgs.tokens_of(org.id)
     assert len(tokens) == 2
+    page.once("dialog", lambda dialog: dialog.accept())  # "Revoke the token …?"
     row.get_by_role("button", name="Revoke").last.click()
     expect(row.get_by_role("button", name="Revoke")).to_have_count(1)
     expect(row).to_contain_text("revoked")

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc_sandbox.commerce.checkout import LINK_MODES
+from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import NotFound
 from svc_sandbox.pages.views import money
@@ -71,18 +72,25 @@ def overview(sb: Sandbox) -> dict[str, Any]:
         }
 
 
+def price_text(product: Product) -> str:
+    """A product's price in the list: a pay-what-you-want one shows its minimum, "from" it."""
+    price = product.price()
+    if product.pricing_model == "pwyw":
+        return f"from {money(price.get('minimumAmount') or 0)}"
+    return money(price.get("amount") or 0)
+
+
 def products(sb: Sandbox) -> dict[str, Any]:
     with sb.lock:
         names = org_names(sb)
         page_root = sb.settings.root("product_page_url")
         rows = []
         for product in sorted(sb.products.products.values(), key=lambda p: p.created_at):
-            price = product.price()
             rows.append(
                 {
                     **product.to_public(),
                     "organization": names.get(product.org_id, product.org_id),
-                    "price": money(price.get("amount", price.get("minimumAmount", 0)) or 0),
+                    "price": price_text(product),
                     "pageUrl": sb.products.url_of(product, page_root),
                 }
             )

@@ -1,5 +1,9 @@
 // svc-sandbox dashboard: sends its forms as same-origin JSON to the control plane, and keeps
 // the live parts of the page ([data-live] elements) fresh by polling the page itself.
+// An action's message goes to the <output> beside its button or, for a button inside a live
+// part, to the status area its form names (data-status), outside that part: the refresh never
+// re-renders a message, which stays until the next action. A form with data-confirm (the
+// destructive ones) asks first; cancelled, nothing is sent.
 (function () {
   "use strict";
   var REFRESH_MS = 2000;
@@ -58,13 +62,27 @@
     });
   }
 
+  // Shows text ("" clears it) in an action's message area; kind is "ok" or "error". A
+  // status area (a block above a live part) is boxed; an <output> beside a button is not.
+  function say(output, text, kind) {
+    var boxed = output.tagName !== "OUTPUT";
+    output.textContent = text;
+    output.className = "api-result";
+    if (text && boxed) { output.classList.add("state"); }
+    if (kind) { output.classList.add(kind === "ok" ? "ok" : boxed ? "error" : "field-error"); }
+  }
+
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form.classList.contains("api")) { return; }
     event.preventDefault();
-    var output = form.querySelector(".api-result");
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) { return; }
+    var output = form.dataset.status ? document.getElementById(form.dataset.status)
+      : form.querySelector(".api-result");
+    var about = form.dataset.label ? form.dataset.label + ": " : "";
     clearErrors(form);
-    if (output) { output.textContent = "…"; output.className = "api-result"; }
+    document.querySelectorAll(".api-result").forEach(function (node) { say(node, ""); });
+    if (output) { say(output, "…"); }
     fetch(form.dataset.url, {
       method: form.dataset.method || "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
@@ -73,25 +91,52 @@
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (body) {
         if (response.ok) {
-          if (output) { output.textContent = "Done."; output.classList.add("ok"); }
+          if (output) { say(output, about + "Done.", "ok"); }
           showRan(body);
           refresh();
         } else {
           var message = body.error || ("Request failed (" + response.status + ")");
           if (!showError(form, message) && output) {
-            output.textContent = message;
-            output.classList.add("field-error");
-          } else if (output) { output.textContent = ""; }
+            say(output, about + message, "error");
+          } else if (output) { say(output, ""); }
         }
       });
     }).catch(function () {
-      if (output) { output.textContent = "The sandbox did not answer."; output.classList.add("field-error"); }
+      if (output) { say(output, about + "The sandbox did not answer.", "error"); }
     });
   });
 
+  // A control's identity across a refresh: the same control in the fresh HTML has the same key.
+  function keyOf(control) {
+    var form = control.closest("form");
+    return [control.tagName, control.id, control.getAttribute("href"), control.name,
+      form && form.dataset.url, control.textContent.trim()].join(" ");
+  }
+
+  // The heading a live part sits under (the nearest one before it).
+  function headingOf(node) {
+    for (var el = node; el; el = el.previousElementSibling || el.parentElement) {
+      if (/^H[1-6]$/.test(el.tagName)) { return el; }
+    }
+    return document.querySelector("h1");
+  }
+
+  // After a live part was re-rendered under the keyboard: focus goes back to the same control,
+  // or, when it is gone (a token just revoked), to the part's heading, never to the page.
+  function refocus(node, key) {
+    var same = Array.prototype.find.call(node.querySelectorAll("a[href], button"),
+      function (control) { return keyOf(control) === key; });
+    var target = same || headingOf(node);
+    if (!target) { return; }
+    if (!same) { target.setAttribute("tabindex", "-1"); }
+    target.focus();
+  }
+
   var busy = false;
+  var again = false; // asked for while a refresh was under way (an action just done)
   function refresh() {
-    if (busy || document.hidden) { return; }
+    if (busy) { again = true; return; }
+    if (document.hidden) { return; }
     busy = true;
     fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.text() : null; })
@@ -99,16 +144,22 @@
         if (text === null) { return; }
         var fresh = new DOMParser().parseFromString(text, "text/html");
         var active = document.activeElement;
-        var typing = active && active.matches("input, select, textarea") ? active : null;
         document.querySelectorAll("[data-live][id]").forEach(function (node) {
           var next = fresh.getElementById(node.id);
-          if (next && next.innerHTML !== node.innerHTML && !(typing && node.contains(typing))) {
-            node.innerHTML = next.innerHTML;
-          }
+          if (!next || next.innerHTML === node.innerHTML) { return; }
+          var focused = node.contains(active) ? active : null;
+          // A part the person is typing in is left alone until they leave it.
+          if (focused && focused.matches("input, select, textarea")) { return; }
+          var key = focused && keyOf(focused);
+          node.innerHTML = next.innerHTML;
+          if (focused) { refocus(node, key); }
         });
       })
       .catch(function () {})
-      .then(function () { busy = false; });
+      .then(function () {
+        busy = false;
+        if (again) { again = false; refresh(); }
+      });
   }
   window.setInterval(refresh, REFRESH_MS);
 })();
