@@ -69,6 +69,13 @@ def test_a_malformed_custom_duration_is_shown_next_to_the_field_and_kept(
     expect(page.get_by_label("Custom duration")).to_have_attribute("aria-invalid", "true")
     assert svc_sandbox.export() == before  # the refused request changed nothing
 
+    # A bare number is text from a form field: the hint and the refusal both ask for a unit.
+    expect(page.locator("#duration-hint")).to_contain_text("A number with its unit")
+    page.get_by_label("Custom duration").fill("90")
+    page.get_by_role("button", name="Advance", exact=True).click()
+    expect(page.locator("#duration-error")).to_contain_text("such as '90s' for seconds")
+    assert svc_sandbox.export() == before
+
     page.get_by_label("Custom duration").fill("1h30m")
     page.get_by_role("button", name="Advance", exact=True).click()
     expect(page.locator("#clock-now")).to_have_text("2026-01-01T01:30:00.000Z")
