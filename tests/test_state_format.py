@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.commerce.fees import MAX_MINOR
+from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.state_format import MAX_TEXT
@@ -774,6 +775,39 @@ IDS: list[tuple[str, Edit2, str]] = [
 ]
 
 
+#: A duration of 400 digits: ``float()`` of it overflows, which answered 500; refused in the
+#: words a too-large float gets.
+HUGE = 10**400
+TOO_LONG = f"must be a finite number from 0 to {MAX_SECONDS:.0f}"
+FLOATS: list[tuple[str, Edit2, str]] = [
+    (
+        "a provider push delay of 400 digits",
+        lambda d: services(d)["payments"]["config"].update(push_delay_seconds=HUGE) or d,
+        f"services.payments.config.push_delay_seconds {TOO_LONG}",
+    ),
+    (
+        "a webhook attempt's duration of 400 digits",
+        set_first("webhookDeliveries.attempts", duration_ms=HUGE),
+        f"services.webhookDeliveries.attempts[0].duration_ms {TOO_LONG}",
+    ),
+    (
+        "a custom trigger's decision delay of 400 digits",
+        set_first("triggers.custom", decision_delay_seconds=HUGE),
+        f"services.triggers.custom[0].decision_delay_seconds {TOO_LONG}",
+    ),
+    (
+        "a notification fault's delay of 400 digits",
+        lambda d: first(d, "notificationFaults.rules")["fault"].update(delay_seconds=HUGE) or d,
+        f"services.notificationFaults.rules[0].fault.delay_seconds {TOO_LONG}",
+    ),
+    (
+        "a latency fault's delay of 400 digits",
+        set_first("latencyFaults.rules", delay_seconds=HUGE),
+        f"services.latencyFaults.rules[0].delay_seconds {TOO_LONG}",
+    ),
+]
+
+
 def transfer_again(document: dict[str, Any]) -> dict[str, Any]:
     """A second transfer of the first one's sender, app and idempotency key, with its two
     ledger entries (so the ledger's own rules hold): money moved twice for one key."""
@@ -797,11 +831,11 @@ def scheduled_attempt(document: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-REFUSED = SHAPES + KEYS + ATTEMPTS + IDS
+REFUSED = SHAPES + KEYS + ATTEMPTS + IDS + FLOATS
 
 
 @pytest.mark.parametrize(("case", "edit", "message"), REFUSED, ids=[r[0] for r in REFUSED])
-def test_an_id_key_or_attempt_the_services_would_not_make_is_a_400_naming_it(
+def test_a_value_the_services_would_not_make_is_a_400_naming_it(
     scene: str, case: str, edit: Callable[[dict[str, Any]], dict[str, Any]], message: str
 ) -> None:
     sandbox = Sandbox(clock_mode="frozen", seed=3, rate_limits=False)

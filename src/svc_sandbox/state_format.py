@@ -161,7 +161,10 @@ def _finite(value: Any) -> float:
     # Every float of the records is a duration (delays, a receiver's time): 0 or more.
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError("must be a number")
-    if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
+    # Bounded before any float(): an integer of 400 digits does not fit a float (OverflowError,
+    # which pydantic passes on as a 500), while Python compares ints and floats exactly.
+    infinite = isinstance(value, float) and not math.isfinite(value)
+    if infinite or not 0 <= value <= MAX_SECONDS:
         raise ValueError(f"must be a finite number from 0 to {MAX_SECONDS:.0f}")
     return float(value)
 
