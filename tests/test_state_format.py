@@ -162,6 +162,17 @@ BREAKING: list[tuple[str, Edit, str]] = [
         "must not have a fragment",
     ),
     (
+        "an organization's redirect URL urlsplit cannot read (tokenless checkouts 500 after)",
+        lambda d: services(d)["orgs"]["orgs"][0].update(redirect_urls=["http://[::1"]),
+        "services.orgs.orgs[0].redirect_urls[0] must be an absolute http(s) URL (it cannot be "
+        "parsed)",
+    ),
+    (
+        "an organization's redirect URL of another scheme",
+        lambda d: services(d)["orgs"]["orgs"][0].update(redirect_urls=["ftp://shop.example/"]),
+        "services.orgs.orgs[0].redirect_urls[0] must be an absolute http(s) URL with a host",
+    ),
+    (
         "a service missing",
         lambda d: services(d).pop("payouts"),
         "services.payouts is required",

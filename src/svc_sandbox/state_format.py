@@ -57,7 +57,7 @@ from svc_sandbox.commerce.payments import MAX_PUSH_DELAY_SECONDS, PaymentAttempt
 from svc_sandbox.commerce.payouts import LIFECYCLE as WITHDRAWAL_LIFECYCLE
 from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
 from svc_sandbox.commerce.products import PRODUCT_REF, RECORD_PRICE, Product, price_problem
-from svc_sandbox.commerce.schemas import Description, Money, Title
+from svc_sandbox.commerce.schemas import Description, Money, Title, Uri
 from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
 from svc_sandbox.core.clock import LATEST, LATEST_RECORDED, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
@@ -190,6 +190,8 @@ _NARROWER: dict[tuple[type, str], Any] = {
         Finite, Field(ge=0, le=MAX_PUSH_DELAY_SECONDS)
     ],
     (Organization, "custom_fee_rate"): FeeRateText,
+    # PATCH /_sandbox/orgs's rule: a tokenless checkout reads each again to match its host
+    (Organization, "redirect_urls"): list[Uri],
     (LedgerEntry, "kind"): Literal[KINDS],
     (Transfer, "status"): Literal[TRANSFER_STATUSES],
     # money as the API's own schemas bound it (commerce/schemas.py)
@@ -629,7 +631,8 @@ def _check_user_names(document: dict[str, Any]) -> None:
 def _check_urls(document: dict[str, Any]) -> None:
     """The URLs the control plane checks: with the apps' rule (https, or http on a loopback
     host) a user's picture (issued as the ``picture`` claim), an app's website and logo (the
-    consent page shows them) and its redirect URIs (no fragment); a webhook endpoint's URL."""
+    consent page shows them) and its redirect URIs (no fragment); a webhook endpoint's URL.
+    (An organization's redirect URLs are typed in ``_NARROWER``, by PATCH's own type.)"""
     services = document["services"]
     found: list[tuple[str, str, bool]] = []
     for index, user in enumerate(services["users"]["users"]):
