@@ -22,6 +22,7 @@ from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.state_format import MAX_TEXT
 from tests.commerce.checkout_helpers import BUYER, published, push_checkout
 from tests.helpers import assert_unharmed, token_of
+from tests.identity.helpers import authorize_as, exchange, user_id, wallet_app
 from tests.state_scenes import busy_sandbox
 from tests.test_state_references import busy_export
 from tests.webhooks.conftest import call
@@ -818,6 +819,39 @@ FLOATS: list[tuple[str, Edit2, str]] = [
     ),
 ]
 
+SHA256_WORDS = "which must be 64 lowercase hex characters (a SHA-256 digest)"
+NOT_ASCII = "\u00e9" * 64
+#: Stored digests the services never make: non-ASCII ones made the secret, password and PKCE
+#: comparisons a 500 (hmac.compare_digest of str), any other one matches nothing.
+DIGESTS: list[tuple[str, Edit2, str]] = [
+    (
+        "an app's secret digest in other characters (introspection 500 after)",
+        set_first("oauthApps.apps", secret_sha256=NOT_ASCII),
+        f"services.oauthApps.apps[0].secret_sha256 is '{NOT_ASCII}', {SHA256_WORDS}",
+    ),
+    (
+        "a user's password digest in upper case",
+        set_first("users.users", password_sha256="AB" * 32),
+        f"services.users.users[0].password_sha256 is '{'AB' * 32}', {SHA256_WORDS}",
+    ),
+    (
+        "a user's password digest in other characters (sign-in 500 after)",
+        set_first("users.users", password_sha256=NOT_ASCII),
+        f"services.users.users[0].password_sha256 is '{NOT_ASCII}', {SHA256_WORDS}",
+    ),
+    (
+        "a refresh token digest of no shape",
+        set_first("tokens.refresh", token_sha256="rt_1"),
+        f"services.tokens.refresh[0].token_sha256 is 'rt_1', {SHA256_WORDS}",
+    ),
+    (
+        "a code challenge in other characters (token endpoint 500 after)",
+        set_first("authorizations.codes", code_challenge=NOT_ASCII[:43]),
+        f"services.authorizations.codes[0].code_challenge is '{NOT_ASCII[:43]}', which must be "
+        "43 base64url characters (an S256 code challenge)",
+    ),
+]
+
 
 def transfer_again(document: dict[str, Any]) -> dict[str, Any]:
     """A second transfer of the first one's sender, app and idempotency key, with its two
@@ -842,7 +876,7 @@ def scheduled_attempt(document: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-REFUSED = SHAPES + KEYS + ATTEMPTS + IDS + FLOATS
+REFUSED = SHAPES + KEYS + ATTEMPTS + IDS + FLOATS + DIGESTS
 
 
 @pytest.mark.parametrize(("case", "edit", "message"), REFUSED, ids=[r[0] for r in REFUSED])
@@ -859,3 +893,24 @@ def test_a_value_the_services_would_not_make_is_a_400_naming_it(
     assert response.status_code == 400, case
     assert message in response.json["error"], response.json  # type: ignore[index]
     assert_unharmed(http, before)
+
+
+def test_a_stored_digest_of_any_text_matches_nothing_without_a_500() -> None:
+    """Whatever text a record holds (an import of a sandbox older than the shape check, a
+    service's own bug), the secret, password and PKCE comparisons compare bytes
+    (core/digests.py): hmac.compare_digest of two str raised TypeError on a non-ASCII one."""
+    sandbox = Sandbox(clock_mode="frozen", seed=3, rate_limits=False)
+    http = create_app(sandbox).test_client()
+    client = wallet_app(sandbox)
+    code = authorize_as(http, client, user_id(sandbox))["code"]
+    for record in sandbox.oauth.codes.values():
+        record.code_challenge = NOT_ASCII[:43]
+    refused = exchange(http, client, code)
+    assert (refused.status_code, refused.json["error"]) == (400, "invalid_grant")
+    for app in sandbox.oauth_apps.apps.values():
+        app.secret_sha256 = NOT_ASCII
+    form = {"token": "at_x", "client_id": client.client_id, "client_secret": str(client.secret)}
+    assert http.post("/auth/oauth2/introspect", data=form).status_code == 401
+    for user in sandbox.users.users.values():
+        user.password_sha256 = NOT_ASCII
+    assert sandbox.users.check_password("abebe", "abebe-sandbox-pass") is None

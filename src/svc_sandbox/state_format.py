@@ -60,6 +60,7 @@ from svc_sandbox.commerce.products import PRODUCT_REF, RECORD_PRICE, Product, pr
 from svc_sandbox.commerce.schemas import Description, Money, Title, Uri
 from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
 from svc_sandbox.core.clock import LATEST, LATEST_RECORDED, out_of_range, parse_instant
+from svc_sandbox.core.digests import SHA256_HEX, SHA256_HEX_WORDS
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import ValidationFailed
@@ -69,7 +70,7 @@ from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
 from svc_sandbox.core.records import FORMAT, from_json
 from svc_sandbox.core.validation import describe, http_url_problem, shown
 from svc_sandbox.identity.apps import App, check_app_url
-from svc_sandbox.identity.grants import AuthCode
+from svc_sandbox.identity.grants import CHALLENGE_SHAPE, AuthCode
 from svc_sandbox.identity.keys import SigningKey
 from svc_sandbox.identity.sessions import BrowserSession
 from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
@@ -510,7 +511,8 @@ def _trigger_phone(value: str) -> str | None:
 #: value of another shape would import and then be out of reach (a withdrawal id ``W-1``
 #: answers 400 at GET, a token ``not-a-token`` 401 Malformed). Each is checked by the API's
 #: own rule (core/ids.py, organizations.TOKEN_SHAPE, products.PRODUCT_REF, the checkout
-#: link's and the phone's rules of checkout_input.py, endpoints.check_secret).
+#: link's and the phone's rules of checkout_input.py, endpoints.check_secret, the digests of
+#: core/digests.py and authorize's CHALLENGE_SHAPE).
 _SHAPES: dict[tuple[type, str], Shape] = {
     **{
         (cls, "id"): _object_id()
@@ -546,6 +548,24 @@ _SHAPES: dict[tuple[type, str], Shape] = {
     (Trigger, "phone"): Shape(_trigger_phone),
     # signed with at every attempt: the control plane's rule, else each attempt fails to sign
     (WebhookEndpoint, "secret"): _raised(check_secret),
+    # what a presented secret is hashed and compared against, or looked up by: the service
+    # makes each with sha256_hex, so no other text is one (non-ASCII made the comparison a 500)
+    **{
+        (cls, field): _fits(lambda value: SHA256_HEX.fullmatch(value) is not None, SHA256_HEX_WORDS)
+        for cls, field in (
+            (App, "secret_sha256"),
+            (User, "password_sha256"),
+            (AuthCode, "code_sha256"),
+            (AccessToken, "token_sha256"),
+            (RefreshToken, "token_sha256"),
+            (BrowserSession, "session_sha256"),
+        )
+    },
+    # compared with the verifier's S256 at the token endpoint: as authorize takes it
+    (AuthCode, "code_challenge"): _fits(
+        lambda value: CHALLENGE_SHAPE.fullmatch(value) is not None,
+        "43 base64url characters (an S256 code challenge)",
+    ),
 }
 
 
