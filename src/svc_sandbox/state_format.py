@@ -57,7 +57,7 @@ from svc_sandbox.commerce.payments import MAX_PUSH_DELAY_SECONDS, PaymentAttempt
 from svc_sandbox.commerce.payouts import LIFECYCLE as WITHDRAWAL_LIFECYCLE
 from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
 from svc_sandbox.commerce.products import PRODUCT_REF, RECORD_PRICE, Product, price_problem
-from svc_sandbox.commerce.schemas import Description, Money, Title, Uri
+from svc_sandbox.commerce.schemas import Description, Gateway, Media, Money, Title, Uri
 from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
 from svc_sandbox.core.clock import LATEST, LATEST_RECORDED, out_of_range, parse_instant
 from svc_sandbox.core.digests import SHA256_HEX, SHA256_HEX_WORDS
@@ -71,7 +71,8 @@ from svc_sandbox.core.records import FORMAT, from_json
 from svc_sandbox.core.validation import describe, http_url_problem, shown
 from svc_sandbox.identity.apps import App, check_app_url
 from svc_sandbox.identity.grants import CHALLENGE_SHAPE, AuthCode
-from svc_sandbox.identity.keys import SigningKey
+from svc_sandbox.identity.keys import KID_SHAPE, SigningKey
+from svc_sandbox.identity.scopes import SCOPES
 from svc_sandbox.identity.sessions import BrowserSession
 from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
 from svc_sandbox.identity.users import User
@@ -191,6 +192,11 @@ _NARROWER: dict[tuple[type, str], Any] = {
         Finite, Field(ge=0, le=MAX_PUSH_DELAY_SECONDS)
     ],
     (Organization, "custom_fee_rate"): FeeRateText,
+    # the API's own types for these (a value outside them broke the contract: strict mode's 500)
+    (Product, "media"): Media,
+    (Withdrawal, "gateway"): Gateway,
+    (PaymentAttempt, "gateway"): Gateway,
+    (CheckoutSession, "gateway"): Gateway,
     # PATCH /_sandbox/orgs's rule: a tokenless checkout reads each again to match its host
     (Organization, "redirect_urls"): list[Uri],
     (LedgerEntry, "kind"): Literal[KINDS],
@@ -213,7 +219,13 @@ _NARROWER: dict[tuple[type, str], Any] = {
 #: kind (a transfer out is negative), a transfer's amount is 100..1,000,000 (spec §8); both
 #: check_ledger checks (wallet/ledger.py ``ledger_problem``).
 _SIGNED: frozenset[tuple[type, str]] = frozenset({(LedgerEntry, "amount"), (Transfer, "amount")})
-_NARROWER_BY_NAME: dict[str, Any] = {"environment": Literal["sandbox", "production"]}
+#: A scope of the provider, as app registration takes it (apps._check_scopes): every scope a
+#: grant, code, token or consent holds was one of its app's.
+Scope: Any = Literal[tuple(SCOPES)]
+_NARROWER_BY_NAME: dict[str, Any] = {
+    "environment": Literal["sandbox", "production"],
+    "scopes": list[Scope],
+}
 
 
 def _field_type(annotation: Any) -> Any:
@@ -354,7 +366,7 @@ def services_models() -> dict[str, type[BaseModel]]:
         "authorizations": _section(
             "AuthorizationsState",
             codes=_records(AuthCode),
-            consents=dict[StrictStr, list[StrictStr]],
+            consents=dict[StrictStr, list[Scope]],
         ),
         "browserSessions": _section("BrowserSessionsState", sessions=_records(BrowserSession)),
         "identityLimits": _section("IdentityLimitsState"),
@@ -561,6 +573,10 @@ _SHAPES: dict[tuple[type, str], Shape] = {
             (BrowserSession, "session_sha256"),
         )
     },
+    # published in the JWKS (whose kid the contract wants non-empty) and named by every token
+    (SigningKey, "kid"): _fits(
+        lambda value: KID_SHAPE.fullmatch(value) is not None, "16 lowercase hex characters"
+    ),
     # compared with the verifier's S256 at the token endpoint: as authorize takes it
     (AuthCode, "code_challenge"): _fits(
         lambda value: CHALLENGE_SHAPE.fullmatch(value) is not None,
