@@ -19,7 +19,7 @@ from svc_sandbox.commerce.fees import MAX_MINOR
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.state_format import MAX_TEXT
+from svc_sandbox.state_format import MAX_COUNT, MAX_TEXT
 from tests.commerce.checkout_helpers import BUYER, published, push_checkout
 from tests.helpers import assert_unharmed, token_of
 from tests.identity.helpers import authorize_as, exchange, user_id, wallet_app
@@ -890,6 +890,33 @@ CONTRACT: list[tuple[str, Edit2, str]] = [
     ),
 ]
 
+INT64_MAX = 2**63 - 1
+PAST_COUNT = f"must be less than or equal to {MAX_COUNT}"
+#: Counters set at the largest 64-bit integer: one request later the export held 2^63, which
+#: the import refused (every export must import again). The import stops at 2^53 - 1.
+COUNTERS: list[tuple[str, Edit2, str]] = [
+    (
+        "the scheduler's sequence number at 2^63 - 1",
+        lambda d: d["scheduler"].update(seq=INT64_MAX) or d,
+        f"scheduler.seq {PAST_COUNT}",
+    ),
+    (
+        "the orders' sequence number at 2^63 - 1",
+        lambda d: services(d)["orders"].update(seq=INT64_MAX) or d,
+        f"services.orders.seq {PAST_COUNT}",
+    ),
+    (
+        "the due webhook attempts' sequence number at 2^63 - 1",
+        lambda d: services(d)["webhookDeliveries"].update(dueSeq=INT64_MAX) or d,
+        f"services.webhookDeliveries.dueSeq {PAST_COUNT}",
+    ),
+    (
+        "a provider step's sequence number at 2^63 - 1",
+        lambda d: first(d, "payments.attempts")["steps"][0].update(seq=INT64_MAX) or d,
+        f"services.payments.attempts[0].steps[0].seq {PAST_COUNT}",
+    ),
+]
+
 
 def transfer_again(document: dict[str, Any]) -> dict[str, Any]:
     """A second transfer of the first one's sender, app and idempotency key, with its two
@@ -914,7 +941,7 @@ def scheduled_attempt(document: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-REFUSED = SHAPES + KEYS + ATTEMPTS + IDS + FLOATS + DIGESTS + CONTRACT
+REFUSED = SHAPES + KEYS + ATTEMPTS + IDS + FLOATS + DIGESTS + CONTRACT + COUNTERS
 
 
 @pytest.mark.parametrize(("case", "edit", "message"), REFUSED, ids=[r[0] for r in REFUSED])

@@ -148,9 +148,15 @@ Instant = Annotated[StrictStr, AfterValidator(_instant)]
 ClockInstant = Annotated[StrictStr, AfterValidator(_clock_instant)]
 DecimalText = Annotated[StrictStr, AfterValidator(_decimal)]
 FeeRateText = Annotated[DecimalText, AfterValidator(_fee_rate)]
+#: The largest count or sequence number an import takes: the largest integer every JSON reader
+#: keeps exact (JavaScript's Number.MAX_SAFE_INTEGER; also pagination's MAX_PAGE and the
+#: wallet's MAX_BALANCE). The sandbox adds one per record, step or attempt, so no state it
+#: makes comes near it; at 2^63 - 1 instead, one request after importing a counter set at the
+#: bound made an export that no longer imported (docs/spec-gaps.md, "Counters in an import").
+MAX_COUNT = 2**53 - 1
 #: An integer of the records by default: amounts, counts, sequence numbers and attempt numbers
 #: are never negative where the API makes them (``_SIGNED`` lists the exceptions).
-Count = Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_COUNT)]
 Int64 = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
 #: The longest string a record takes where no rule of its own says less: a request body's cap
 #: (web.MAX_BODY_BYTES), so every string the emulator took from a request imports again,
@@ -303,7 +309,7 @@ def _section(name: str, **fields: Any) -> type[BaseModel]:
     return model
 
 
-Seq = Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
+Seq = Count  # a service's or the scheduler's next sequence number
 
 
 @cache
