@@ -24,6 +24,7 @@ import socket
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from svc_sandbox.core.digests import constant_time_equal
 from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut, shown
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
@@ -236,10 +237,8 @@ class FormTokens:
         return hmac.new(self._secret, subject.encode(), hashlib.sha256).hexdigest()[:32]
 
     def valid(self, subject: str, token: str | None) -> bool:
-        # Bytes: compare_digest refuses str with non-ASCII characters (a TypeError, a 500),
-        # and a posted form can carry any text.
-        given = token.encode("utf-8", "surrogatepass") if token is not None else None
-        return given is not None and hmac.compare_digest(self.issue(subject).encode(), given)
+        # A posted form can carry any text: compared as bytes (core/digests.py).
+        return token is not None and constant_time_equal(self.issue(subject), token)
 
 
 STALE_FORM = (

@@ -55,6 +55,8 @@ Uri = Annotated[StrictStr, refusing(http_url_problem)]
 #: Where a buyer goes after paying: any absolute URI but a browser's own schemes (an app's
 #: deep link included), where the sandbox's other URLs are http(s) (it calls or shows them).
 SuccessUri = Annotated[StrictStr, refusing(success_url_problem)]
+#: A product's images: the contract's Media (absolute http(s) URLs, at most 20).
+Media = Annotated[list[Uri], Field(max_length=20)]
 Title = Annotated[StrictStr, AfterValidator(_trimmed_title)]
 Description = Annotated[StrictStr, Field(max_length=5000)]
 
@@ -101,7 +103,7 @@ class ProductCreateBody(NoNulls):
     pricingModel: PricingModel
     price: PriceBody | None = None
     description: Description | None = None
-    media: Annotated[list[Uri], Field(max_length=20)] | None = None
+    media: Media | None = None
     metadata: ProductMetadata | None = None
     status: Literal["draft", "published"] = "draft"
     productType: Literal["one_time"] | None = None
@@ -110,7 +112,7 @@ class ProductCreateBody(NoNulls):
 class ProductUpdateBody(NoNulls):
     title: Title | None = None
     description: Description | None = None
-    media: Annotated[list[Uri], Field(max_length=20)] | None = None
+    media: Media | None = None
     metadata: ProductMetadata | None = None
     status: Literal["draft", "published", "archived"] | None = None
     price: PriceBody | None = None

@@ -3,8 +3,6 @@ URIs, scopes, client types, secrets (only a hash stored), disable, delete, appro
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -12,6 +10,7 @@ from urllib.parse import urlsplit
 
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.digests import constant_time_equal, sha256_hex
 from svc_sandbox.core.errors import Forbidden, ValidationFailed, found
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
@@ -25,7 +24,7 @@ LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
 def secret_hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
+    return sha256_hex(secret)
 
 
 def check_redirect_uri(uri: str) -> str:
@@ -302,7 +301,8 @@ class AppService(Service):
     def secret_matches(app: App, secret: str) -> bool:
         """Constant-time comparison of a presented secret with the stored hash."""
         expected = app.secret_sha256 or secret_hash("\0no secret")
-        return hmac.compare_digest(secret_hash(secret), expected) and app.secret_sha256 is not None
+        matches = constant_time_equal(secret_hash(secret), expected)
+        return matches and app.secret_sha256 is not None
 
     def export(self) -> dict[str, Any]:
         return {

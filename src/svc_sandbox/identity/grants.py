@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -18,6 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.digests import constant_time_equal
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.ids import Digested
@@ -107,7 +107,7 @@ def with_query(uri: str, params: dict[str, str]) -> str:
 def check_registered(app: App, redirect_uri: str) -> None:
     """Spec §5.2: an exact match of a registered URI, else ``redirect_uri_mismatch`` (at
     authorize and at the token endpoint alike)."""
-    if not any(hmac.compare_digest(redirect_uri.encode(), u.encode()) for u in app.redirect_uris):
+    if not any(constant_time_equal(redirect_uri, u) for u in app.redirect_uris):
         raise RedirectUriMismatch("redirect_uri is not an exact match of a registered URI")
 
 
@@ -561,7 +561,7 @@ class AuthorizationService(Service):
             raise InvalidGrant("redirect_uri does not match the authorization request")
         if not VERIFIER_SHAPE.fullmatch(verifier):
             raise InvalidRequest("code_verifier must be 43 to 128 characters [A-Za-z0-9-._~]")
-        if not hmac.compare_digest(s256(verifier), record.code_challenge):
+        if not constant_time_equal(s256(verifier), record.code_challenge):
             raise InvalidGrant("code_verifier does not match the code_challenge")
         scopes = issuable(app, record.scopes)
         record.used = True

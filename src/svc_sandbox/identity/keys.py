@@ -15,14 +15,15 @@ it signed has expired (the longest-lived is the ID token, 10 hours).
 from __future__ import annotations
 
 import functools
-import hashlib
 import random
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.digests import sha256_hex
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 
@@ -35,6 +36,13 @@ KEY_BITS = 2048
 PUBLIC_EXPONENT = 65537
 #: The longest a signed token lives (ID token, spec §8): how long a retired key is published.
 LONGEST_TOKEN = timedelta(hours=10)
+#: What ``kid_of`` makes: an import takes no other key id (the JWKS's ``kid`` is non-empty).
+KID_SHAPE = re.compile(r"[0-9a-f]{16}")
+
+
+def kid_of(material: str) -> str:
+    """A key's id: the start of its material's digest, so it follows from the material."""
+    return sha256_hex(material)[:16]
 
 
 def _odd_primes_below(limit: int) -> list[int]:
@@ -138,8 +146,7 @@ class KeyService(Service):
         # The kid follows from the material, so the (slower) key itself is only built when
         # something is first signed or the JWKS is first read.
         material = self.ids.text(64, "0123456789abcdef")
-        kid = hashlib.sha256(material.encode()).hexdigest()[:16]
-        key = SigningKey(kid=kid, material=material, created_at=self.clock.now())
+        key = SigningKey(kid=kid_of(material), material=material, created_at=self.clock.now())
         self.keys.append(key)
         return key
 

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.digests import sha256_hex
 from svc_sandbox.core.expiry import ExpiryQueue
 from svc_sandbox.core.ids import Digested
 from svc_sandbox.core.locking import locked
@@ -40,7 +41,7 @@ ACCESS_JWT_TYPES = ("at+jwt", "application/at+jwt")
 
 
 def digest(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
+    return sha256_hex(value)
 
 
 def kept_after_expiry(ctx: ServiceContext) -> timedelta:

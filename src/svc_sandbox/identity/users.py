@@ -3,8 +3,6 @@ one user, one wallet. ``User.id`` is the ``sub``: a stable, seeded 24-hex id."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,6 +10,7 @@ from typing import Any
 
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.digests import constant_time_equal, sha256_hex
 from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import Conflict, ValidationFailed, found
 from svc_sandbox.core.locking import locked
@@ -40,7 +39,7 @@ def _check_password(password: str) -> None:
 
 def password_hash(password: str) -> str:
     """Sandbox passwords are stored hashed like secrets (SHA-256; no need for a slow KDF)."""
-    return hashlib.sha256(password.encode()).hexdigest()
+    return sha256_hex(password)
 
 
 @dataclass
@@ -238,7 +237,7 @@ class UserService(Service):
         user = self._by_handle(handle_or_email) or self._by_email(handle_or_email)
         given = password_hash(password)
         expected = user.password_sha256 if user is not None else password_hash("\0")
-        if hmac.compare_digest(given, expected) and user is not None:
+        if constant_time_equal(given, expected) and user is not None:
             return user
         return None
 
