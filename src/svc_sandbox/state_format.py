@@ -24,7 +24,6 @@ read bumps it.
 from __future__ import annotations
 
 import dataclasses
-import math
 import types
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -64,7 +63,7 @@ from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import OBJECT_ID_SHAPE, degenerate_problem, is_object_id
 from svc_sandbox.core.lifecycle import Lifecycle
-from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
+from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text, within
 from svc_sandbox.core.records import FORMAT, from_json
 from svc_sandbox.core.validation import describe, http_url_problem, shown
 from svc_sandbox.identity.apps import App, check_app_url
@@ -165,10 +164,7 @@ def _finite(value: Any) -> float:
     # Every float of the records is a duration (delays, a receiver's time): 0 or more.
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError("must be a number")
-    # Bounded before any float(): an integer of 400 digits does not fit a float (OverflowError,
-    # which pydantic passes on as a 500), while Python compares ints and floats exactly.
-    infinite = isinstance(value, float) and not math.isfinite(value)
-    if infinite or not 0 <= value <= MAX_SECONDS:
+    if not within(value, 0, MAX_SECONDS):  # before float(), which overflows
         raise ValueError(f"must be a finite number from 0 to {MAX_SECONDS:.0f}")
     return float(value)
 

@@ -13,7 +13,6 @@ or for everyone) or carried by a custom trigger, changes that for the next notic
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,6 +23,7 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.fault_rules import FaultRules
 from svc_sandbox.core.ids import is_object_id
 from svc_sandbox.core.locking import locked
+from svc_sandbox.core.numbers import within
 from svc_sandbox.core.validation import one_of, unknown_field
 from svc_sandbox.orgs.organizations import OrganizationService
 
@@ -44,9 +44,7 @@ def check_delay(value: Any, field: str, maximum: float) -> float:
     """A number of seconds in 0..maximum (finite); 400 naming ``field`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValidationFailed(f"{field} must be a number of seconds")
-    # An int is compared as it is: math.isfinite of one of 400 digits raises OverflowError.
-    finite = not isinstance(value, float) or math.isfinite(value)
-    if not finite or not 0 <= value <= maximum:
+    if not within(value, 0, maximum):
         raise ValidationFailed(f"{field} must be a finite number between 0 and {maximum:.0f}")
     return float(value)
 

@@ -3,10 +3,14 @@ environment variable, a rate sent as a string): ASCII decimal only, the one rule
 place that reads one. Python's ``int()``, ``float()`` and ``Decimal()`` also take other
 scripts' digits (``٥٠``, ``５０``), ``_`` between digits, exponents (``5e1``), ``inf`` and
 ``nan``, a ``+`` and Unicode spaces around the figure: a typo or a look-alike would quietly
-become another number, so none of them is a number here."""
+become another number, so none of them is a number here.
+
+Also ``within``: the range check of a number already decoded (from JSON or YAML), which holds
+for an integer of any length."""
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from decimal import Decimal
@@ -41,3 +45,12 @@ def whole_text(text: str) -> int | None:
     if not _WHOLE.fullmatch(text) or len(significant) > sys.get_int_max_str_digits():
         return None
     return int(text)
+
+
+def within(value: int | float, low: float, high: float) -> bool:
+    """Whether ``value`` is a finite number from ``low`` to ``high``. An int is compared as it
+    is (Python compares ints and floats exactly): ``math.isfinite`` or ``float()`` of an
+    integer of 400 digits, valid JSON, raises OverflowError."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    return low <= value <= high
