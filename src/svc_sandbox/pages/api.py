@@ -20,6 +20,7 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request
 
 from svc_sandbox.commerce.api import client_ip
+from svc_sandbox.commerce.products import Product
 from svc_sandbox.commerce.schemas import CheckoutBody, HostedConfirmBody, PayBody
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import NotFound, SandboxError, ValidationFailed
@@ -206,7 +207,7 @@ def back_to_simulator(session_id: str) -> Response:
 # --- product page -------------------------------------------------------------------------
 
 
-def published_product(token: str) -> Any:
+def published_product(token: str) -> Product:
     product = sandbox().products.find(token)
     if product is None or not product.published:
         raise NotFound("Product not found")
@@ -250,7 +251,7 @@ def product_buy(token: str) -> Response:
     return redirect(result["checkoutUrl"], 303)  # type: ignore[return-value]
 
 
-def product_form_again(product: Any, error: SandboxError) -> Response:
+def product_form_again(product: Product, error: SandboxError) -> Response:
     view = product_view(sandbox(), product)
     return form_page(
         "product.html",
