@@ -119,6 +119,8 @@ def nothing_to_pay(product: Product, amount: int | None) -> bool:
 def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
     fields = [f.to_public() for f in sb.checkout_config.fields_of(product.org_id)]
     default = product.default_amount or product.minimum_amount or 0
+    simulated = sb.orgs.get(product.org_id).environment == "sandbox"
+    may_be_free = product.pricing_model == "pwyw" and not product.minimum_amount
     return {
         "token": product.checkout_token,
         "title": product.title,
@@ -127,15 +129,26 @@ def product_view(sb: Sandbox, product: Product) -> dict[str, Any]:
         # Nothing to pay (free, or a fixed price of 0): the page reads as a free product's.
         "free": nothing_to_pay(product, None),
         # A pwyw minimum of 0: the buyer may pay nothing, and then needs no phone.
-        "may_be_free": product.pricing_model == "pwyw" and not product.minimum_amount,
+        "may_be_free": may_be_free,
         # A sandbox product's checkout goes to the simulator, not the provider's page.
-        "simulated": sb.orgs.get(product.org_id).environment == "sandbox",
+        "simulated": simulated,
+        "phone_hint": phone_hint(simulated, may_be_free),
         "price": money(product.amount or 0) if product.pricing_model == "fixed" else None,
         "minimum": money(product.minimum_amount or 0),
         "default_etb": f"{default // 100}.{default % 100:02d}",
         "media": list(product.media),
         "fields": [f for f in fields if not f["productIds"] or product.id in f["productIds"]],
     }
+
+
+def phone_hint(simulated: bool, may_be_free: bool) -> str | None:
+    """The product page's hint under its phone input: when a phone is needed at all, and that
+    the provider's page asks again (the simulator asks for none: the page's closing hint says
+    where Buy leads)."""
+    parts = ["only to pay an amount above 0"] if may_be_free else []
+    if not simulated:
+        parts.append("you can also enter it on the next page")
+    return ("; ".join(parts) + ".").capitalize() if parts else None
 
 
 def field_labels(view: dict[str, Any]) -> dict[str, str]:
