@@ -213,6 +213,26 @@ def test_run_against_a_running_emulator_and_another_server(
     assert "1 passed" in capsys.readouterr().out
 
 
+def test_reports_never_show_the_token_given(
+    folder: Path, svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--target real is pointed at real servers with real tokens: the console and the CI
+    artifacts show a credential masked, its kind and its last characters only."""
+    token = svc_server.sandbox.info()["organizations"][0]["tokens"][0]["token"]
+    reports = ["--json", str(tmp_path / "out.json"), "--junit", str(tmp_path / "out.xml")]
+    args = ["run", str(folder), "--target", "real", "--base-url", svc_server.url + "/api"]
+    assert main([*args, "--token", token, *reports]) == 1
+    written = [capsys.readouterr().out] + [
+        (tmp_path / n).read_text() for n in ("out.json", "out.xml")
+    ]
+    for text in written:
+        assert token not in text
+    shown = f"Bearer {token[:9]}...{token[-4:]}"
+    assert all(shown in text for text in written[1:])  # the failing step's request
+    steps = json.loads(written[1])["scenarios"][1]["steps"]
+    assert steps[0]["request"]["headers"]["Authorization"] == shown
+
+
 def test_record_writes_a_scenario_that_replays_green(
     svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

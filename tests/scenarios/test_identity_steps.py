@@ -18,6 +18,7 @@ from svc_sandbox.scenarios.targets import (
     RealTarget,
     provided_by_emulator,
 )
+from svc_sandbox.scenarios.transport import masked
 from tests.scenarios.helpers import one
 
 LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
@@ -80,11 +81,18 @@ def test_basic_auth_a_redirect_query_and_a_saved_bearer(
     pair = f"{app['clientId']}:{app['clientSecret']}".encode()
     token_request = result.steps[1].request
     assert token_request is not None
-    assert token_request["headers"]["Authorization"] == "Basic " + base64.b64encode(pair).decode()
+    # The token endpoint took the client's Basic credentials (it answered a token); the
+    # report shows credentials masked.
+    assert result.steps[1].response["status"] == 200  # type: ignore[index]
+    assert token_request["headers"]["Authorization"] == "Basic " + masked(
+        base64.b64encode(pair).decode()
+    )
     assert token_request["headers"]["Content-Type"] == "application/x-www-form-urlencoded"
     access = result.steps[1].response["body"]["access_token"]  # type: ignore[index]
     userinfo = result.steps[2].request
-    assert userinfo is not None and userinfo["headers"]["Authorization"] == f"Bearer {access}"
+    assert userinfo is not None
+    assert userinfo["headers"]["Authorization"] == f"Bearer {masked(access)}"
+    assert result.steps[2].response["status"] == 200  # type: ignore[index]
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ class HttpRequest:
         return {
             "method": self.method,
             "url": self.url,
-            "headers": self.headers,
+            "headers": masked_headers(self.headers),
             "body": shown(self.body),
         }
 
@@ -50,7 +50,42 @@ class HttpResponse:
         return next((v for k, v in self.headers.items() if k.lower() == lowered), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "headers": self.headers, "body": shown(self.body)}
+        return {
+            "status": self.status,
+            "headers": masked_headers(self.headers),
+            "body": shown(self.body),
+        }
+
+
+#: Headers whose values are credentials. Reports, consoles and CI artifacts show them masked:
+#: against ``--target real`` the bearer is a real (often production) token.
+CREDENTIAL_HEADERS = frozenset({"authorization", "x-svc-key", "cookie", "set-cookie"})
+#: How much of a credential a report keeps: its prefix tells the kind (``svc_live_``), its
+#: last characters which one.
+_KEPT_PREFIX, _KEPT_SUFFIX = 9, 4
+
+
+def masked(secret: str) -> str:
+    """``secret`` as reports show it: ``svc_live_...s7b0``; a short one entirely hidden. ASCII
+    dots, so JSON text shows them as they are."""
+    if len(secret) < 2 * (_KEPT_PREFIX + _KEPT_SUFFIX):
+        return "..."
+    return f"{secret[:_KEPT_PREFIX]}...{secret[-_KEPT_SUFFIX:]}"
+
+
+def masked_header(name: str, value: str) -> str:
+    """A credential header's value masked (its scheme, ``Bearer``/``Basic``, kept); any other
+    header's as it is."""
+    if name.lower() not in CREDENTIAL_HEADERS:
+        return value
+    scheme, _, credential = value.partition(" ")
+    if credential and scheme.isalpha():
+        return f"{scheme} {masked(credential)}"
+    return masked(value)
+
+
+def masked_headers(headers: dict[str, str]) -> dict[str, str]:
+    return {name: masked_header(name, value) for name, value in headers.items()}
 
 
 #: RFC 9110 §5.1: a field name is a token.
