@@ -428,6 +428,32 @@ def test_the_files_own_values_stay_matchers_through_variables(tmp_path: Path) ->
     assert Runner(InProcessTarget()).run(scenario).status == PASSED
 
 
+def test_vars_use_each_other_in_any_order_and_the_matrix_row(tmp_path: Path) -> None:
+    """docs/scenarios.md: variables come from ``vars`` and the matrix row; a var written
+    before the one it uses, or built from the row, has its value."""
+    text = """
+        name: vars built from others
+        matrix: {amount: [5000, 700]}
+        vars:
+          body: {amount: "${amount}", description: "${what}"}
+          what: "${noun} for ${amount}"
+          noun: Donation
+          amount: 1                       # the row's value wins
+        steps:
+          - request: {method: POST, path: /checkout, json: "${body}"}
+            expect: {status: 200}
+            save: {session: sessionId}
+          - request: {path: "/checkout/${session}"}
+            expect: {json: {amount: "${amount}"}}
+    """
+    results = [Runner(InProcessTarget()).run(s) for s in load_file(write(tmp_path, "v.yaml", text))]
+    assert [r.status for r in results] == [PASSED, PASSED], [r.failure for r in results]
+    assert [r.steps[0].request["body"] for r in results] == [  # type: ignore[index]
+        {"amount": 5000, "description": "Donation for 5000"},
+        {"amount": 700, "description": "Donation for 700"},
+    ]
+
+
 def test_vars_needing_a_seeded_identity_value_skip_their_steps_against_another_server(
     tmp_path: Path, svc_server: RunningServer
 ) -> None:

@@ -24,7 +24,14 @@ from svc_sandbox.scenarios.matchers import argument_problems, check_path, expect
 from svc_sandbox.scenarios.model import SUFFIXES, DocPath, Lines, Scenario, ScenarioError
 from svc_sandbox.scenarios.receiver import answers_problem
 from svc_sandbox.scenarios.responses import pick_problem
-from svc_sandbox.scenarios.templating import DYNAMIC, PROVIDED, has_reference, references
+from svc_sandbox.scenarios.templating import (
+    DYNAMIC,
+    PROVIDED,
+    CircularVariables,
+    dependency_order,
+    has_reference,
+    references,
+)
 from svc_sandbox.scenarios.transport import base64_body, header_problem
 from svc_sandbox.settings import Settings
 
@@ -246,8 +253,21 @@ def check_document(document: dict[str, Any], lines: Lines) -> None:
     for name, path in references(document.get("vars", {}), ("vars",)):
         if name not in known:
             raise lines.error(path, f"unknown variable ${{{name}}}")
+    _check_no_circle(document, lines)
     _check_steps(document["steps"], ("steps",), known, lines)
     _check_matrix(document, lines)
+
+
+def _check_no_circle(document: dict[str, Any], lines: Lines) -> None:
+    matrix = document.get("matrix", {})
+    definitions = {k: v for k, v in document.get("vars", {}).items() if k not in matrix}
+    try:
+        dependency_order(definitions)
+    except CircularVariables as circle:
+        first = circle.circle[0]
+        raise lines.error(
+            ("vars", first), f"vars refer to each other in a circle: {circle}"
+        ) from None
 
 
 def _check_steps(steps: list[dict[str, Any]], at: DocPath, known: set[str], lines: Lines) -> None:

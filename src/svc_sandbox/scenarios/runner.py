@@ -54,6 +54,7 @@ from svc_sandbox.scenarios.templating import (
     TooLarge,
     UnboundVariable,
     as_text,
+    dependency_order,
     render,
 )
 from svc_sandbox.scenarios.transport import (
@@ -207,12 +208,20 @@ class _Run:
     def _vars(self) -> None:
         """The file's ``vars``; one needing what the target does not provide (a seeded
         identity variable against another server) skips the steps that use it."""
-        for name, value in self.scenario.document.get("vars", {}).items():
+        row = self.scenario.row
+        self.vars.update(row)
+        # A matrix value wins over a var of the same name; the others may use the row's
+        # values and each other (the loader refused a circle).
+        definitions = {
+            name: value
+            for name, value in self.scenario.document.get("vars", {}).items()
+            if name not in row
+        }
+        for name in dependency_order(definitions):
             try:
-                self.vars[name] = render(value, self.lookup, KEEP)
+                self.vars[name] = render(definitions[name], self.lookup, KEEP)
             except Skip as skip:
                 self.unbound[name] = str(skip)
-        self.vars.update(self.scenario.row)
 
     def close(self) -> None:
         if self.receiver is not None:

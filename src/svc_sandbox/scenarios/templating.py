@@ -99,6 +99,38 @@ def references(value: Any, path: DocPath = ()) -> Iterator[tuple[str, DocPath]]:
             yield from references(item, path + (index,))
 
 
+class CircularVariables(ValueError):
+    """``vars`` entries that refer to each other in a circle: none can ever have a value."""
+
+    def __init__(self, circle: list[str]) -> None:
+        super().__init__(" -> ".join(f"${{{name}}}" for name in circle))
+        self.circle = circle
+
+
+def dependency_order(definitions: Mapping[str, Any]) -> list[str]:
+    """The names of ``definitions`` (a file's ``vars``) ordered so each comes after the others
+    it refers to, in file order otherwise; CircularVariables for a circle. References to
+    names outside ``definitions`` (the matrix row, the runner's) do not order anything."""
+    order: list[str] = []
+    state: dict[str, str] = {}  # "open" while its references are being ordered, then "done"
+
+    def visit(name: str, trail: list[str]) -> None:
+        if state.get(name) == "done":
+            return
+        if state.get(name) == "open":
+            raise CircularVariables(trail[trail.index(name) :] + [name])
+        state[name] = "open"
+        for used, _ in references(definitions[name]):
+            if used in definitions:
+                visit(used, trail + [name])
+        state[name] = "done"
+        order.append(name)
+
+    for name in definitions:
+        visit(name, [])
+    return order
+
+
 #: How ``render`` treats what variables write: ``plain`` values (a request), an expectation
 #: where response data stays data (``expect``), a variable's value that keeps the mark (``keep``).
 PLAIN, EXPECT, KEEP = "plain", "expect", "keep"
