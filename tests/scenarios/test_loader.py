@@ -62,6 +62,39 @@ GOOD = """
             "vars refer to each other in a circle: ${me} -> ${me}",
         ),
         (
+            "name: x\nsteps:\n  - expect_webhook:\n      type: checkout.sesion.expired\n"
+            "      none: true\n",
+            4,
+            "steps[0].expect_webhook.type",
+            "unknown event type 'checkout.sesion.expired' (one of order.created, "
+            "order.completed, checkout.session.expired)",
+        ),
+        (
+            "name: x\nwebhooks: {eventTypes: [order.created, order.complete]}\n"
+            "steps:\n  - request: {path: /a}\n",
+            2,
+            "webhooks.eventTypes[1]",
+            "unknown event type 'order.complete'",
+        ),
+        (
+            "name: x\nsteps:\n  - expect_webhook: {type: order.paid, within: ten minutes}\n",
+            3,
+            "steps[0].expect_webhook.type",
+            "unknown event type 'order.paid'",
+        ),
+        (
+            "name: x\nsteps:\n  - expect_webhook: {type: order.created, within: -5}\n",
+            3,
+            "steps[0].expect_webhook.within",
+            "within must not be negative",
+        ),
+        (
+            "name: x\nsteps:\n  - expect_webhook: {type: order.created, within: ten minutes}\n",
+            3,
+            "steps[0].expect_webhook.within",
+            "within must be a number of seconds or a string like '1h30m'",
+        ),
+        (
             "name: x\nsteps:\n  - control: {action: travel_in_time}\n",
             3,
             "steps[0].control.action",
@@ -123,6 +156,11 @@ GOOD = """
         "unknown-variable",
         "vars-in-a-circle",
         "a-var-using-itself",
+        "misspelt-event-type-expected",
+        "misspelt-event-type-subscribed",
+        "unknown-event-type-checked-before-within",
+        "negative-within",
+        "within-without-a-number",
         "unknown-action",
         "missing-action-argument",
         "variable-used-before-it-is-saved",

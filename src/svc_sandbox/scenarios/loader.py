@@ -17,6 +17,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from pydantic import ValidationError as PydanticError
 
+from svc_sandbox.core.durations import parse_duration
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.text import lone_surrogate
 from svc_sandbox.core.yaml_input import AliasBound  # the one alias rule of YAML
 from svc_sandbox.scenarios.actions import ACTIONS
@@ -34,6 +36,7 @@ from svc_sandbox.scenarios.templating import (
 )
 from svc_sandbox.scenarios.transport import base64_body, header_problem
 from svc_sandbox.settings import Settings
+from svc_sandbox.webhooks.events import EVENT_TYPES
 
 SCHEMA_NAME = "scenario.schema.json"
 #: Actions the runner does itself (its webhook receiver), not the control plane.
@@ -254,6 +257,8 @@ def check_document(document: dict[str, Any], lines: Lines) -> None:
         if name not in known:
             raise lines.error(path, f"unknown variable ${{{name}}}")
     _check_no_circle(document, lines)
+    for index, name in enumerate(document.get("webhooks", {}).get("eventTypes", [])):
+        _check_event_type(name, ("webhooks", "eventTypes", index), lines)
     _check_steps(document["steps"], ("steps",), known, lines)
     _check_matrix(document, lines)
 
@@ -291,8 +296,28 @@ def _check_steps(steps: list[dict[str, Any]], at: DocPath, known: set[str], line
         if "request" in step:
             _check_request(step["request"], path + ("request",), known, lines)
         _check_expectations(step, path, lines)
+        if "expect_webhook" in step:
+            _check_webhook_expectation(step["expect_webhook"], path + ("expect_webhook",), lines)
         known |= set(step.get("save", {})) | set(step.get("set", {}))
         known |= set(step.get("expect_webhook", {}).get("save", {}))
+
+
+def _check_event_type(name: Any, where: DocPath, lines: Lines) -> None:
+    """Only the events of spec §6 are ever sent: a misspelt type would wait for nothing (and
+    ``none: true`` of it pass whatever was sent)."""
+    if isinstance(name, str) and not has_reference(name) and name not in EVENT_TYPES:
+        raise lines.error(where, f"unknown event type {name!r} (one of {', '.join(EVENT_TYPES)})")
+
+
+def _check_webhook_expectation(spec: dict[str, Any], at: DocPath, lines: Lines) -> None:
+    if "type" in spec:
+        _check_event_type(spec["type"], at + ("type",), lines)
+    within = spec.get("within")
+    if within is not None and not has_reference(within):
+        try:
+            parse_duration(within, "within")
+        except ValidationFailed as exc:
+            raise lines.error(at + ("within",), exc.message) from None
 
 
 def _check_request(request: dict[str, Any], path: DocPath, known: set[str], lines: Lines) -> None:
