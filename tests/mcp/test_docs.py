@@ -53,6 +53,14 @@ def test_the_reference_covers_every_operation_and_schema_of_the_contract() -> No
     assert "### Withdrawal" in reference and "`netAmount` integer (required)" in reference
 
 
+def test_the_reference_says_which_operations_are_not_under_the_base_url() -> None:
+    """The payment-link attempt is served under {pay_url}: {base_url}/pay/... is a 404."""
+    reference = docs.reference()
+    attempt = reference.split("### POST /pay/{payToken}\n", 1)[1].split("###", 1)[0]
+    assert "Served under {pay_url}" in attempt and "not under {base_url}" in attempt
+    assert "unless an operation names another root" in reference.split("## Operations")[0]
+
+
 def test_slugs_are_githubs() -> None:
     assert docs.slug("Events and webhooks (§6, §8)") == "events-and-webhooks-6-8"
     assert docs.slug("`GET /_sandbox/requests`") == "get-_sandboxrequests"

@@ -201,9 +201,10 @@ def reference() -> str:
         "# API reference",
         "",
         f"{info.get('title', 'Commerce API')} {info.get('version', '')}. "
-        "Paths are relative to {base_url}; authenticate with `Authorization: Bearer "
-        "svc_test_...` (sandbox) or `svc_live_...` (production). Money is integer santim "
-        "(10000 = 100.00 ETB). Generated from contracts/commerce.openapi.yaml.",
+        "Paths are relative to {base_url} unless an operation names another root; "
+        "authenticate with `Authorization: Bearer svc_test_...` (sandbox) or `svc_live_...` "
+        "(production). Money is integer santim (10000 = 100.00 ETB). "
+        "Generated from contracts/commerce.openapi.yaml.",
         "",
         "## Operations",
     ]
@@ -212,6 +213,8 @@ def reference() -> str:
             if method not in ("get", "post", "patch", "put", "delete"):
                 continue
             out += ["", f"### {method.upper()} {path}", "", str(op.get("summary", "")).strip()]
+            # A path-level `servers` moves the operation off {base_url} (the payment link).
+            out += [str(s["description"]).strip() for s in item.get("servers", [])]
             if op.get("security") == []:
                 out.append("No token needed.")
             for param in op.get("parameters", []) + item.get("parameters", []):
