@@ -85,6 +85,43 @@ CASES: list[tuple[str, Callable[[SvcClient], Any], str]] = [
         "idempotency_key",
     ),  # noqa: E501
     ("withdrawal id", lambda c: c.get_withdrawal("w_1"), "withdrawal_id"),
+    *[
+        (
+            f"idempotency key {shown}",
+            lambda c, key=key: c.create_withdrawal(10000, "cbe", "0911223344", idempotency_key=key),
+            "idempotency_key",
+        )
+        for shown, key in (
+            ("space first", " payout-1"),
+            ("space last", "payout-1 "),
+            ("only a space", " "),
+            ("tab", "pay\tout"),
+            ("not ASCII", "payout-\u00e9"),
+        )
+    ],
+    *[
+        (
+            f"metadata {value}",
+            lambda c, value=value: c.create_checkout("p_abc", metadata={"a": value}),
+            "metadata.a must be a finite number",
+        )
+        for value in (float("nan"), float("inf"), float("-inf"))
+    ],
+    (
+        "long title after trimming",
+        lambda c: c.create_product(" " + "x" * 121 + " ", "free"),
+        "title must be at most 120 characters after trimming, got 121",
+    ),
+    (
+        "long description after trimming",
+        lambda c: c.create_custom_checkout(100, "\t" + "x" * 121),
+        "description must be at most 120 characters after trimming",
+    ),
+    (
+        "phone with spaces inside",
+        lambda c: c.create_withdrawal(10000, "cbe", "09 1122 3344"),
+        "account",
+    ),
 ]
 
 

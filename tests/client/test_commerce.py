@@ -63,6 +63,18 @@ def test_products_create_read_update_list_and_archive(svc_client: SvcClient) -> 
     assert archived.product.status == "archived"
 
 
+def test_what_the_service_trims_is_checked_trimmed(live: SvcClient) -> None:
+    """120 characters with whitespace around them are a title and a custom description the
+    service takes (it trims them); a phone with spaces around it too."""
+    padded = " " + "x" * 120 + "\t"
+    product = live.create_product(padded, "free").product
+    assert product.title == "x" * 120
+    created = live.create_custom_checkout(
+        500, padded, gateway="telebirr", customer={**BUYER, "phone": " 0911223344 "}
+    )
+    assert created.mode == "direct"
+
+
 def test_products_of_another_tenant_are_not_found(
     svc_client: SvcClient, svc_emulator: Emulator
 ) -> None:

@@ -12,10 +12,11 @@ import base64
 import hashlib
 import inspect
 import json
+import re
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import flask
 import httpx
@@ -371,6 +372,20 @@ def test_the_same_errors_in_both_forms(apps: Apps, form: str) -> None:
         with pytest.raises(SvcError) as mismatch:
             await settle(idp.exchange_callback(callback, request))  # another attempt's state
         assert mismatch.value.code == "state_mismatch"
+
+        # RFC 9207 §2.4: the callback must name this issuer; one naming another, or none
+        # (a mix-up with an issuer that sends none), is refused before its code is used.
+        mine = scripted_callback(apps.server.url, apps.abebe, request.url)
+        assert f"iss={quote(sandbox.settings.issuer, safe='')}" in mine
+        for forged, said in (
+            (mine.replace("iss=", "iss=x"), "the callback carries iss 'x"),
+            (re.sub(r"&?iss=[^&]*", "", mine), "the callback carries no iss"),
+        ):
+            with pytest.raises(SvcError) as mixed_up:
+                await settle(idp.exchange_callback(forged, request))
+            assert mixed_up.value.code == "issuer_mismatch" and said in mixed_up.value.message
+        await settle(idp.exchange_callback(mine, request))  # the code was never spent
+
         with pytest.raises(SvcClientError) as bad_code:
             await settle(idp.exchange_code("no-such-code", request.code_verifier))
         assert (bad_code.value.status, bad_code.value.code) == (400, "invalid_grant")

@@ -52,6 +52,17 @@ def text(name: str, value: Any, minimum: int = 0, maximum: int | None = None) ->
     return value
 
 
+def trimmed_text(name: str, value: Any, maximum: int) -> str:
+    """A required text the service trims (§4 title, custom description): 1..``maximum``
+    characters once surrounding whitespace is gone; sent as given."""
+    text(name, value, 1)
+    if len(value.strip()) > maximum:
+        raise ValueError(
+            f"{name} must be at most {maximum} characters after trimming, got {len(value.strip())}"
+        )
+    return str(value)
+
+
 def choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -73,7 +84,11 @@ def product_ref(name: str, value: Any) -> str:
 
 
 def phone(name: str, value: Any) -> str:
-    return pattern(name, value, PHONE, "a phone as 2519XXXXXXXX, 09XXXXXXXX or 9XXXXXXXX")
+    """A phone the service takes: its shape once surrounding whitespace is trimmed (the
+    contract's Phone); sent as given."""
+    shape = "a phone as 2519XXXXXXXX, 09XXXXXXXX or 9XXXXXXXX"
+    pattern(name, value.strip() if isinstance(value, str) else value, PHONE, shape)
+    return str(value)
 
 
 def url(name: str, value: Any) -> str:
@@ -121,6 +136,8 @@ def string_map(name: str, value: Any, scalars: bool = False) -> dict[str, Any]:
             raise ValueError(f"{name}.{key} must be {kinds}, not {type(item).__name__}")
         if isinstance(item, str) and len(item) > 500:
             raise ValueError(f"{name}.{key} must be at most 500 characters")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"{name}.{key} must be a finite number (JSON has no {item})")
     return dict(value)
 
 
@@ -203,8 +220,16 @@ def price_for(
     return price(amount, minimum_amount, default_amount)
 
 
+#: The contract's Idempotency-Key: printable ASCII, no space at either end (a header value's
+#: surrounding spaces are not part of it, RFC 9110 §5.5).
+IDEMPOTENCY_KEY = re.compile(r"[!-~]([ -~]*[!-~])?")
+
+
 def idempotency_key(value: Any) -> str:
     key = text("idempotency_key", value, 1, 255)
-    if not key.isprintable() or not key.isascii():
-        raise ValueError("idempotency_key must be printable ASCII (it is sent as a header)")
+    if not IDEMPOTENCY_KEY.fullmatch(key):
+        raise ValueError(
+            "idempotency_key must be printable ASCII with no space at either end "
+            "(it is sent as a header)"
+        )
     return key

@@ -223,10 +223,12 @@ class _IdentityRules(HttpPool[H]):
         answer = dict(parse_qsl(urlsplit(callback_url).query))
         if answer.get("state") != request.state:
             raise SvcError("the callback's state is not this attempt's", code="state_mismatch")
-        if "iss" in answer and answer["iss"] != self.issuer:
+        # RFC 9207 §2.4: the issuer advertises authorization_response_iss_parameter_supported,
+        # so a callback without iss may come from another issuer (mix-up): refused too.
+        if answer.get("iss") != self.issuer:
+            got = f"iss {answer['iss']!r}" if "iss" in answer else "no iss"
             raise SvcError(
-                f"the callback's iss {answer['iss']!r} is not {self.issuer!r}",
-                code="issuer_mismatch",
+                f"the callback carries {got}, not {self.issuer!r}", code="issuer_mismatch"
             )
         if "error" in answer:
             raise SvcClientError(

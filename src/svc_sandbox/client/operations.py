@@ -74,7 +74,7 @@ def create_product(
     if model == "pwyw" and minimum_amount is None:
         raise ValueError("minimum_amount is required for a pwyw product")
     body: dict[str, Any] = {
-        "title": check.text("title", title, 1, 120),
+        "title": check.trimmed_text("title", title, 120),
         "pricingModel": model,
     }
     price = check.price_for(model, amount, minimum_amount, default_amount)
@@ -114,7 +114,7 @@ def update_product(
     ref = check.product_ref("product_id", product_id)
     body: dict[str, Any] = {}
     if title is not None:
-        body["title"] = check.text("title", title, 1, 120)
+        body["title"] = check.trimmed_text("title", title, 120)
     body.update(_product_fields(description, media, metadata))
     if status is not None:
         body["status"] = check.choice("status", status, PRODUCT_STATUSES)
@@ -195,7 +195,7 @@ def create_custom_checkout(
     """POST /checkout for an arbitrary amount (needs a token; at least 100 santim)."""
     body: dict[str, Any] = {
         "amount": check.integer("amount", amount, minimum=100),
-        "description": check.text("description", description, 1, 120),
+        "description": check.trimmed_text("description", description, 120),
     }
     body.update(_checkout_fields(customer, gateway, success_url, metadata))
     return Call(
