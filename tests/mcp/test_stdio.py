@@ -144,7 +144,7 @@ def test_product_tools(mcp: Session, product: dict[str, Any], served: Served) ->
         ("svc_get_product", {"product_id": "p_missing"}, "HTTP 404, code `not_found`"),
         ("svc_create_product", {"title": "X", "pricing_model": "fixed"}, "amount_minor is"),
         ("svc_create_product", {"title": "X", "pricing_model": "pwyw"}, "minimum_amount_minor"),
-        ("svc_create_product", {"title": "", "pricing_model": "free"}, "title:"),
+        ("svc_create_product", {"title": "", "pricing_model": "free"}, "title must not be blank"),
         ("svc_create_product", {"title": "X", "pricing_model": "rental"}, "pricing_model:"),
         ("svc_update_product", {"product_id": "p_missing", "title": "Y"}, "HTTP 404"),
         ("svc_update_product", {"product_id": UNKNOWN_HEX}, "at least one field"),
@@ -291,10 +291,12 @@ def test_a_checkout_answers_the_organizations_checkout_fields(mcp: Session, serv
     assert '"M"' in json.dumps(session)
 
 
+@pytest.mark.parametrize("description", ["Gift wrap", "x" * 121])
 def test_a_description_with_a_product_gets_the_rest_answer(
-    mcp: Session, product: dict[str, Any], served: Served
+    mcp: Session, product: dict[str, Any], served: Served, description: str
 ) -> None:
-    body = {"productId": product["product"]["checkoutToken"], "description": "Gift wrap"}
+    """Whatever its length: the tool's input schema has no bound of its own to answer first."""
+    body = {"productId": product["product"]["checkoutToken"], "description": description}
     rest = httpx.post(
         f"{served.base_url}/checkout",
         json={**body, "customer": {"email": "a@b.et"}},
@@ -305,13 +307,28 @@ def test_a_description_with_a_product_gets_the_rest_answer(
         "svc_create_checkout",
         {
             "product_id": body["productId"],
-            "description": "Gift wrap",
+            "description": description,
             "customer": {"email": "a@b.et"},
         },
     )
     assert result.is_error
     error = result.structured_content["error"]  # type: ignore[index]
     assert (error["status"], error["message"]) == (400, rest.json()["error"])
+
+
+def test_titles_and_descriptions_are_measured_after_trimming(mcp: Session) -> None:
+    """The service trims them: 120 characters with spaces around them are taken."""
+    padded = " " + "x" * 120 + " "
+    created = mcp.ok("svc_create_product", {"title": padded, "pricing_model": "free"})
+    assert created["product"]["title"] == "x" * 120
+    renamed = mcp.ok(
+        "svc_update_product",
+        {"product_id": created["product"]["_id"], "title": "\t" + "z" * 120 + "\n"},
+    )
+    assert renamed["product"]["title"] == "z" * 120
+    assert mcp.ok("svc_create_checkout", {"amount_minor": 500, "description": padded})
+    too_long = mcp.error("svc_create_product", {"title": "x" * 121, "pricing_model": "free"})
+    assert "title must be at most 120 characters after trimming, got 121" in too_long
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,8 @@ ProductId = Annotated[
 HexId = Annotated[str, Field(pattern=r"^[0-9a-f]{24}$", description="24 lowercase hex characters")]
 
 
+#: The service trims a title and counts what is left (the client checks it the same way).
+TRIMMED_TITLE = "1..120 characters after trimming surrounding whitespace"
 Description = Annotated[str | None, Field(max_length=5000, description="up to 5000 characters")]
 
 
@@ -205,7 +207,7 @@ def _order_line(order: Order) -> str:
 
 async def svc_create_product(
     ctx: Context[Any, Any],
-    title: Annotated[str, Field(min_length=1, max_length=120, description="1..120 characters")],
+    title: Annotated[str, Field(description=TRIMMED_TITLE)],
     pricing_model: Annotated[
         PricingModel,
         Field(description="fixed price, pay-what-you-want, or free; locked after creation"),
@@ -246,9 +248,7 @@ async def svc_create_product(
 async def svc_update_product(
     ctx: Context[Any, Any],
     product_id: ProductId,
-    title: Annotated[
-        str | None, Field(min_length=1, max_length=120, description="1..120 characters")
-    ] = None,
+    title: Annotated[str | None, Field(description=TRIMMED_TITLE)] = None,
     description: Description = None,
     media: Annotated[list[str] | None, Field(description="image URLs (http/https)")] = None,
     metadata: Annotated[
@@ -328,7 +328,10 @@ async def svc_create_checkout(
     ] = None,
     description: Annotated[
         str | None,
-        Field(max_length=120, description="what the buyer pays for (custom amount only)"),
+        Field(
+            description="what the buyer pays for (custom amount only): 1..120 characters "
+            "after trimming"
+        ),
     ] = None,
     customer: Annotated[
         CustomerInput | None,
