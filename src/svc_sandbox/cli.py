@@ -370,13 +370,9 @@ def contract_command(args: argparse.Namespace) -> int:
     try:
         token = args.token or os.environ.get("SVC_TOKEN")
         schemes = contract_schemes(args, token)
-        if args.contract == "wallet" and len(schemes or {}) < 2:
-            # Every wallet call needs both: a run without them would pass on 401s alone.
-            print(
-                "svc-sandbox: the wallet contract needs both factors: --access-token (or env "
-                "SVC_ACCESS_TOKEN) and --token (or env SVC_TOKEN, the X-Svc-Key)",
-                file=sys.stderr,
-            )
+        problem = contract_test_problem(args, token, schemes)
+        if problem:
+            print(f"svc-sandbox: {problem}", file=sys.stderr)
             return 2
         result = run_contract_test(
             args.base_url,
@@ -409,6 +405,56 @@ def contract_command(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def contract_test_problem(
+    args: argparse.Namespace, token: str | None, schemes: dict[str, Any] | None
+) -> str | None:
+    """Why ``contract test`` would pass without testing anything, or None. A call refused
+    for its credentials is a 401, which positive_data_acceptance accepts: a run whose token
+    is missing or refused would be green on 401s alone (a CI secret left unset)."""
+    from svc_sandbox.contract.document import shared_contract
+
+    known = {
+        op["operationId"]
+        for item in shared_contract(BY_NAME[args.contract])["paths"].values()
+        for op in item.values()
+        if isinstance(op, dict) and "operationId" in op
+    }
+    unknown = [name for name in args.skip_operation if name not in known]
+    if unknown:
+        return (
+            f"--skip-operation {unknown[0]}: the {args.contract} contract has no such "
+            f"operation (its operationIds: {', '.join(sorted(known))})"
+        )
+    if args.contract == "wallet" and len(schemes or {}) < 2:
+        return (
+            "the wallet contract needs both factors: --access-token (or env "
+            "SVC_ACCESS_TOKEN) and --token (or env SVC_TOKEN, the X-Svc-Key)"
+        )
+    if args.contract == "commerce":
+        if not token:
+            return "the commerce contract needs --token (or env SVC_TOKEN): a sandbox API token"
+        if answer_status(args.base_url.rstrip("/") + "/products?limit=1", token) == 401:
+            return f"{args.base_url} refused --token (401 on GET /products): give a valid token"
+    return None
+
+
+def answer_status(url: str, token: str | None = None) -> int | None:
+    """The status ``url`` answers a GET (with this bearer token, if any); None without an
+    answer."""
+    import urllib.error  # not at start-up: `serve` never needs it
+    import urllib.request
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
+
+
 def contract_schemes(
     args: argparse.Namespace, token: str | None
 ) -> dict[str, dict[str, str]] | None:
@@ -435,16 +481,7 @@ def contract_schemes(
 
 def reachable(url: str) -> bool:
     """Whether anything answers HTTP at ``url`` (an error status counts as an answer)."""
-    import urllib.error  # not at start-up: `serve` never needs it
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=10):
-            return True
-    except urllib.error.HTTPError:
-        return True
-    except OSError:
-        return False
+    return answer_status(url) is not None
 
 
 def conformance_command(args: argparse.Namespace) -> int:

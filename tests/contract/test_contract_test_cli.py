@@ -124,6 +124,46 @@ def test_the_wallet_contract_needs_both_factors(
     assert "--access-token" in err and "--token" in err
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ([], "the commerce contract needs --token (or env SVC_TOKEN)"),
+        (
+            ["--token", "svc_test_" + "w" * 32],
+            "refused --token (401 on GET /products): give a valid token",
+        ),
+    ],
+    ids=["no-token", "a-refused-token"],
+)
+def test_the_commerce_contract_needs_a_token_the_server_takes(
+    svc_server: RunningServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    given: list[str],
+    said: str,
+) -> None:
+    """A 401 is an answer positive_data_acceptance takes: with no token, or one the server
+    refuses, the run would be green having tested nothing (a CI secret left unset)."""
+    monkeypatch.delenv("SVC_TOKEN", raising=False)
+    base_url = svc_server.url + "/api"
+    code = main(["contract", "test", "--base-url", base_url, "--max-examples", "1", *given])
+    assert code == 2
+    assert said in capsys.readouterr().err
+    assert svc_server.sandbox.products.products == {}  # nothing ran
+
+
+def test_an_unknown_operation_to_skip_is_named(
+    svc_server: RunningServer, token: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt --skip-operation would leave the operation it meant tested (or skipped in
+    the one run and not the other): exit 2 naming it, with the contract's ids."""
+    code = contract_test(svc_server, token, "--skip-operation", "listProduct")
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--skip-operation listProduct: the commerce contract has no such operation" in err
+    assert "listProducts" in err
+
+
 def test_every_allowance_is_in_the_docs() -> None:
     """Each narrowed check is explained in docs/contract.md (its table names the operation)."""
     table = (Path(__file__).parents[2] / "docs" / "contract.md").read_text("utf-8")
