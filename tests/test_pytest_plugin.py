@@ -339,6 +339,47 @@ def test_a_failure_shows_the_requests_of_the_test(pytester: pytest.Pytester) -> 
     )
 
 
+MANY_REQUESTS = """
+def test_fails_after_more_requests_than_the_journal_keeps(svc_client):
+    svc_client.create_product("Book", "fixed", amount=5000)
+    for _ in range(1000):
+        svc_client.list_orders()
+    assert False
+"""
+
+
+def test_a_failure_after_more_requests_than_the_journal_keeps_says_so(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SVC_SANDBOX_RATE_LIMITS", "false")
+    pytester.makepyfile(test_many=MANY_REQUESTS)
+    result = pytester.runpytest(*QUIET)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*svc-sandbox requests during the test*",
+            "(earlier requests not shown: the journal keeps the last 1000)",
+            "*req_*  200  GET /api/orders",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*POST /api/products*")
+
+
+def test_a_failure_against_a_shared_emulator_says_others_requests_are_listed(
+    pytester: pytest.Pytester, running_emulator: str
+) -> None:
+    pytester.makepyfile(test_failing=FAILING)
+    result = pytester.runpytest(*QUIET, f"--svc-url={running_emulator}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*svc-sandbox requests during the test*",
+            "(a shared emulator: other clients' requests in this time are listed too)",
+            "*req_*  201  POST /api/products",
+        ]
+    )
+
+
 @pytest.fixture
 def running_emulator() -> Iterator[str]:
     """An emulator already running, as ``svc-sandbox serve`` would be."""

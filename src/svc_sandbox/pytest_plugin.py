@@ -517,16 +517,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     del item.stash[_MARK]
     if report.when != "call" or not report.failed:
         return
-    from svc_sandbox.testing.emulator import requests_since
+    from svc_sandbox.testing.emulator import JOURNAL_READ, RemoteEmulator, requests_since
 
     try:
-        entries = requests_since(emulator, mark)
+        since = requests_since(emulator, mark)
     except Exception as exc:  # the report must not fail because the emulator went away
         report.sections.append((JOURNAL_SECTION, f"(journal unavailable: {exc})"))
         return
     lines = [
-        f"{e['time']}  {e['requestId']}  {e['status']}  {e['method']} {e['path']}" for e in entries
+        f"{e['time']}  {e['requestId']}  {e['status']}  {e['method']} {e['path']}"
+        for e in since.entries
     ]
+    if not since.complete:
+        lines.insert(0, f"(earlier requests not shown: the journal keeps the last {JOURNAL_READ})")
+    if isinstance(emulator, RemoteEmulator) and lines:
+        # --svc-url: one emulator for every worker and anyone else using it.
+        lines.insert(0, "(a shared emulator: other clients' requests in this time are listed too)")
     report.sections.append((JOURNAL_SECTION, "\n".join(lines) or "(no requests)"))
 
 

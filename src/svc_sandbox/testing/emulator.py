@@ -229,14 +229,28 @@ def control_call(http: httpx.Client, origin: str, method: str, path: str, body: 
     return response.json()
 
 
-def requests_since(emulator: Emulator, mark: str | None) -> list[dict[str, Any]]:
-    """The journal entries after the one whose request id is ``mark``, oldest first."""
+#: Journal entries a failure report reads (the journal keeps as many).
+JOURNAL_READ = 1000
+
+
+@dataclass(frozen=True)
+class RequestsSince:
+    """The journal entries after a mark, oldest first; ``complete`` is False when the mark
+    was not among the entries read (the test made more requests than the journal keeps)."""
+
+    entries: list[dict[str, Any]]
+    complete: bool
+
+
+def requests_since(emulator: Emulator, mark: str | None) -> RequestsSince:
+    """The journal entries after the one whose request id is ``mark``."""
+    read = emulator.journal(JOURNAL_READ)
     newer: list[dict[str, Any]] = []
-    for entry in emulator.journal():
+    for entry in read:
         if mark is not None and entry.get("requestId") == mark:
-            break
+            return RequestsSince(list(reversed(newer)), True)
         newer.append(entry)
-    return list(reversed(newer))
+    return RequestsSince(list(reversed(newer)), len(read) < JOURNAL_READ)
 
 
 def journal_mark(emulator: Emulator) -> str | None:
