@@ -326,17 +326,24 @@ def test_fails_after_some_requests(svc_client):
 """
 
 
-def test_a_failure_shows_the_requests_of_the_test(pytester: pytest.Pytester) -> None:
+def test_a_failure_shows_the_requests_of_the_test(
+    pytester: pytest.Pytester, emulator_options: tuple[str, ...]
+) -> None:
+    """With --svc-url the emulator is shared, and the list says it may hold others' requests."""
     pytester.makepyfile(test_failing=FAILING)
-    result = pytester.runpytest(*QUIET)
+    result = pytester.runpytest(*QUIET, *emulator_options)
     result.assert_outcomes(failed=1)
+    shared = "(a shared emulator: other clients' requests in this time are listed too)"
     result.stdout.fnmatch_lines(
         [
             "*svc-sandbox requests during the test*",
+            *([shared] if emulator_options else []),
             "*req_*  201  POST /api/products",
             "*req_*  200  GET /api/orders",
         ]
     )
+    if not emulator_options:
+        result.stdout.no_fnmatch_line(shared)
 
 
 MANY_REQUESTS = """
@@ -363,21 +370,6 @@ def test_a_failure_after_more_requests_than_the_journal_keeps_says_so(
         ]
     )
     result.stdout.no_fnmatch_line("*POST /api/products*")
-
-
-def test_a_failure_against_a_shared_emulator_says_others_requests_are_listed(
-    pytester: pytest.Pytester, running_emulator: str
-) -> None:
-    pytester.makepyfile(test_failing=FAILING)
-    result = pytester.runpytest(*QUIET, f"--svc-url={running_emulator}")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*svc-sandbox requests during the test*",
-            "(a shared emulator: other clients' requests in this time are listed too)",
-            "*req_*  201  POST /api/products",
-        ]
-    )
 
 
 @pytest.fixture
