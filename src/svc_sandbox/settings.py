@@ -17,7 +17,13 @@ from svc_sandbox.commerce.payments import PUSH_OUTCOMES, provider_decision
 from svc_sandbox.core.clock import ClockMode, isoformat, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS, parse_duration
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.numbers import ASCII_WHITESPACE, DECIMAL_TEXT, decimal_text, whole_text
+from svc_sandbox.core.numbers import (
+    ASCII_WHITESPACE,
+    DECIMAL_TEXT,
+    WHOLE_TEXT,
+    decimal_text,
+    whole_text,
+)
 from svc_sandbox.core.validation import describe, http_url_problem
 
 ENV_PREFIX = "SVC_SANDBOX_"
@@ -229,10 +235,16 @@ class Settings(BaseModel):
         annotation = cls.model_fields[info.field_name].annotation
         if annotation not in _NUMBERS and not _NUMBERS.intersection(get_args(annotation)):
             return value
-        number = decimal_text(value.strip(ASCII_WHITESPACE))
+        text = value.strip(ASCII_WHITESPACE)
+        kinds = {annotation, *get_args(annotation)} & _NUMBERS
+        if kinds == {int}:  # a count or a seed: say "whole", as the flag does
+            if whole_text(text) is None:
+                raise ValueError(f"must be {WHOLE_TEXT}")
+            return text
+        number = decimal_text(text)
         if number is None:
             raise ValueError(f"must be {DECIMAL_TEXT}")
-        return number if annotation is Decimal else value.strip(ASCII_WHITESPACE)
+        return number if annotation is Decimal else text
 
     @field_validator("no_credentials_status", mode="before")
     @classmethod

@@ -74,13 +74,19 @@ def test_a_number_flag_takes_only_ascii_digits(
 
 @pytest.mark.parametrize(("flag", "text"), NOT_ASCII_NUMBERS)
 def test_a_number_variable_takes_only_ascii_digits(
-    monkeypatch: pytest.MonkeyPatch, flag: str, text: str
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], flag: str, text: str
 ) -> None:
-    """The same text in the setting's SVC_SANDBOX_* variable is refused as the flag is."""
+    """The same text in the setting's SVC_SANDBOX_* variable is refused as the flag is, in
+    the flag's words (a whole number for a count or a seed)."""
+    with pytest.raises(SystemExit):
+        parse(flag, text)
+    wanted = capsys.readouterr().err.strip().split(" is not ", 1)[1]
+    assert wanted.startswith("a ") and "ASCII digits" in wanted
     name = flag.removeprefix("--").replace("-", "_").upper()
     monkeypatch.setenv(f"SVC_SANDBOX_{name}", text)
-    with pytest.raises(ValueError, match="must be a number in ASCII digits"):
+    with pytest.raises(ValueError) as refused:
         parse()
+    assert f"must be {wanted}" in str(refused.value)
 
 
 def test_every_option_is_named_as_the_parser_names_it() -> None:

@@ -132,6 +132,10 @@ def test_the_authorization_url_asks_for_a_code_with_a_fresh_s256_challenge(
         assert first.state != second.state and first.code_verifier != second.code_verifier
         with pytest.raises(ValueError, match="openid"):
             await settle(idp.authorization_url(["profile"]))
+        with pytest.raises(ValueError, match="^scopes must be a list of scope names"):
+            await settle(idp.authorization_url("openid profile"))  # a str is a Sequence[str]
+        with pytest.raises(ValueError, match="^scopes: 'openid profile' is not one scope name"):
+            await settle(idp.authorization_url(["openid profile"]))
 
     run_with(apps.client(form), scenario)
 

@@ -187,7 +187,16 @@ class _IdentityRules(HttpPool[H]):
     ) -> Flow[AuthorizationRequest]:
         """The URL to send the user's browser to, with a fresh PKCE verifier (S256), a fresh
         ``state`` and, when ``openid`` is asked for, a fresh ``nonce`` (unless given)."""
+        if isinstance(scopes, str):
+            raise ValueError(
+                f"scopes must be a list of scope names such as ['openid', 'profile'], not the "
+                f"string {scopes!r}"
+            )
         wanted = tuple(check.text("scopes", s, 1) for s in scopes)
+        for scope in wanted:
+            # RFC 6749 §3.3: a scope token has no space; the request joins them with one.
+            if any(c.isspace() for c in scope):
+                raise ValueError(f"scopes: {scope!r} is not one scope name (a list item each)")
         if "openid" not in wanted:
             raise ValueError("scopes must include openid (spec §5)")
         verifier, challenge = pkce_pair()
