@@ -267,6 +267,26 @@ def test_custom_amount_and_free_checkouts(mcp: Session) -> None:
     assert "Free order" in text_of(order)
 
 
+def test_a_rate_limited_call_says_when_to_try_again(mcp: Session, served: Served) -> None:
+    """§8: a token's checkout bucket holds 200 (frozen clock: no refill); the 429's
+    Retry-After reaches the agent with the REST answer's status, code and message."""
+    auth = {"Authorization": f"Bearer {served.tenant.token}"}
+    body = {"amount": 500, "description": "Burst"}
+    with httpx.Client(base_url=served.base_url, headers=auth) as http:
+        while (rest := http.post("/checkout", json=body)).status_code != 429:
+            pass
+    try:
+        result = mcp.call("svc_create_checkout", {"amount_minor": 500, "description": "Burst"})
+    finally:
+        served.sandbox.clear_controls()  # the module's other tests share the token's bucket
+    assert result.is_error
+    error = result.structured_content["error"]  # type: ignore[index]
+    assert (error["status"], error["code"]) == (429, "rate_limited")
+    assert error["message"] == rest.json()["error"]
+    assert error["retryAfter"] == float(rest.headers["Retry-After"]) > 0
+    assert f"Retry after {error['retryAfter']:g} s." in text_of(result)
+
+
 def test_a_checkout_answers_the_organizations_checkout_fields(mcp: Session, served: Served) -> None:
     shirt = mcp.ok(
         "svc_create_product",

@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from svc_sandbox.client import SvcError
+from svc_sandbox.client import SvcError, SvcRateLimitError
 
 ResponseFormat = Literal["markdown", "json"]
 #: The ``response_format`` parameter every tool takes (its description is what a model reads).
@@ -44,12 +44,16 @@ def api_error(error: SvcError) -> CallToolResult:
     lines = [f"**Error ({status}, code `{error.code}`)**: {error.message}"]
     if error.request_id:
         lines.append(f"Request id: `{error.request_id}`")
-    detail = {
+    detail: dict[str, Any] = {
         "status": error.status,
         "code": error.code,
         "message": error.message,
         "requestId": error.request_id,
     }
+    if isinstance(error, SvcRateLimitError) and error.retry_after is not None:
+        # A 429's Retry-After: when an agent may try again.
+        detail["retryAfter"] = error.retry_after
+        lines.append(f"Retry after {error.retry_after:g} s.")
     return CallToolResult(
         content=[TextContent(type="text", text="\n".join(lines))],
         structured_content={"error": detail},
