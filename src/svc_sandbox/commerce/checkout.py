@@ -29,7 +29,7 @@ from svc_sandbox.commerce.payments import (
 )
 from svc_sandbox.commerce.products import Product, ProductService, validate_product_ref
 from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PayBody
-from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.clock import isoformat, seconds_delay
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
 from svc_sandbox.core.ids import is_object_id
@@ -551,7 +551,7 @@ class CheckoutService(Service):
         if session.status != "open" or self.payments.in_flight_of(session.id) is None:
             return
         now = self.clock.now()
-        interval = timedelta(seconds=self.settings.provider_check_interval_seconds)
+        interval = seconds_delay(self.settings.provider_check_interval_seconds)
         last = session.provider_checked_at
         if last is not None and last <= now < last + interval:
             return

@@ -39,7 +39,7 @@ from svc_sandbox.commerce.notices import (
     NoticeFault,
     NotificationFaults,
 )
-from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.clock import isoformat, seconds_delay
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import Conflict, NotFound, ProviderRefused, ValidationFailed, found
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
@@ -350,14 +350,14 @@ class PaymentService(Service):
         plans: list[tuple[datetime, str]] = []
         if trigger is not None:
             if trigger.outcome != "wait" and trigger.decision_delay_seconds > 0:
-                delay = timedelta(seconds=trigger.decision_delay_seconds)
+                delay = seconds_delay(trigger.decision_delay_seconds)
                 plans.append((now + delay, trigger.plan_outcome))
         elif (
             environment == "production"
             and channel is not Channel.HOSTED
             and self.config.push_outcome != "none"
         ):
-            delay = timedelta(seconds=self.config.push_delay_seconds)
+            delay = seconds_delay(self.config.push_delay_seconds)
             plans.append((now + delay, self.config.push_outcome))
         if channel is Channel.LINK:
             plans.append((now + PROMPT_TIMEOUT, "payment_timed_out"))
@@ -418,7 +418,7 @@ class PaymentService(Service):
         if kind == LOST:
             self._step(attempt, "notification", "lost")
         elif kind == LATE:
-            due = now + timedelta(seconds=fault.delay_seconds if fault else 0)
+            due = now + seconds_delay(fault.delay_seconds if fault else 0)
             self._step(attempt, "notification", "delayed", due_at=due)
             self.scheduler.schedule(due, NOTIFY, {"attemptId": attempt.id})
         elif kind == OUT_OF_ORDER:
@@ -428,7 +428,7 @@ class PaymentService(Service):
             self._step(attempt, "notification", "sent")
             self._learn(attempt)
             if kind == DUPLICATE:
-                due = now + timedelta(seconds=fault.delay_seconds if fault else 0)
+                due = now + seconds_delay(fault.delay_seconds if fault else 0)
                 self._step(attempt, "notification", "duplicated", due_at=due)
                 self.scheduler.schedule(due, NOTIFY, {"attemptId": attempt.id})
             self._release_held(attempt)

@@ -20,7 +20,7 @@ from typing_extensions import TypedDict
 from svc_sandbox.commerce.fees import Quote, quote_withdrawal
 from svc_sandbox.commerce.orders import OrderService
 from svc_sandbox.commerce.schemas import WithdrawalCreateBody
-from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.clock import isoformat, seconds_delay
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.errors import (
     BeyondCap,
@@ -352,7 +352,7 @@ class PayoutService(Service):
     # --- life -------------------------------------------------------------------------------
 
     def _schedule(self, withdrawal: Withdrawal, kind: str, seconds: float) -> None:
-        due = self.clock.now() + timedelta(seconds=seconds)
+        due = self.clock.now() + seconds_delay(seconds)
         self.scheduler.schedule(due, kind, {"withdrawalId": withdrawal.id})
 
     def _move(self, withdrawal: Withdrawal, target: str, note: str | None = None) -> None:

@@ -116,6 +116,15 @@ def to_millisecond(instant: datetime) -> datetime:
     return instant - timedelta(microseconds=extra) if extra else instant
 
 
+def seconds_delay(seconds: float) -> timedelta:
+    """A wait of ``seconds`` at the clock's precision: cut (floored) to the millisecond, as
+    ``to_millisecond`` cuts an instant. Every instant the sandbox schedules is then one its
+    exports can write: a due time 10.0005 s away came back from an export as 10.000 s, half a
+    millisecond early, and its work was dropped as not yet due."""
+    wait = timedelta(seconds=seconds)  # to the microsecond, rounded: 0.57 s is 570000 us
+    return wait - timedelta(microseconds=wait.microseconds % 1000)
+
+
 def isoformat(instant: datetime) -> str:
     """The wire form of a timestamp: UTC, millisecond precision, ``Z`` suffix."""
     # isoformat is C and several times faster than strftime (every response has timestamps);

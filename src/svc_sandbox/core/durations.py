@@ -6,7 +6,7 @@ import math
 import re
 from datetime import timedelta
 
-from svc_sandbox.core.clock import MAX_ADVANCE
+from svc_sandbox.core.clock import MAX_ADVANCE, seconds_delay
 from svc_sandbox.core.errors import ValidationFailed
 
 #: The longest duration accepted (a clock advance, a retry wait): 100 years.
@@ -52,7 +52,7 @@ def parse_duration(
         raise ValidationFailed(f"{field} must not be negative")
     if seconds > maximum:
         raise ValidationFailed(f"{field} must be at most {maximum:.0f} seconds")
-    return timedelta(seconds=seconds)
+    return seconds_delay(seconds)
 
 
 def _parts(text: str) -> list[tuple[str, str]]:
