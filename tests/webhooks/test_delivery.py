@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.webhooks.events import EVENT_TYPES
+from svc_sandbox.webhooks.events import EVENT_TYPES, TRIGGER_DATA_NESTING
 from tests.webhooks.conftest import (
     DOCUMENTED_DATA,
     SECRET,
@@ -387,6 +387,14 @@ def test_bad_filters_answer_400_naming_the_parameter(
     assert response.json["error"].startswith(field + " ")  # type: ignore[index]
 
 
+def nested(levels: int) -> dict[str, Any]:
+    """An object nesting ``levels`` levels (itself one)."""
+    value: dict[str, Any] = {"leaf": True}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
@@ -394,6 +402,7 @@ def test_bad_filters_answer_400_naming_the_parameter(
         ({}, "type"),
         ({"type": "order.created", "data": [1]}, "data"),
         ({"type": "order.created", "orgId": 5}, "orgId"),
+        ({"type": "order.created", "data": nested(TRIGGER_DATA_NESTING + 1)}, "data"),
     ],
 )
 def test_bad_triggers_answer_400(svc_http: FlaskClient, body: dict[str, Any], field: str) -> None:
@@ -401,6 +410,21 @@ def test_bad_triggers_answer_400(svc_http: FlaskClient, body: dict[str, Any], fi
     assert response.status_code == 400
     assert response.json["error"].startswith(field + " ")  # type: ignore[index]
     assert svc_http.get("/_sandbox/events").json["items"] == []  # type: ignore[index]
+
+
+def test_the_deepest_triggered_data_survives_an_export_and_import(svc_http: FlaskClient) -> None:
+    """An export imports again (spec-gaps): it keeps the data 5 levels deeper than the trigger
+    body did, and an import is held to the 64 levels of any body."""
+    made = svc_http.post(
+        "/_sandbox/events/trigger",
+        json={"type": "order.created", "data": nested(TRIGGER_DATA_NESTING)},
+    )
+    assert made.status_code == 201, made.json
+    export = svc_http.get("/_sandbox/state").data
+    again = create_app(Sandbox(clock_mode="frozen", seed=1)).test_client()
+    imported = again.put("/_sandbox/state", data=export, content_type="application/json")
+    assert imported.status_code == 200, imported.json
+    assert again.get("/_sandbox/state").data == export
 
 
 @pytest.mark.parametrize("body", [{"count": -1}, {"count": "2"}, {"count": 1, "send": "no"}])

@@ -196,6 +196,19 @@ def _check_names_once(text: str, names: int) -> None:
             stack.extend((child, (*path, i)) for i, child in reversed(list(enumerate(item))))
 
 
+def nesting(value: Any) -> int:
+    """How many levels of objects and arrays ``value`` nests (0 for a scalar)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if type(node) is dict or type(node) is list:
+            deepest = max(deepest, depth + 1)
+            children = node.values() if type(node) is dict else node
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _too_deep(what: str) -> ValidationFailed:
     return ValidationFailed(f"{what} nests deeper than {MAX_DEPTH} levels")
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from svc_sandbox.client.signing import encode, envelope, sample_data
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.json_input import MAX_DEPTH, nesting
 from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.core.validation import one_of
@@ -22,6 +24,9 @@ from svc_sandbox.core.validation import one_of
 EVENT_PREFIX = "evt_"
 
 EVENT_TYPES = ("order.created", "order.completed", "checkout.session.expired")
+#: How deep a triggered event's ``data`` may nest: the export holds it 5 levels under its root
+#: (services.events.events[i].data), and the import takes a document of MAX_DEPTH levels.
+TRIGGER_DATA_NESTING = MAX_DEPTH - 8
 
 
 def check_event_type(value: str, field_name: str = "type") -> str:
@@ -130,6 +135,10 @@ class EventLog(Service):
         """Emits a test event (like ``stripe trigger``): the example data of the type with fresh
         ids, with the given ``data`` fields replacing the example's."""
         check_event_type(type_)
+        if data is not None and nesting(data) > TRIGGER_DATA_NESTING:
+            # The export keeps an event's data a few levels deeper than this body did, and an
+            # import is held to the 64 levels of any body: it must be able to read it back.
+            raise ValidationFailed(f"data nests deeper than {TRIGGER_DATA_NESTING} levels")
         now = self.clock.now()
         example = sample_data(type_, self.ids.object_id(), self.ids.object_id(), now)
         return self.emit(org_id, environment, type_, {**example, **(data or {})})
