@@ -211,8 +211,8 @@ JOURNAL_BODY_BYTES = 16 * 1024
 
 
 def request_details(current: Request) -> dict[str, Any]:
-    """What the recorder needs to replay ``current``: query, body, Authorization, the
-    latency a rule applied.
+    """What the recorder needs to replay ``current``: query, body, Authorization,
+    Idempotency-Key, X-Svc-Key, the latency a rule applied.
 
     Read from the WSGI environ as the server put it: the first access to werkzeug's
     ``headers``, ``query_string`` or ``content_length`` builds a headers view on every request
@@ -225,6 +225,14 @@ def request_details(current: Request) -> dict[str, Any]:
     header = environ.get("HTTP_AUTHORIZATION")
     if header is not None:
         details["authorization"] = header
+    # The headers that change what a replay does: a withdrawal's key (a retry creates
+    # nothing), the wallet's second factor.
+    key = environ.get("HTTP_IDEMPOTENCY_KEY")
+    if key is not None:
+        details["idempotencyKey"] = key
+    key = environ.get("HTTP_X_SVC_KEY")
+    if key is not None:
+        details["svcKey"] = key
     delay = environ.get(LATENCY_APPLIED)
     if delay is not None:
         details["delaySeconds"] = delay

@@ -21,7 +21,9 @@ from svc_sandbox.scenarios.results import PASSED
 from svc_sandbox.scenarios.runner import Runner
 from svc_sandbox.scenarios.targets import InProcessTarget
 from svc_sandbox.web import JOURNAL_BODY_BYTES
-from tests.helpers import create_product
+from tests.commerce.checkout_helpers import BUYER
+from tests.helpers import create_product, token_of
+from tests.wallet.helpers import owner_key, send_body, token_in_process
 
 
 def recorded(client: FlaskClient) -> dict[str, Any]:
@@ -87,6 +89,42 @@ def test_a_clicked_flow_becomes_steps_that_replay(
     assert document["steps"][5]["expect"] == {"status": 303}
     assert document["seed"] == 1
     file = tmp_path / "by_hand.yaml"
+    file.write_text(yaml.safe_dump(document, sort_keys=False))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+
+
+def test_an_idempotency_key_and_the_wallets_second_factor_are_recorded(tmp_path: Path) -> None:
+    """A withdrawal sent twice with one Idempotency-Key is one withdrawal (201, then 200), and
+    a wallet send needs X-Svc-Key: a recording without them replays as two payouts and a 401."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, rate_limits=False)
+    http = create_app(sandbox).test_client()
+    http.post("/_sandbox/reset", json={})
+    live = {"Authorization": f"Bearer {token_of(sandbox, 'production')}"}
+    earned = http.post(
+        "/api/checkout",
+        headers=live,
+        json={"amount": 500000, "description": "Work", "gateway": "telebirr", "customer": BUYER},
+    ).json
+    http.post(f"/_sandbox/checkout/sessions/{earned['sessionId']}/approve", json={})  # type: ignore[index]
+    payout = {"amount": 10000, "gateway": "telebirr", "account": "251911223344"}
+    keyed = {**live, "Idempotency-Key": "payout-1"}
+    statuses = [http.post("/api/withdrawals", json=payout, headers=keyed).status_code for _ in "12"]
+    access = token_in_process(http, sandbox, "abebe")
+    sent = http.post(
+        "/wallet/send",
+        json=send_body(),
+        headers={"Authorization": f"Bearer {access}", "X-Svc-Key": owner_key(sandbox)},
+    )
+    assert statuses + [sent.status_code] == [201, 200, 201]
+
+    document = yaml.safe_load(http.get("/_sandbox/scenario?name=keys").get_data(as_text=True))
+    requests = [s["request"] for s in document["steps"] if "request" in s]
+    withdrawals = [r for r in requests if r["path"] == "/withdrawals"]
+    assert [r["headers"] for r in withdrawals] == [{"Idempotency-Key": "payout-1"}] * 2
+    [send] = [r for r in requests if r["path"] == "/send"]
+    assert send["headers"]["X-Svc-Key"] == "${token}"  # the seeded token, as its variable
+    file = tmp_path / "keys.yaml"
     file.write_text(yaml.safe_dump(document, sort_keys=False))
     result = Runner(InProcessTarget()).run(load_file(file)[0])
     assert result.status == PASSED, result.failure

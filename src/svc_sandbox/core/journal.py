@@ -23,7 +23,7 @@ Entry = tuple[str, datetime, str, str, int, dict[str, Any]]
 JOURNAL_TEXT_CHARACTERS = 4096
 #: The details cut so; a body has its own bound (kept whole up to its size limit, else left
 #: out), as does a form (parsed from such a body).
-CUT_DETAILS = ("query", "authorization", "contentType")
+CUT_DETAILS = ("query", "authorization", "contentType", "idempotencyKey", "svcKey")
 
 
 class RequestJournal:

@@ -317,4 +317,11 @@ def _request_step(
             request.setdefault("headers", {})["Authorization"] = authorization
     elif root == "base_url":
         request["auth"] = "none"
-    return {"request": _escaped(request), "expect": {"status": entry["status"]}}
+    step = _escaped(request)
+    for name, detail in (("Idempotency-Key", "idempotencyKey"), ("X-Svc-Key", "svcKey")):
+        value = _header(entry.get(detail))
+        if value:
+            # A seeded token (the wallet's X-Svc-Key) is written as its variable.
+            known = credentials.get(value)
+            step.setdefault("headers", {})[name] = f"${{{known}}}" if known else _escaped(value)
+    return {"request": step, "expect": {"status": entry["status"]}}
