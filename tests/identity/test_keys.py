@@ -57,6 +57,26 @@ def test_rotation_keeps_the_old_key_until_its_tokens_expire(
     assert kids == [rotated["active"]]  # type: ignore[index]
 
 
+def test_a_key_retired_after_the_clock_went_back_stays_until_its_tokens_expire(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    """Tokens signed at T live to T+1 h (access) and T+10 h (ID). Set back to T-11 h and
+    rotated, the key was published only to T-1 h: at T+30 min introspection called the access
+    token active while userinfo refused its kid, and the ID token no longer verified."""
+    issued = tokens_for(http, svc_sandbox, confidential, resource=True)
+    id_token = jwt.decode(issued["id_token"], keyset(http))
+    back = svc_sandbox.now() - timedelta(hours=11)
+    assert http.post("/_sandbox/clock/set", json={"now": back.isoformat()}).status_code == 200
+    http.post("/_sandbox/identity/keys/rotate", json={})
+    svc_sandbox.advance(timedelta(hours=11, minutes=30))  # T+30 min
+    bearer = {"Authorization": f"Bearer {issued['access_token']}"}
+    assert http.get(f"{AUTH}/oauth2/userinfo", headers=bearer).status_code == 200
+    assert jwt.decode(issued["id_token"], keyset(http)).claims == id_token.claims
+    svc_sandbox.advance(timedelta(hours=9, minutes=31))  # T+10h01: all it signed has expired
+    kids = [k["kid"] for k in http.get(f"{AUTH}/jwks").json["keys"]]  # type: ignore[index]
+    assert id_token.header["kid"] not in kids
+
+
 @pytest.mark.parametrize("limit", [3, 4, 10, 50, 5000])
 def test_the_sieve_finds_the_odd_primes_trial_division_finds(limit: int) -> None:
     """The primality pre-check of the seeded key search divides by these: a prime missing or

@@ -117,6 +117,9 @@ class SigningKey:
     retired_at: datetime | None = None
     #: When a retired key leaves the JWKS (it signed nothing still alive after that).
     published_until: datetime | None = None
+    #: The latest sandbox instant it signed a token at: after the clock is set back, later
+    #: than the moment it is retired, and its tokens live from there.
+    last_signed_at: datetime | None = None
 
     @property
     def private_key(self) -> rsa.RSAPrivateKey:
@@ -158,12 +161,15 @@ class KeyService(Service):
 
     @locked
     def rotate(self) -> SigningKey:
-        """A new signing key; the previous one stays published for ``LONGEST_TOKEN``."""
+        """A new signing key; the previous one stays published until every token it signed
+        has expired: ``LONGEST_TOKEN`` after now, or after its last signature if the clock was
+        set back to before that."""
         now = self.clock.now()
         for key in self.keys:
             if key.retired_at is None:
                 key.retired_at = now
-                key.published_until = now + LONGEST_TOKEN
+                last = key.last_signed_at
+                key.published_until = max(now, last or now) + LONGEST_TOKEN
         return self._new_key()
 
     @locked
@@ -186,6 +192,9 @@ class KeyService(Service):
         import jwt
 
         key = self.active()
+        now = self.clock.now()
+        if key.last_signed_at is None or now > key.last_signed_at:
+            key.last_signed_at = now
         return jwt.encode(
             claims, key.private_key, algorithm="RS256", headers={"kid": key.kid, "typ": typ}
         )
