@@ -237,12 +237,22 @@ def test_a_redirect_uri_removed_from_the_app_is_a_mismatch(
     assert_error(exchange(http, confidential, code), 400, "redirect_uri_mismatch")
 
 
+@pytest.mark.parametrize("redeemed", [False, True], ids=["unused", "already-redeemed"])
 def test_code_is_bound_to_its_client(
-    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, public: Client
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, public: Client, redeemed: bool
 ) -> None:
+    """RFC 6749 §4.1.3: another client's code is refused as such, checked first: a redeemed
+    one presented by another client does not revoke its owner's tokens (any registered
+    client could otherwise end a user's sign-in with a code it saw)."""
     code = code_for(http, svc_sandbox, confidential)
+    owner = exchange(http, confidential, code).json if redeemed else None
     other = Client(public.client_id, None, confidential.redirect_uri)
-    assert_error(exchange(http, other, code), 400, "invalid_grant")
+    refused = exchange(http, other, code)
+    assert_error(refused, 400, "invalid_grant")
+    assert refused.json["error_description"] == "code was issued to another client"  # type: ignore[index]
+    if owner is not None:
+        assert userinfo_status(http, owner["access_token"]) == 200
+        assert refresh(http, confidential, owner["refresh_token"]).status_code == 200
 
 
 @pytest.mark.parametrize(

@@ -542,6 +542,10 @@ class AuthorizationService(Service):
         record = self.codes.get(digest(code))
         if record is None:
             raise InvalidGrant("code is not known to this provider")
+        # RFC 6749 §4.1.3 first: another client's code tells it nothing and revokes nothing
+        # (any registered client could otherwise end a user's sign-in with a code it saw).
+        if record.client_id != app.client_id:
+            raise InvalidGrant("code was issued to another client")
         if record.used:
             if record.grant_id is not None:
                 self.tokens.revoke_grant(record.grant_id, "authorization code used twice")
@@ -553,8 +557,6 @@ class AuthorizationService(Service):
             raise InvalidGrant(
                 "code was issued after the current sandbox time (the clock was set back)"
             )
-        if record.client_id != app.client_id:
-            raise InvalidGrant("code was issued to another client")
         check_registered(app, redirect_uri)
         # RFC 6749 §4.1.3: registered, but not the one the code was issued for.
         if record.redirect_uri != redirect_uri:
