@@ -23,6 +23,7 @@ def test_jwks_serves_rs256_signing_keys(http: FlaskClient) -> None:
     assert key["kty"] == "RSA" and key["use"] == "sig" and key["alg"] == "RS256"
     assert key["kid"] and key["e"] == "AQAB"
     assert "d" not in key and "p" not in key  # public parts only
+    assert "key_ops" not in key  # RFC 7517 §4.3: not together with "use"
     assert len(base64.urlsafe_b64decode(key["n"] + "==")) == 2048 // 8
     assert KeySet.import_key_set(response.json).keys[0].kid == key["kid"]
 

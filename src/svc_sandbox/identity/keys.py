@@ -129,6 +129,8 @@ class SigningKey:
         from jwt.algorithms import RSAAlgorithm
 
         jwk: dict[str, Any] = RSAAlgorithm.to_jwk(self.private_key.public_key(), as_dict=True)
+        # pyjwt adds key_ops; RFC 7517 §4.3: "use" and "key_ops" SHOULD NOT be used together.
+        jwk.pop("key_ops", None)
         return {"kty": "RSA", "kid": self.kid, "use": "sig", "alg": "RS256", **jwk}
 
     def to_public(self) -> dict[str, Any]:
