@@ -512,10 +512,18 @@ class Sandbox:
         signed bytes and headers an HTTP receiver would and answers a status (2xx succeeds).
         Warps in tests and scenarios then never touch a socket. An unknown organization is a
         NotFound, as on the control plane (an endpoint must name a record the state holds).
-        A reset or an import lets the callable go (it is not state): register it again."""
+        A reset or an import lets the callable go (it is not state): attach it again
+        (``attach_webhook_receiver``)."""
         with self.lock:
             self.orgs.get(org_id)
             return self.webhook_endpoints.create_in_process(org_id, receiver, secret, event_types)
+
+    def attach_webhook_receiver(self, endpoint_id: str, receiver: Receiver) -> WebhookEndpoint:
+        """Attaches ``receiver`` to an existing in-process endpoint: after an import or a
+        reset, the endpoint the state holds gets its callable back without a new endpoint
+        (whose id would shift every id after it from the original run's)."""
+        with self.lock:
+            return self.webhook_endpoints.attach(endpoint_id, receiver)
 
     # --- state --------------------------------------------------------------------------
 

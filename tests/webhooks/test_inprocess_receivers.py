@@ -13,6 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
+from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 
@@ -71,3 +72,33 @@ def test_a_refused_import_keeps_the_receivers() -> None:
     attempts: Any = http.post("/_sandbox/webhooks/flush", json={}).json
     assert [a["outcome"] for a in attempts["attempts"]] == ["succeeded"]
     assert len(calls) == 1
+
+
+def test_an_imported_endpoint_gets_its_receiver_back_with_the_same_ids() -> None:
+    """attach_webhook_receiver: the endpoint the document holds answers again, and what
+    follows has the original's ids (a second add_webhook_receiver would draw a new one)."""
+    first: list[bytes] = []
+    original, http, document = with_receiver(first)
+    [endpoint] = http.get("/_sandbox/webhooks/endpoints").json["items"]  # type: ignore[index]
+    restored, again = fresh()
+    again.put("/_sandbox/state", data=document, content_type="application/json")
+    second: list[bytes] = []
+    attached = restored.attach_webhook_receiver(
+        endpoint["id"], lambda body, headers: second.append(body) or 200
+    )
+    assert attached.url == f"inprocess:{endpoint['id']}"
+    for client in (http, again):
+        client.post("/_sandbox/events/trigger", json={"type": "order.completed"})
+        client.post("/_sandbox/webhooks/flush", json={})
+    assert first == second and len(first) == 1  # the same signed bytes: the same event id
+
+
+def test_only_an_in_process_endpoint_takes_a_receiver() -> None:
+    sandbox, http = fresh()
+    org = sandbox.info()["organizations"][0]["id"]
+    url = "http://127.0.0.1:9/hooks"
+    made = http.post("/_sandbox/webhooks/endpoints", json={"orgId": org, "url": url}).json
+    with pytest.raises(ValidationFailed, match=f"delivers to {url}, not in-process"):
+        sandbox.attach_webhook_receiver(made["id"], lambda body, headers: 200)  # type: ignore[index]
+    with pytest.raises(NotFound):
+        sandbox.attach_webhook_receiver("we_" + "0" * 24, lambda body, headers: 200)

@@ -142,6 +142,19 @@ class EndpointService(Service):
         return endpoint
 
     @locked
+    def attach(self, endpoint_id: str, receiver: Receiver) -> WebhookEndpoint:
+        """``receiver`` answers the in-process endpoint ``endpoint_id`` (one an import or a
+        reset let go of its callable, or one to answer otherwise). NotFound for an unknown id;
+        a ValidationFailed for an endpoint with an http(s) URL, whose deliveries go out."""
+        endpoint = self.get(endpoint_id)
+        if not endpoint.url.startswith(INPROCESS_SCHEME):
+            raise ValidationFailed(
+                f"webhook endpoint {endpoint_id} delivers to {endpoint.url}, not in-process"
+            )
+        self.receivers[endpoint.url] = receiver
+        return endpoint
+
+    @locked
     def get(self, endpoint_id: str) -> WebhookEndpoint:
         return found(self.endpoints.get(endpoint_id), f"webhook endpoint {endpoint_id} not found")
 
