@@ -89,6 +89,64 @@ def test_reads_need_no_content_type(svc_http: FlaskClient) -> None:
     assert svc_http.get("/_sandbox").status_code == 200
 
 
+# --- another site's page: links and forms only (Fetch Metadata) ----------------------------------
+
+#: What a page on another site can make a browser send in the background (fetch with
+#: mode no-cors, an image, a script, a beacon), to each family.
+BACKGROUND = [
+    ("POST", "/_sandbox/reset"),
+    ("GET", "/_sandbox/state"),
+    ("GET", "/api/products?limit=1000"),
+    ("POST", "/api/checkout"),
+    ("POST", "/auth/oauth2/token"),
+    ("GET", "/auth/oauth2/authorize?client_id=x"),
+    ("POST", "/wallet/send"),
+]
+
+
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+@pytest.mark.parametrize(("method", "route"), BACKGROUND)
+def test_another_sites_background_requests_are_refused_unrecorded_and_uncounted(
+    svc_http: FlaskClient,
+    svc_sandbox: Sandbox,
+    auth: dict[str, str],
+    method: str,
+    route: str,
+    site: str,
+) -> None:
+    """A refused request still counted against §8's per-IP limits (40 no-token checkouts per
+    5 minutes: a page could lock the developer out), filled the conformance report and the
+    journal. Refused first, it does none of that."""
+    product = published(svc_http, auth)
+    headers = {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors", "Content-Type": "text/plain"}
+    report = svc_http.get("/_sandbox/conformance").json
+    journal = svc_sandbox.journal.recent(1000)
+    for _ in range(45):
+        answer = svc_http.open(route, method=method, data='{"amount": 500}', headers=headers)
+        assert answer.status_code == 403  # in each family's error shape, saying why
+        assert f"Sec-Fetch-Site: {site}" in answer.get_data(as_text=True)
+    assert svc_sandbox.journal.recent(1000) == journal
+    assert svc_http.get("/_sandbox/conformance").json == report
+    checkout(svc_http, None, productId=product["_id"], customer=BUYER)  # no limit spent
+
+
+@pytest.mark.parametrize(
+    ("site", "mode"),
+    [
+        ("cross-site", "navigate"),  # a link or a form of another site: a person's
+        ("same-origin", "cors"),  # the dashboard's own scripts
+        ("none", "navigate"),  # typed in the address bar
+        (None, None),  # not a browser: curl, a test, a server
+    ],
+)
+def test_links_forms_and_everything_but_another_sites_page_get_through(
+    svc_http: FlaskClient, site: str | None, mode: str | None
+) -> None:
+    headers = {} if site is None else {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": mode or ""}
+    assert svc_http.get("/api/checkout/" + "0" * 24, headers=headers).status_code == 404
+    assert svc_http.get("/_sandbox/ui", headers=headers).status_code == 200
+
+
 # --- Host names (DNS rebinding) ------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from svc_sandbox.control import wallet_api as control_wallet_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.dashboard import api as dashboard_api
+from svc_sandbox.exposure_api import UNJOURNALED_REQUEST
 from svc_sandbox.identity import api as identity_api
 from svc_sandbox.pages import api as pages_api
 from svc_sandbox.sandbox import Sandbox
@@ -173,7 +174,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         request_id = current.environ.get(REQUEST_ID) or sb.next_request_id()
         response.headers["X-Request-Id"] = request_id
         response = contract_api.check_response(sb, current, response, request_id)
-        if not current.path.startswith(UNJOURNALED):
+        if not current.path.startswith(UNJOURNALED) and UNJOURNALED_REQUEST not in current.environ:
             sb.journal.record(
                 request_id,
                 current.method,

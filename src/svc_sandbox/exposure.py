@@ -10,6 +10,9 @@ docs/control-plane.md for what a client must send.
 * Control-plane writes: ``Content-Type: application/json`` (no HTML form can send it, so a
   page on another site cannot post to the control plane).
 * Hosted-page forms: a token signed with a per-process secret, bound to what the form acts on.
+* Another site's page (Fetch Metadata): only its links and forms reach the sandbox. The
+  sandbox grants no CORS, so no request such a page makes in the background is one it could
+  read the answer of; refused first, it counts against no rate limit and fills no journal.
 """
 
 from __future__ import annotations
@@ -33,6 +36,24 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 #: method changes nothing and falls through to its 404 or 405.
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
+
+#: ``Sec-Fetch-Site`` values of a request another site's page made the browser send.
+OTHER_SITES = frozenset({"cross-site", "same-site"})
+
+
+def cross_site_problem(site: str | None, mode: str | None) -> str | None:
+    """Why a browser request from another site's page is refused (``Sec-Fetch-Site``,
+    ``Sec-Fetch-Mode``), or None: only a navigation (a link followed, a form submitted) may
+    come from another site. ``same-site`` counts: another port of 127.0.0.1 is another
+    origin, often someone else's dev server."""
+    if site not in OTHER_SITES or mode == "navigate":
+        return None
+    return (
+        f"Requests that another site's page makes in the background are refused "
+        f"(Sec-Fetch-Site: {site}, Sec-Fetch-Mode: {mode}): the sandbox grants no CORS; "
+        "call it from your server, a terminal or a test"
+    )
+
 
 #: Headers on every response.
 COMMON_HEADERS = {

@@ -17,6 +17,7 @@ from svc_sandbox.exposure import (
     FormTokens,
     HostRule,
     content_security_policy,
+    cross_site_problem,
     is_loopback,
     remote_control_refusal,
     target_authority,
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 EXTENSION = "svc_sandbox.form_tokens"
+#: Set in the environ of a request ``guard`` refused as another site's: app.py keeps it out
+#: of the request journal.
+UNJOURNALED_REQUEST = "svc_sandbox.unjournaled"
 RULES = "svc_sandbox.exposure_rules"
 
 
@@ -106,6 +110,12 @@ def guard(app: Flask, current: Request, control_prefix: str) -> None:
     if authority is not None and not rules.hosts.allows(authority):
         refusal = rules.hosts.refusal(authority, "The request target's host")
         raise SandboxError(refusal, code="host_not_allowed")
+    site = environ.get("HTTP_SEC_FETCH_SITE")
+    if site is not None:  # a browser's request
+        problem = cross_site_problem(site, environ.get("HTTP_SEC_FETCH_MODE"))
+        if problem:
+            environ[UNJOURNALED_REQUEST] = True  # another site's, not the developer's
+            raise Forbidden(problem, code="cross_site_request")
     path = current.path
     if path != control_prefix and not path.startswith(control_prefix + "/"):
         return
