@@ -130,6 +130,32 @@ def test_an_idempotency_key_and_the_wallets_second_factor_are_recorded(tmp_path:
     assert result.status == PASSED, result.failure
 
 
+def test_a_refused_reset_starts_nothing_and_refused_writes_replay_refused(
+    svc_http: FlaskClient, auth: dict[str, str], tmp_path: Path
+) -> None:
+    """A reset sent without its JSON type (415) changed nothing: it restarted the recording,
+    dropping what came before, and refused writes were recorded as control steps, which the
+    replay carried out."""
+    svc_http.post("/_sandbox/reset", json={})
+    create_product(svc_http, auth, status="published")
+    assert svc_http.post("/_sandbox/reset").status_code == 415
+    assert svc_http.post("/_sandbox/webhooks/flush", data="x").status_code == 415
+    svc_http.get("/api/products", headers=auth)
+
+    steps = recorded(svc_http)["steps"]
+    sent = [(s["request"]["method"], s["request"]["path"], s["expect"]["status"]) for s in steps]
+    assert sent == [
+        ("POST", "/products", 201),
+        ("POST", "${control_url}/reset", 415),
+        ("POST", "${control_url}/webhooks/flush", 415),
+        ("GET", "/products", 200),
+    ]
+    file = tmp_path / "refused.yaml"
+    file.write_text(yaml.safe_dump(recorded(svc_http), sort_keys=False))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure
+
+
 def test_time_between_requests_becomes_advance_steps(svc_http: FlaskClient) -> None:
     from datetime import timedelta
 

@@ -40,6 +40,10 @@ JSON_TYPE = "application/json"
 #: Control actions that move the clock themselves: no ``advance`` step goes before them.
 CLOCK_ACTIONS = ("advance", "set_clock", "run_due")
 STATE_PATH = CONTROL_PREFIX + "/state"
+#: The requests that start a recording (answered: a refused one changed nothing).
+STARTS = frozenset({("POST", RESET_PATH, 200), ("PUT", STATE_PATH, 200)})
+#: A control-plane write refused for not sending its JSON type (docs/control-plane.md).
+NOT_JSON = 415
 
 
 def record(
@@ -177,13 +181,11 @@ def _escaped(value: Any) -> Any:
 
 
 def _last_start(entries: list[dict[str, Any]]) -> int | None:
-    """The last reset or successful import: what came before it is replaced whole."""
+    """The last successful reset or import: what came before it is replaced whole. A refused
+    one (a reset sent without its JSON type: 415) changed nothing and starts nothing."""
     found = None
     for index, entry in enumerate(entries):
-        method, path = entry["method"], entry["path"]
-        if (method, path) == ("POST", RESET_PATH) or (
-            (method, path, entry["status"]) == ("PUT", STATE_PATH, 200)
-        ):
+        if (entry["method"], entry["path"], entry["status"]) in STARTS:
             found = index
     return found
 
@@ -267,8 +269,10 @@ def _step(
         action, arguments = found
         body = _body(entry)
         sent = entry.get("form") is not None or entry.get("body") or entry.get("bodyBase64")
-        if sent and not (isinstance(body, dict) and entry.get("contentType") == JSON_TYPE):
-            # A body a control step cannot send (it sends a JSON object): a request to the
+        unsendable = sent and not (isinstance(body, dict) and entry.get("contentType") == JSON_TYPE)
+        if unsendable or entry["status"] == NOT_JSON:
+            # A body a control step cannot send (it sends a JSON object), or a write refused
+            # for not being JSON (a control step would carry it out): a request to the
             # control plane sending it as it came.
             step = _request_step(entry, "url", path[len(CONTROL_PREFIX) :], credentials)
             step["request"]["path"] = CONTROL_URL + step["request"]["path"]
