@@ -342,7 +342,25 @@ def test_every_answer_carries_nosniff_and_a_referrer_policy(
     ):
         assert response.headers.getlist("X-Content-Type-Options") == ["nosniff"]
         assert response.headers.getlist("Referrer-Policy") == ["no-referrer"]
+        # JSON holding every token is no other site's to frame or embed either.
+        assert response.headers.getlist("X-Frame-Options") == ["DENY"]
+        assert response.headers.getlist("Cross-Origin-Resource-Policy") == ["same-origin"]
         assert "Content-Security-Policy" not in response.headers
+
+
+@pytest.mark.parametrize(
+    "route", ["/_sandbox", "/_sandbox/state", "/_sandbox/users", "/_sandbox/ui", "/_sandbox/nope"]
+)
+def test_control_plane_answers_stay_out_of_the_browsers_cache(
+    svc_http: FlaskClient, route: str
+) -> None:
+    """Tokens, client secrets and passwords were found in Chromium's disk cache."""
+    assert svc_http.get(route).headers.getlist("Cache-Control") == ["no-store"]
+
+
+def test_other_answers_keep_their_cache_rules(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    assert "Cache-Control" not in svc_http.get("/api/products", headers=auth).headers
+    assert svc_http.get("/auth/jwks").headers.get("Cache-Control") != "no-store"
 
 
 def test_the_common_headers_replace_what_a_route_set() -> None:

@@ -182,7 +182,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
                 response.status_code,
                 request_details(current),
             )
-        exposure_api.add_security_headers(app, response)
+        exposure_api.add_security_headers(app, response, under(current.path, CONTROL_PREFIX))
         return response
 
     #: The API family whose error shape each root's unknown paths take. Roots may nest

@@ -60,7 +60,14 @@ COMMON_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     # Payment-link URLs carry the session's pay token: never hand them to another site.
     "Referrer-Policy": "no-referrer",
+    # Nothing here is another site's to frame or embed, JSON included (GET /_sandbox holds
+    # every token): pages also say frame-ancestors 'none'.
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Resource-Policy": "same-origin",
 }
+#: The control plane's answers (tokens, secrets, passwords, the whole state) and the
+#: dashboard's pages stay out of the browser's disk cache.
+CONTROL_CACHE_CONTROL = "no-store"
 
 
 def is_loopback(address: str | None) -> bool:

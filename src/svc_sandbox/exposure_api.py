@@ -11,6 +11,7 @@ from flask import Flask, Request, Response, current_app, request
 from svc_sandbox.core.errors import Forbidden, SandboxError
 from svc_sandbox.exposure import (
     COMMON_HEADERS,
+    CONTROL_CACHE_CONTROL,
     JSON_ONLY,
     STALE_FORM,
     WRITE_METHODS,
@@ -125,8 +126,11 @@ def guard(app: Flask, current: Request, control_prefix: str) -> None:
         raise SandboxError(JSON_ONLY, status=415, code="unsupported_media_type")
 
 
-def add_security_headers(app: Flask, response: Response) -> None:
-    """A page's Content-Security-Policy (``CommonHeaders`` adds the rest to every answer)."""
+def add_security_headers(app: Flask, response: Response, control: bool) -> None:
+    """A page's Content-Security-Policy; ``no-store`` on a control-plane answer (``control``)
+    (``CommonHeaders`` adds the rest to every answer)."""
+    if control:
+        response.headers["Cache-Control"] = CONTROL_CACHE_CONTROL
     if response.mimetype == "text/html":
         # A page may widen it (identity pages add the app's redirect origin to form-action).
         response.headers.setdefault("Content-Security-Policy", rules_of(app).csp)
