@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 from datetime import UTC, datetime
 
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import hmac as reference_hmac
 
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.webhooks.events import EVENT_TYPES
 from svc_sandbox.webhooks.signing import (
     SIGNATURE_HEADER,
@@ -169,3 +172,32 @@ def test_signatures_with_secrets_taken_in_turns_each_match_their_own_secret() ->
     turns = [("whsec_a", b'{"n":1}'), ("whsec_b", b'{"n":2}'), ("whsec_a", b'{"n":3}')] * 2
     for t, (secret, body) in enumerate(turns, start=1_700_000_000):
         assert compute_signature(secret, t, body) == expected(secret, t, body)
+
+
+def test_an_attempt_sent_late_on_a_flowing_clock_is_signed_as_it_goes_out() -> None:
+    """Attempts go out one at a time: on a scaled clock an attempt waiting behind a slow
+    receiver left minutes of sandbox time after its due time, signed with that due time, and
+    the documented check (300 s tolerance, §8) refused the genuine first delivery."""
+    sandbox = Sandbox(clock_mode="scaled", clock_factor=2000, seed=1)
+    org = sandbox.info()["organizations"][0]["id"]
+    secret = "whsec_" + "s" * 32
+    checks: list[tuple[bool, str | None]] = []
+
+    def slow(body: bytes, headers: dict[str, str]) -> int:
+        threading.Event().wait(0.3)  # 600 s of sandbox time
+        return 500
+
+    def verifying(body: bytes, headers: dict[str, str]) -> int:
+        result = verify(headers["X-Svc-Signature"], body, secret, now=sandbox.now())
+        checks.append((result.valid, result.reason))
+        return 200 if result.valid else 400
+
+    sandbox.add_webhook_receiver(org, slow, secret=secret)
+    sandbox.add_webhook_receiver(org, verifying, secret=secret)
+    http = create_app(sandbox).test_client()
+    http.post("/_sandbox/events/trigger", json={"type": "order.completed", "orgId": org})
+    try:
+        http.post("/_sandbox/webhooks/flush", json={})
+    finally:
+        sandbox.stop()
+    assert checks == [(True, None)]

@@ -288,7 +288,7 @@ class DeliveryService(Service):
 
     @locked
     def take_next(self) -> Outgoing | None:
-        """The earliest due attempt, signed with its due time, or None when nothing is due."""
+        """The earliest due attempt, signed, or None when nothing is due."""
         return self._take_next()
 
     def _take_next(self) -> Outgoing | None:
@@ -310,7 +310,9 @@ class DeliveryService(Service):
             return Outgoing(due, delivery, "", body, {}, self.timeout, gone, send=False, final=True)
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
         try:
-            headers[SIGNATURE_HEADER] = sign(body, endpoint.secret, due.due)
+            # Signed as it goes out: at its due time, or later when a flowing clock's sender
+            # got to it late (receivers refuse a t over 300 s old, §8).
+            headers[SIGNATURE_HEADER] = sign(body, endpoint.secret, max(due.due, self.clock.now()))
         except ValueError as exc:
             # A secret the control plane refuses (empty) can only come from an older import;
             # the attempt is recorded as failed, not sent, and the retries go on, so the

@@ -14,6 +14,7 @@ not HTTP, or no answer in time.
 
 from __future__ import annotations
 
+import base64
 import codecs
 import http.client
 import math
@@ -24,8 +25,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from urllib.parse import SplitResult, urlsplit
+from typing import TYPE_CHECKING, Any
+from urllib.parse import SplitResult, unquote, urlsplit
 
 from svc_sandbox.core.clock import monotonic
 
@@ -34,6 +35,12 @@ if TYPE_CHECKING:
 
 #: How much of the receiver's answer the journal keeps.
 SNIPPET_CHARS = 200
+#: The statuses that point elsewhere (RFC 9110 §15.4; 304 and 300 do not: "answered").
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: http.client's bounds of a header line and of an answer's header count, for the interim
+#: answers it does not read itself.
+MAX_HEADER_LINE = 65536
+MAX_INTERIM_HEADERS = 100
 
 
 @dataclass(slots=True)
@@ -143,6 +150,8 @@ class Sender:
             connection.close()  # the receiver closed the idle connection: open a new one
             connection = None
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if parts.username is not None:  # https://user:pass@host/hooks: Basic auth (as Stripe)
+            headers = {**headers, "Authorization": basic_credentials(parts)}
         reusable = False
         try:
             if connection is None:
@@ -271,7 +280,7 @@ def _outcome(
     duration = round((answer.at - started) * 1000, 3)
     if duration > timeout * 1000:
         return Outcome(status, "timeout", f"answered after {timeout:g} s", duration, text)
-    if 300 <= status < 400:
+    if status in REDIRECTS:
         message = f"redirect to {answer.location or '?'} (not followed)"
     else:
         message = f"answered {status}"
@@ -310,6 +319,38 @@ def _read_body(response: http.client.HTTPResponse) -> tuple[bytes, bool]:
         response.close()  # read whole: the connection is ready for the next request
         return bytes(received), True
     return bytes(received), False
+
+
+def basic_credentials(parts: SplitResult) -> str:
+    """The ``Authorization`` value of a URL's user and password (RFC 7617), percent-decoded."""
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+
+
+class _FinalResponse(http.client.HTTPResponse):
+    """An answer read past its interim 1xx responses (103 Early Hints, 102 Processing; 100
+    Continue too) to the final one, which decides the attempt: RFC 9110 §15.2, a client must
+    take 1xx answers it did not ask for. http.client skips 100 only. 101 is a final answer
+    (a protocol switch nobody asked for: not a 2xx)."""
+
+    def _read_status(self) -> tuple[str, int, str]:
+        while True:
+            version, status, reason = super()._read_status()  # type: ignore[misc]
+            if not 100 <= status < 200 or status == 101:
+                return version, status, reason
+            _skip_header_lines(self.fp)
+
+
+def _skip_header_lines(fp: Any) -> None:
+    """Reads an interim answer's header lines up to its blank line (bounded as http.client
+    bounds a header line)."""
+    for _ in range(MAX_INTERIM_HEADERS):
+        line = fp.readline(MAX_HEADER_LINE + 1)
+        if len(line) > MAX_HEADER_LINE:
+            raise http.client.LineTooLong("header line")
+        if line in (b"\r\n", b"\n", b""):
+            return
+    raise http.client.HTTPException(f"got more than {MAX_INTERIM_HEADERS} headers")
 
 
 def _connect(url: str, timeout: float) -> _Connection:
@@ -370,6 +411,7 @@ class _Connection(http.client.HTTPConnection):
     request's head and body go out in one write (two small writes cost a second system call
     and wake the receiver twice; the bytes are the same)."""
 
+    response_class = _FinalResponse
     #: The request head, held back until its body is sent with it.
     _head: bytes | None = None
     _joining = False
