@@ -127,10 +127,13 @@ class KeepAliveReceiver:
 
     ``idle_timeout`` closes a connection left idle that long (as real servers do: node 5 s);
     ``hold``, when set to an Event, makes each POST wait for it before answering (``entered``
-    tells the test a POST is in)."""
+    tells the test a POST is in); ``chunked`` answers with a chunked body."""
 
     def __init__(
-        self, idle_timeout: float | None = None, hold: threading.Event | None = None
+        self,
+        idle_timeout: float | None = None,
+        hold: threading.Event | None = None,
+        chunked: bool = False,
     ) -> None:
         self.connections = 0
         self.bodies: list[bytes] = []
@@ -160,9 +163,14 @@ class KeepAliveReceiver:
                     receiver.entered.set()
                     hold.wait(HANG_LIMIT_SECONDS)
                 self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
+                if chunked:  # as Node and many frameworks answer by default
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.write(b"2\r\nok\r\n0\r\n\r\n")
+                else:
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"ok")
                 # No "Connection: close": the sender cannot know until it sees the socket.
                 self.close_connection = close
 

@@ -47,6 +47,20 @@ def test_deliveries_share_one_connection_and_survive_a_receiver_closing_it(
     assert keep_alive.bodies == bodies  # every event once, in order
 
 
+def test_a_chunked_answer_keeps_its_connection(svc_sandbox: Sandbox) -> None:
+    """A complete chunked body has no Content-Length: the connection was closed after each
+    answer (five deliveries, five connections)."""
+    receiver = KeepAliveReceiver(chunked=True)
+    try:
+        org = svc_sandbox.orgs.all()[0]
+        svc_sandbox.webhook_endpoints.create(org.id, receiver.url, secret="whsec_keep")
+        _deliver(svc_sandbox, org.id, 3)
+        assert [a.succeeded for a in svc_sandbox.deliveries.attempts] == [True] * 3
+        assert receiver.connections == 1
+    finally:
+        receiver.close()
+
+
 def test_an_in_process_receiver_gets_the_signed_bytes(svc_sandbox: Sandbox) -> None:
     got: list[tuple[bytes, dict[str, str]]] = []
 

@@ -302,8 +302,13 @@ def _read_body(response: http.client.HTTPResponse) -> tuple[bytes, bool]:
     connection can be used again (the body was read whole). A body cut short by the deadline,
     a reset or a bad chunk ends the read, not the answer."""
     length = response.length
-    keep = not response.will_close and length is not None and length <= KEEP_ALIVE_MAX_BODY
-    want = length if keep and length is not None else SNIPPET_CHARS * 4
+    # A chunked body (Node's and many frameworks' default) has no length: read up to the
+    # bound, and keep the connection if its last chunk came within it.
+    chunked = bool(response.chunked)
+    keep = not response.will_close and (
+        chunked or (length is not None and length <= KEEP_ALIVE_MAX_BODY)
+    )
+    want = (length or KEEP_ALIVE_MAX_BODY) if keep else SNIPPET_CHARS * 4
     received = bytearray()
     try:
         while len(received) < want:
@@ -315,7 +320,8 @@ def _read_body(response: http.client.HTTPResponse) -> tuple[bytes, bool]:
                 break  # the snippet needs no more than one read
     except (OSError, ValueError, http.client.HTTPException):
         return bytes(received), False
-    if keep and response.length == 0:
+    whole = response.isclosed() if chunked else response.length == 0
+    if keep and whole:
         response.close()  # read whole: the connection is ready for the next request
         return bytes(received), True
     return bytes(received), False
