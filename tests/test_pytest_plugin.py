@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from datetime import timedelta
 
 # Loaded here, before pytester's in-process runs: a module first imported inside such a run is
 # unloaded after it, which would leave two copies of httpx and httpcore (and of their
@@ -20,8 +22,10 @@ import svc_sandbox.testing.clock  # noqa: F401
 import svc_sandbox.testing.identity  # noqa: F401  (and the identity, wallet and error modules)
 import svc_sandbox.testing.webhooks  # noqa: F401
 from svc_sandbox.app import create_app
+from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.server import ServerThread
+from svc_sandbox.testing.emulator import RemoteEmulator
 
 QUIET = ("-p", "no:cacheprovider", "-q")
 
@@ -750,3 +754,26 @@ def test_a_function_scoped_sandbox_is_let_go_after_its_test(pytester: pytest.Pyt
     until the whole run ended: 1,000 tests held 1,000 Sandboxes, about 250 kB each."""
     pytester.makepyfile(test_dropped=DROPPED_SANDBOXES)
     pytester.runpytest(*QUIET).assert_outcomes(passed=21)
+
+
+def test_a_remote_clock_move_waits_for_the_deliveries_it_makes(svc_server: RunningServer) -> None:
+    """With --svc-url an advance answers once every attempt due on the way was made: against
+    a hanging receiver a minute, past the client's 30 s read timeout (ReadTimeout, while the
+    server went on sending). Here an in-process receiver takes 1 s, the client's timeout 0.3 s."""
+    received: list[bytes] = []
+
+    def slow(body: bytes, headers: dict[str, str]) -> int:
+        threading.Event().wait(1.0)
+        received.append(body)
+        return 200
+
+    org = svc_server.sandbox.info()["organizations"][0]["id"]
+    svc_server.sandbox.add_webhook_receiver(org, slow)
+    remote = RemoteEmulator(svc_server.url, timeout=0.3)
+    try:
+        trigger = {"type": "order.completed", "orgId": org}
+        remote.control("POST", "/_sandbox/events/trigger", trigger)
+        remote.advance(timedelta(seconds=1))
+    finally:
+        remote.close()
+    assert len(received) == 1

@@ -154,10 +154,19 @@ class RemoteEmulator(Emulator):
     def close(self) -> None:
         self._http.close()
 
-    def _call(self, method: str, path: str, body: Any = None) -> Any:
-        return control_call(self._http, self.url, method, path, body)
+    def _call(
+        self, method: str, path: str, body: Any = None, timeout: httpx.Timeout | None = None
+    ) -> Any:
+        return control_call(self._http, self.url, method, path, body, timeout)
 
     control = _call
+
+    def _move_clock(self, path: str, body: dict[str, Any]) -> None:
+        """A clock move answers once every attempt due on the way was made, each up to the
+        webhook timeout (six against a hanging receiver: a minute): it may read for as long
+        as the server works, as an in-process advance blocks as long (connecting stays bounded)."""
+        self._call("POST", path, body, httpx.Timeout(self._http.timeout.connect, read=None))
+        self._moved()
 
     def create_org(self, name: str, environment: str) -> OrgCredentials:
         body = {"name": name, "environment": environment, "kyc": "approved", "withToken": True}
@@ -168,12 +177,10 @@ class RemoteEmulator(Emulator):
         return parse_instant(self._call("GET", "/_sandbox/clock")["clock"]["now"])
 
     def advance(self, delta: timedelta) -> None:
-        self._call("POST", "/_sandbox/clock/advance", {"seconds": delta.total_seconds()})
-        self._moved()
+        self._move_clock("/_sandbox/clock/advance", {"seconds": delta.total_seconds()})
 
     def set_time(self, instant: datetime) -> None:
-        self._call("POST", "/_sandbox/clock/set", {"now": instant.isoformat()})
-        self._moved()
+        self._move_clock("/_sandbox/clock/set", {"now": instant.isoformat()})
 
     def on_clock_move(self, listener: ClockListener) -> Callable[[], None]:
         return self._listeners.subscribe(listener)
@@ -215,12 +222,21 @@ def unreachable(origin: str, timeout: float = 10.0) -> str | None:
     return None
 
 
-def control_call(http: httpx.Client, origin: str, method: str, path: str, body: Any) -> Any:
-    """One control-plane call; mutations always send a JSON body (``{}`` when none)."""
+def control_call(
+    http: httpx.Client,
+    origin: str,
+    method: str,
+    path: str,
+    body: Any,
+    timeout: httpx.Timeout | None = None,
+) -> Any:
+    """One control-plane call; mutations always send a JSON body (``{}`` when none).
+    ``timeout`` replaces the client's for this call."""
+    wait: Any = timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT
     if method == "GET":
-        response = http.get(path)
+        response = http.get(path, timeout=wait)
     else:
-        response = http.request(method, path, json={} if body is None else body)
+        response = http.request(method, path, json={} if body is None else body, timeout=wait)
     if response.status_code >= 400:
         raise RuntimeError(
             f"svc-sandbox at {origin}: {method} {path} answered "
