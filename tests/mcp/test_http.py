@@ -27,6 +27,7 @@ from tests.mcp.conftest import (
     server_env,
     start_http,
     stop,
+    text_of,
 )
 from tests.mcp.test_stdio import ALL_TOOLS
 
@@ -271,6 +272,12 @@ def test_withdrawals_with_a_production_token(served: Served, sessions: dict[str,
     first = production.ok("svc_create_withdrawal", arguments)
     assert (first["amount"], first["feeAmount"], first["netAmount"]) == (20000, 1400, 18390)
     assert production.ok("svc_create_withdrawal", arguments)["_id"] == first["_id"]
+    assert "was used before" not in text_of(production.call("svc_create_withdrawal", arguments))
+    # The same key with another amount: the earlier withdrawal, and the summary says so.
+    other = production.call("svc_create_withdrawal", {**arguments, "amount_minor": 30000})
+    assert other.structured_content["_id"] == first["_id"]  # type: ignore[index]
+    assert "The idempotency key `payout-1` was used before" in text_of(other)
+    assert "Nothing new was created (300.00 ETB to telebirr was not paid out)" in text_of(other)
     assert production.ok("svc_get_withdrawal", {"withdrawal_id": first["_id"]}) == first
     assert [w["_id"] for w in production.ok("svc_list_withdrawals")["items"]] == [first["_id"]]
     quote = production.ok("svc_quote_withdrawal", {"amount_minor": 20000})

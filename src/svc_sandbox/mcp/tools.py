@@ -544,13 +544,27 @@ async def svc_create_withdrawal(
             "svc_create_withdrawal refuses a sandbox token (svc_test_...): withdrawals pay out "
             "from a production organization; use a svc_live_ token. Nothing was sent."
         )
+
+    def summary(withdrawal: Withdrawal) -> str:
+        line = "Withdrawal " + _withdrawal_line(withdrawal)
+        if (withdrawal.amount, withdrawal.gateway) != (amount_minor, gateway):
+            # The key matched an earlier withdrawal: say so, or an agent takes it for the
+            # payout it just asked for.
+            line += (
+                f"\nThe idempotency key `{idempotency_key}` was used before: this is that "
+                "earlier withdrawal, returned as it is. Nothing new was created "
+                f"({money(amount_minor)} to {gateway} was not paid out); send a new key for a "
+                "new withdrawal."
+            )
+        return line
+
     return await _api(
         ctx,
         "svc_create_withdrawal",
         lambda svc: svc.create_withdrawal(
             amount_minor, gateway, account, idempotency_key=idempotency_key
         ),
-        lambda w: "Withdrawal " + _withdrawal_line(w),
+        summary,
         response_format,
     )
 
