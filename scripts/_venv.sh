@@ -32,9 +32,16 @@ if [ -e .venv ]; then
 fi
 if [ ! -e .venv ]; then
   if ! "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-    found=""
-    if command -v "$py" >/dev/null; then found="$("$py" --version 2>&1 || true)"; fi
-    echo "svc-sandbox needs Python 3.11 or newer; '$py' is ${found:-not found}." >&2
+    found="not found"
+    if command -v "$py" >/dev/null; then
+      # One line: a pyenv shim of a version not selected answers a paragraph on stderr.
+      found="$("$py" --version 2>&1 | head -n 1 || true)"
+      case "$found" in
+        Python*) ;;
+        *) found="not runnable here (${found:-no output})" ;;
+      esac
+    fi
+    echo "svc-sandbox needs Python 3.11 or newer; '$py' is $found." >&2
     echo "Name one with PYTHON, e.g.: PYTHON=python3.12 bash scripts/${1}" >&2
     exit 1
   fi

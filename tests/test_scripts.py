@@ -58,6 +58,22 @@ def test_a_python_older_than_3_11_is_named_with_the_way_to_pick_another(
     assert not (checkout / ".venv").exists()
 
 
+def test_a_python_that_does_not_run_is_said_in_one_line(checkout: Path, tmp_path: Path) -> None:
+    """A pyenv shim of a version not selected answers a paragraph on stderr, which the
+    message pasted whole."""
+    shim = tmp_path / "bin" / "python3.12"
+    executable(
+        shim,
+        "#!/bin/sh\necho 'pyenv: python3.12: command not found' >&2\necho >&2\n"
+        "echo 'The python3.12 command exists in these Python versions:' >&2\nexit 127\n",
+    )
+    done = run(checkout / "scripts" / "test", cwd=checkout, PYTHON=str(shim))
+    assert done.returncode == 1
+    said = "is not runnable here (pyenv: python3.12: command not found)."
+    assert done.stderr.splitlines()[0].endswith(f"'{shim}' {said}")
+    assert "exists in these Python versions" not in done.stderr
+
+
 def test_a_venv_left_unusable_is_made_again(checkout: Path, tmp_path: Path) -> None:
     """A first run cut short while `python -m venv` installed pip leaves a .venv without pip:
     it used to be reused, failing every run after ("No module named pip")."""
