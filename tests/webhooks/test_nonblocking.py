@@ -121,3 +121,37 @@ def test_a_receiver_that_polls_while_an_advance_delivers_to_it_is_answered() -> 
         receiver.close()
         server.close()
         sandbox.stop()
+
+
+def test_stopping_ends_a_drain_after_the_attempt_being_sent() -> None:
+    """`serve` got SIGTERM while attempts were due on a flowing clock: the worker drained the
+    whole queue first (retries falling due meanwhile), and the process stayed up for minutes.
+    It stops after the attempt it is sending; what is left stays due and is exported."""
+    sandbox = Sandbox(clock_mode="real", seed=1)
+    org = sandbox.info()["organizations"][0]["id"]
+    calls: list[bytes] = []
+    first = threading.Event()
+
+    def slow(body: bytes, headers: dict[str, str]) -> int:
+        calls.append(body)
+        first.set()
+        threading.Event().wait(0.3)
+        return 500
+
+    sandbox.add_webhook_receiver(org, slow)
+    for _ in range(6):
+        sandbox.events.trigger(org, "sandbox", "order.completed")
+    sandbox.start_background()
+    assert first.wait(10)
+    sandbox.stop()
+    sent = len(calls)
+    assert sent < 6  # not drained
+    threading.Event().wait(0.5)
+    assert len(calls) == sent  # nothing after stop returned
+    exported = sandbox.export()["services"]["webhookDeliveries"]
+    assert [d["status"] for d in exported["deliveries"]] == ["pending"] * 6  # none lost
+    # The ones never sent are still due, the one taken but not sent put back among them.
+    never_sent = [d for d in exported["deliveries"] if d["attempts"] == 0]
+    assert len(never_sent) == 6 - sent
+    due_ids = {d["delivery_id"] for d in exported["due"]}
+    assert {d["id"] for d in never_sent} <= due_ids

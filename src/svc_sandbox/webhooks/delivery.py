@@ -350,6 +350,14 @@ class DeliveryService(Service):
         the lock (the dispatcher's loop)."""
         return self._record(outgoing, outcome), self._take_next()
 
+    @locked
+    def put_back(self, outgoing: Outgoing) -> None:
+        """An attempt taken but not sent (the sender is stopping) is due again, unchanged."""
+        due = outgoing.due
+        if self.sending.get(due.seq) is due:
+            del self.sending[due.seq]
+            heapq.heappush(self.due, (due.due, due.seq, due))
+
     def _record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:
         """Journals the attempt and schedules the next one or settles the delivery."""
         due = outgoing.due

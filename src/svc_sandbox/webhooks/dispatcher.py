@@ -55,6 +55,12 @@ class Dispatcher:
                 )
                 if attempt is not None:
                     made.append(attempt)
+                if outgoing is not None and self._stop.is_set():
+                    # Stopping (serve got SIGTERM): on a flowing clock retries keep falling
+                    # due, and draining them held the process up for minutes. What is left
+                    # stays due, and an export keeps it.
+                    self.deliveries.put_back(outgoing)
+                    break
         return made
 
     def _send(self, outgoing: Outgoing) -> Outcome:
@@ -97,12 +103,12 @@ class Dispatcher:
             self.flush()
 
     def stop(self) -> None:
-        """Stops the worker after the attempt it is sending, if any."""
+        """Stops the worker, and any flush, after the attempt it is sending, if any."""
         with self._worker_guard:
             worker, self._worker = self._worker, None
+        self._stop.set()
+        self._wake.set()
         if worker is not None:
-            self._stop.set()
-            self._wake.set()
             worker.join(timeout=30)
         with self._sending:
             self.sender.close()
