@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import SplitResult, unquote, urlsplit
 
 from svc_sandbox.core.clock import monotonic
@@ -37,10 +37,6 @@ if TYPE_CHECKING:
 SNIPPET_CHARS = 200
 #: The statuses that point elsewhere (RFC 9110 §15.4; 304 and 300 do not: "answered").
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
-#: http.client's bounds of a header line and of an answer's header count, for the interim
-#: answers it does not read itself.
-MAX_HEADER_LINE = 65536
-MAX_INTERIM_HEADERS = 100
 
 
 @dataclass(slots=True)
@@ -344,19 +340,7 @@ class _FinalResponse(http.client.HTTPResponse):
             version, status, reason = super()._read_status()  # type: ignore[misc]
             if not 100 <= status < 200 or status == 101:
                 return version, status, reason
-            _skip_header_lines(self.fp)
-
-
-def _skip_header_lines(fp: Any) -> None:
-    """Reads an interim answer's header lines up to its blank line (bounded as http.client
-    bounds a header line)."""
-    for _ in range(MAX_INTERIM_HEADERS):
-        line = fp.readline(MAX_HEADER_LINE + 1)
-        if len(line) > MAX_HEADER_LINE:
-            raise http.client.LineTooLong("header line")
-        if line in (b"\r\n", b"\n", b""):
-            return
-    raise http.client.HTTPException(f"got more than {MAX_INTERIM_HEADERS} headers")
+            http.client.parse_headers(self.fp)  # the interim answer's headers: read, dropped
 
 
 def _connect(url: str, timeout: float) -> _Connection:
