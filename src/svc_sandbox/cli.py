@@ -411,14 +411,9 @@ def contract_test_problem(
     """Why ``contract test`` would pass without testing anything, or None. A call refused
     for its credentials is a 401, which positive_data_acceptance accepts: a run whose token
     is missing or refused would be green on 401s alone (a CI secret left unset)."""
-    from svc_sandbox.contract.document import shared_contract
+    from svc_sandbox.contract.validation import shipped_contract
 
-    known = {
-        op["operationId"]
-        for item in shared_contract(BY_NAME[args.contract])["paths"].values()
-        for op in item.values()
-        if isinstance(op, dict) and "operationId" in op
-    }
+    known = {op.operation_id for op in shipped_contract(BY_NAME[args.contract]).operations}
     unknown = [name for name in args.skip_operation if name not in known]
     if unknown:
         return (
