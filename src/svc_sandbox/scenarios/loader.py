@@ -32,6 +32,7 @@ from svc_sandbox.scenarios.templating import (
     CircularVariables,
     dependency_order,
     has_reference,
+    own_vars,
     references,
 )
 from svc_sandbox.scenarios.transport import base64_body, header_problem
@@ -264,10 +265,8 @@ def check_document(document: dict[str, Any], lines: Lines) -> None:
 
 
 def _check_no_circle(document: dict[str, Any], lines: Lines) -> None:
-    matrix = document.get("matrix", {})
-    definitions = {k: v for k, v in document.get("vars", {}).items() if k not in matrix}
     try:
-        dependency_order(definitions)
+        dependency_order(own_vars(document))
     except CircularVariables as circle:
         first = circle.circle[0]
         raise lines.error(

@@ -55,6 +55,7 @@ from svc_sandbox.scenarios.templating import (
     UnboundVariable,
     as_text,
     dependency_order,
+    own_vars,
     render,
 )
 from svc_sandbox.scenarios.transport import (
@@ -208,15 +209,9 @@ class _Run:
     def _vars(self) -> None:
         """The file's ``vars``; one needing what the target does not provide (a seeded
         identity variable against another server) skips the steps that use it."""
-        row = self.scenario.row
-        self.vars.update(row)
-        # A matrix value wins over a var of the same name; the others may use the row's
-        # values and each other (the loader refused a circle).
-        definitions = {
-            name: value
-            for name, value in self.scenario.document.get("vars", {}).items()
-            if name not in row
-        }
+        self.vars.update(self.scenario.row)
+        # The others may use the row's values and each other (the loader refused a circle).
+        definitions = own_vars(self.scenario.document)
         for name in dependency_order(definitions):
             try:
                 self.vars[name] = render(definitions[name], self.lookup, KEEP)

@@ -107,6 +107,13 @@ class CircularVariables(ValueError):
         self.circle = circle
 
 
+def own_vars(document: Mapping[str, Any]) -> dict[str, Any]:
+    """A file's ``vars`` that take their value from the file: a matrix value wins over a var
+    of the same name."""
+    matrix = document.get("matrix", {})
+    return {name: value for name, value in document.get("vars", {}).items() if name not in matrix}
+
+
 def dependency_order(definitions: Mapping[str, Any]) -> list[str]:
     """The names of ``definitions`` (a file's ``vars``) ordered so each comes after the others
     it refers to, in file order otherwise; CircularVariables for a circle. References to
