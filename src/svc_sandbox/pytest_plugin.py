@@ -517,7 +517,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     del item.stash[_MARK]
     if report.when != "call" or not report.failed:
         return
-    from svc_sandbox.testing.emulator import JOURNAL_READ, RemoteEmulator, requests_since
+    from svc_sandbox.core.journal import JOURNAL_ENTRIES
+    from svc_sandbox.testing.emulator import RemoteEmulator, requests_since
 
     try:
         since = requests_since(emulator, mark)
@@ -529,7 +530,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         for e in since.entries
     ]
     if not since.complete:
-        lines.insert(0, f"(earlier requests not shown: the journal keeps the last {JOURNAL_READ})")
+        lines.insert(
+            0, f"(earlier requests not shown: the journal keeps the last {JOURNAL_ENTRIES})"
+        )
     if isinstance(emulator, RemoteEmulator) and lines:
         # --svc-url: one emulator for every worker and anyone else using it.
         lines.insert(0, "(a shared emulator: other clients' requests in this time are listed too)")

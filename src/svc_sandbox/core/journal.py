@@ -26,8 +26,12 @@ JOURNAL_TEXT_CHARACTERS = 4096
 CUT_DETAILS = ("query", "authorization", "contentType", "idempotencyKey", "svcKey")
 
 
+#: How many requests the journal keeps (the newest).
+JOURNAL_ENTRIES = 1000
+
+
 class RequestJournal:
-    def __init__(self, now: Callable[[], datetime], size: int = 1000) -> None:
+    def __init__(self, now: Callable[[], datetime], size: int = JOURNAL_ENTRIES) -> None:
         #: The sandbox clock, read under the journal's lock as an entry goes in: entries are
         #: then in time order whatever threads record them (time moves only forward between
         #: them unless the clock is set back).

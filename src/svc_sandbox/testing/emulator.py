@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from svc_sandbox.core.clock import ClockListener, ClockListeners, parse_instant
+from svc_sandbox.core.journal import JOURNAL_ENTRIES
 from svc_sandbox.orgs.organizations import Environment, KycStatus
 from svc_sandbox.sandbox import Sandbox
 
@@ -89,7 +90,7 @@ class Emulator:
         """Registers ``url`` for the organization; returns the endpoint's secret."""
         raise NotImplementedError
 
-    def journal(self, limit: int = 1000) -> list[dict[str, Any]]:
+    def journal(self, limit: int = JOURNAL_ENTRIES) -> list[dict[str, Any]]:
         """The most recent requests, newest first."""
         raise NotImplementedError
 
@@ -132,7 +133,7 @@ class InProcessEmulator(Emulator):
         endpoint = self.sandbox.webhook_endpoints.create(org_id, url, secret, description="svc")
         return endpoint.secret
 
-    def journal(self, limit: int = 1000) -> list[dict[str, Any]]:
+    def journal(self, limit: int = JOURNAL_ENTRIES) -> list[dict[str, Any]]:
         return self.sandbox.journal.recent(limit)
 
     def control(self, method: str, path: str, body: Any = None) -> Any:
@@ -199,7 +200,7 @@ class RemoteEmulator(Emulator):
             body["secret"] = secret
         return str(self._call("POST", "/_sandbox/webhooks/endpoints", body)["secret"])
 
-    def journal(self, limit: int = 1000) -> list[dict[str, Any]]:
+    def journal(self, limit: int = JOURNAL_ENTRIES) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self._call("GET", f"/_sandbox/requests?limit={limit}")[
             "items"
         ]
@@ -245,10 +246,6 @@ def control_call(
     return response.json()
 
 
-#: Journal entries a failure report reads (the journal keeps as many).
-JOURNAL_READ = 1000
-
-
 @dataclass(frozen=True)
 class RequestsSince:
     """The journal entries after a mark, oldest first; ``complete`` is False when the mark
@@ -260,13 +257,13 @@ class RequestsSince:
 
 def requests_since(emulator: Emulator, mark: str | None) -> RequestsSince:
     """The journal entries after the one whose request id is ``mark``."""
-    read = emulator.journal(JOURNAL_READ)
+    read = emulator.journal(JOURNAL_ENTRIES)
     newer: list[dict[str, Any]] = []
     for entry in read:
         if mark is not None and entry.get("requestId") == mark:
             return RequestsSince(list(reversed(newer)), True)
         newer.append(entry)
-    return RequestsSince(list(reversed(newer)), len(read) < JOURNAL_READ)
+    return RequestsSince(list(reversed(newer)), len(read) < JOURNAL_ENTRIES)
 
 
 def journal_mark(emulator: Emulator) -> str | None:
