@@ -13,33 +13,15 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import threading
 import time
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from _receiver import receiving
 from svc_sandbox.commerce.schemas import CheckoutBody
 from svc_sandbox.sandbox import Sandbox
 
 MAX_SESSIONS = 200_000
-
-
-class Failing(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out as two writes: without this, Nagle's algorithm and the
-    # client's delayed ACK add 40 ms to every keep-alive answer.
-    disable_nagle_algorithm = True
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.send_response(500)
-        self.send_header("Content-Length", "4")
-        self.end_headers()
-        self.wfile.write(b"fail")
 
 
 def open_sessions(sessions: int, url: str | None) -> Sandbox:
@@ -95,13 +77,8 @@ def run(sizes: list[int], http_sessions: int) -> dict[str, Any]:
         results["inProcess"].append(figures)
         print(json.dumps(figures), flush=True)
         del sandbox
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        port = int(server.server_address[1])
-        sandbox = open_sessions(http_sessions, f"http://127.0.0.1:{port}/hooks")
+    with receiving(500) as (url, port):
+        sandbox = open_sessions(http_sessions, url)
         figures = warp(sandbox)
         body = sandbox.events.events[0].body()
         figures["plain_posts_per_s"] = plain_posts("127.0.0.1", port, body, 2000)
@@ -109,10 +86,6 @@ def run(sizes: list[int], http_sessions: int) -> dict[str, Any]:
         figures["ratio"] = figures["attempts_per_s"] / figures["plain_posts_per_s"]
         results["http"] = figures
         print(json.dumps(figures), flush=True)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
     return results
 
 

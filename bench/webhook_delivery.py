@@ -12,31 +12,13 @@ from __future__ import annotations
 import http.client
 import statistics
 import sys
-import threading
 import time
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from _receiver import receiving
 from svc_sandbox.sandbox import Sandbox
 
 MAX_EVENTS = 5000
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out as two writes: without this, Nagle's algorithm and the
-    # client's delayed ACK add 40 ms to every answer on a kept-alive connection.
-    disable_nagle_algorithm = True
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.send_response(200)
-        self.send_header("Content-Length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
 
 
 def sandbox_round(url: str, count: int) -> tuple[float, bytes]:
@@ -68,22 +50,12 @@ def baseline_round(host: str, port: int, body: bytes, count: int) -> float:
 
 def main(count: int = 300, rounds: int = 5) -> None:
     count = max(1, min(count, MAX_EVENTS))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    host, port = "127.0.0.1", int(server.server_address[1])
-    url = f"http://{host}:{port}/hooks"
     ours, base = [], []
-    try:
+    with receiving(200) as (url, port):
         for _ in range(rounds):
             elapsed, body = sandbox_round(url, count)
             ours.append(count / elapsed)
-            base.append(count / baseline_round(host, port, body, count))
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+            base.append(count / baseline_round("127.0.0.1", port, body, count))
     ours_median, base_median = statistics.median(ours), statistics.median(base)
     print(f"events per round: {count}, rounds: {rounds}")
     print(f"sandbox webhook deliveries  median {ours_median:8.0f} /s")

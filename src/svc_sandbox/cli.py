@@ -117,6 +117,12 @@ def _serve_options(
     )
     serve.add_argument("--webhook-retries", help="retry waits (default 1m,5m,30m,2h,12h)")
     serve.add_argument(
+        "--webhook-senders",
+        type=whole_number,
+        help="receivers a real or scaled clock delivers to at once, one attempt at a time "
+        "each (default 8; 1: one attempt at a time in all)",
+    )
+    serve.add_argument(
         "--events-kept",
         type=whole_number,
         help="newest events the event log keeps (default 100000)",

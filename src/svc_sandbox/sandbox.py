@@ -192,7 +192,7 @@ class Sandbox:
         self.payouts = PayoutService(ctx, self.orgs, self.orders)
         self.webhook_endpoints = EndpointService(ctx)
         self.deliveries = DeliveryService(ctx, self.events, self.webhook_endpoints)
-        self.dispatcher = Dispatcher(self.deliveries)
+        self.dispatcher = Dispatcher(self.deliveries, self.settings.webhook_senders)
         self.after_work.append(self.dispatcher)
         self.users = UserService(ctx)
         self.oauth_apps = AppService(ctx, self.orgs)
@@ -485,6 +485,7 @@ class Sandbox:
         if self.clock.mode is ClockMode.FROZEN or self._ticker is not None:
             return
         self._stop.clear()
+        self.dispatcher.start()
         self._ticker = threading.Thread(target=self._tick, name="svc-sandbox-clock", daemon=True)
         self._ticker.start()
 
@@ -713,6 +714,8 @@ class Sandbox:
                 "webhooks": {
                     "url": self.settings.webhook_url,
                     "secret": self.webhook_endpoints.default_secret,
+                    # How far delivery is behind (a flowing clock's sender, a hanging receiver).
+                    "backlog": self.deliveries.backlog(),
                 },
                 "identity": identity_info(self),
             }

@@ -179,6 +179,10 @@ class Settings(BaseModel):
     webhook_secret: str | None = Field(default=None, min_length=1, max_length=256)
     #: Seconds a receiver has to answer 2xx (spec §6: 10 s).
     webhook_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    #: Receivers a real or scaled clock's background sender delivers to at once, one attempt
+    #: at a time each (1: one attempt at a time in all, every receiver waiting on the one
+    #: before). Explicit flushes and advances always send one at a time, in due order.
+    webhook_senders: int = Field(default=8, ge=1, le=64)
     #: Waits before each retry, each counted from the previous attempt (spec §6; see spec-gaps).
     webhook_retries: str = "1m,5m,30m,2h,12h"
     #: Retention, so a long-running instance stays bounded (docs/performance.md): the event

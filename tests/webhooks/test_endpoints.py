@@ -150,7 +150,7 @@ def test_webhook_url_setting_gives_each_default_organization_an_endpoint() -> No
     sandbox = Sandbox(clock_mode="frozen", port=0, webhook_url=URL, webhook_secret="whsec_mine")
     info = create_app(sandbox).test_client().get("/_sandbox").json
     assert info is not None
-    assert info["webhooks"] == {"url": URL, "secret": "whsec_mine"}
+    assert (info["webhooks"]["url"], info["webhooks"]["secret"]) == (URL, "whsec_mine")
     for org in info["organizations"]:
         [endpoint] = org["webhookEndpoints"]
         assert (endpoint["url"], endpoint["secret"]) == (URL, "whsec_mine")
@@ -167,14 +167,22 @@ def test_webhook_url_without_secret_generates_one_shown_by_info_and_kept_by_rese
     after = client.post("/_sandbox/reset", json={}).json
     assert after is not None
     assert after["webhooks"]["secret"] == secret
-    assert Sandbox(clock_mode="frozen", port=0, webhook_url=URL).info()["webhooks"] == {
-        "url": URL,
-        "secret": secret,
-    }
+    again = Sandbox(clock_mode="frozen", port=0, webhook_url=URL).info()["webhooks"]
+    assert (again["url"], again["secret"]) == (URL, secret)
 
 
 def test_without_webhook_url_info_shows_none(svc_sandbox: Sandbox) -> None:
-    assert svc_sandbox.info()["webhooks"] == {"url": None, "secret": None}
+    assert svc_sandbox.info()["webhooks"] == {
+        "url": None,
+        "secret": None,
+        "backlog": {
+            "pendingDeliveries": 0,
+            "attemptsDue": 0,
+            "attemptsSending": 0,
+            "oldestDueAt": None,
+            "lagSeconds": 0.0,
+        },
+    }
 
 
 @pytest.mark.parametrize(
@@ -184,11 +192,24 @@ def test_without_webhook_url_info_shows_none(svc_sandbox: Sandbox) -> None:
         ({"webhook_secret": ""}, "webhook_secret"),
         ({"webhook_retries": "1m,soon"}, "webhook_retries"),
         ({"webhook_timeout_seconds": 0}, "webhook_timeout_seconds"),
+        ({"webhook_senders": 0}, "webhook_senders"),
+        ({"webhook_senders": 65}, "webhook_senders"),
     ],
 )
 def test_bad_webhook_settings_are_refused(settings: dict[str, Any], field: str) -> None:
     with pytest.raises(ValueError, match=field):
         Sandbox(clock_mode="frozen", port=0, **settings)
+
+
+def test_webhook_senders_default_to_8_and_read_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from svc_sandbox.settings import Settings
+
+    monkeypatch.delenv("SVC_SANDBOX_WEBHOOK_SENDERS", raising=False)
+    assert Settings.load().webhook_senders == 8
+    monkeypatch.setenv("SVC_SANDBOX_WEBHOOK_SENDERS", "1")
+    assert Settings.load().webhook_senders == 1
 
 
 def test_serve_flags_set_the_webhook_settings() -> None:
@@ -197,7 +218,9 @@ def test_serve_flags_set_the_webhook_settings() -> None:
 
     argv = ["serve", "--webhook-url", URL, "--webhook-secret", "whsec_cli"]
     argv += ["--webhook-timeout-seconds", "2.5", "--webhook-retries", "10s,1m"]
+    argv += ["--webhook-senders", "3"]
     settings = settings_from_args(build_parser().parse_args(argv))
+    assert settings.webhook_senders == 3
     assert (settings.webhook_url, settings.webhook_secret) == (URL, "whsec_cli")
     assert settings.webhook_timeout_seconds == 2.5
     assert [d.total_seconds() for d in settings.webhook_retry_delays] == [10, 60]

@@ -190,6 +190,7 @@ def webhooks(sb: Sandbox) -> dict[str, Any]:
             "deliveries": deliveries,
             "attempts": attempts,
             "fault": sb.deliveries.fault.to_public(),
+            "backlog": sb.deliveries.backlog(),
             "orgs": names,
         }
 

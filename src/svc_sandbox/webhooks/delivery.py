@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -28,7 +29,7 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, snapshot
 from svc_sandbox.webhooks.endpoints import EndpointService, WebhookEndpoint
 from svc_sandbox.webhooks.events import Event, EventLog
-from svc_sandbox.webhooks.sender import Outcome
+from svc_sandbox.webhooks.sender import INPROCESS_SCHEME, Outcome, origin
 from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, sign
 
 ATTEMPT_KIND = "webhook.attempt"
@@ -159,6 +160,16 @@ class ReceiverFault:
         return {"count": self.count, "send": self.send}
 
 
+#: Where an attempt goes, for sending one at a time per receiver: the origin of its URL (its
+#: kept connection's key), or an in-process endpoint's own URL.
+Lane = tuple[str, str, int | None] | str
+
+
+def lane_of(url: str) -> Lane:
+    """The lane of an endpoint URL: attempts of one lane go out one at a time, in due order."""
+    return url if url.startswith(INPROCESS_SCHEME) else origin(url)
+
+
 @dataclass(slots=True)
 class Outgoing:
     """One attempt taken off the due queue, ready to POST (or to settle without sending)."""
@@ -176,6 +187,11 @@ class Outgoing:
     send: bool = True
     #: No retry after this attempt (the endpoint is gone).
     final: bool = False
+
+    @property
+    def lane(self) -> Lane | None:
+        """The receiver this attempt waits on, None when it is not sent."""
+        return lane_of(self.url) if self.send and self.url else None
 
 
 def _iso(instant: datetime | None) -> str | None:
@@ -203,6 +219,10 @@ class DeliveryService(Service):
         #: Attempts taken off ``due`` whose POST is out (by ``seq``) until their outcome is
         #: recorded: an export taken meanwhile lists them as due, so an import sends them.
         self.sending: dict[int, DueAttempt] = {}
+        #: Due attempts set aside by ``take_next`` because their receiver was busy with an
+        #: earlier one (parallel sending, per lane), a heap per lane; a take that finds the
+        #: lane free moves its earliest back to ``due``.
+        self.parked: dict[Lane, list[tuple[datetime, int, DueAttempt]]] = {}
         self._settled = 0
         self.fault = ReceiverFault()
         self._due_seq = 0
@@ -284,18 +304,38 @@ class DeliveryService(Service):
 
     @locked
     def has_due(self) -> bool:
+        return bool(self.due) or bool(self.parked)
+
+    @locked
+    def has_waiting(self) -> bool:
+        """True while some due attempt waits in the queue (not set aside for a busy lane)."""
         return bool(self.due)
 
     @locked
-    def take_next(self) -> Outgoing | None:
-        """The earliest due attempt, signed, or None when nothing is due."""
-        return self._take_next()
+    def take_next(self, busy: Collection[Lane] = ()) -> Outgoing | None:
+        """The earliest due attempt, signed, or None when nothing is due. An attempt to a lane
+        in ``busy`` (its receiver has an earlier one in flight) is set aside, not taken: each
+        receiver gets its attempts one at a time and in due order."""
+        return self._take_next(busy)
 
-    def _take_next(self) -> Outgoing | None:
+    def _take_next(self, busy: Collection[Lane] = ()) -> Outgoing | None:
+        # Each free lane's earliest set-aside attempt competes again (the rest wait their
+        # turn: moving them all back, to be set aside again at the next take, made a queue
+        # of n attempts to one receiver cost n^2).
+        for free in [lane for lane in self.parked if lane not in busy]:
+            entries = self.parked[free]
+            heapq.heappush(self.due, heapq.heappop(entries))
+            if not entries:
+                del self.parked[free]
         while self.due:
-            due = heapq.heappop(self.due)[2]
+            entry = heapq.heappop(self.due)
+            due = entry[2]
             delivery = self.deliveries.get(due.delivery_id)
             if delivery is None or delivery.status is not DeliveryStatus.PENDING:
+                continue
+            endpoint = self.endpoints.endpoints.get(delivery.endpoint_id) if busy else None
+            if endpoint is not None and (lane := lane_of(endpoint.url)) in busy:
+                heapq.heappush(self.parked.setdefault(lane, []), entry)
                 continue
             outgoing = self._outgoing(due, delivery)
             self.sending[due.seq] = due
@@ -349,6 +389,12 @@ class DeliveryService(Service):
         """Records the attempt's outcome, then takes the next due attempt, under one hold of
         the lock (the dispatcher's loop)."""
         return self._record(outgoing, outcome), self._take_next()
+
+    @locked
+    def record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:
+        """Records the attempt's outcome (the parallel senders' side: they take one at a time
+        per lane, ``take_next(busy)``)."""
+        return self._record(outgoing, outcome)
 
     @locked
     def put_back(self, outgoing: Outgoing) -> None:
@@ -439,7 +485,31 @@ class DeliveryService(Service):
         kept = list(self.attempts)
         return kept[max(0, len(kept) - (self.attempts_made - mark)) :]
 
+    @locked
+    def backlog(self) -> dict[str, Any]:
+        """How far delivery is behind: deliveries not settled, attempts due and not answered
+        yet (waiting or in flight), and since when the oldest of them is due. Counted, not
+        walked: O(1) in the queue (parked attempts are walked per lane, not per attempt)."""
+        waiting = len(self.due) + sum(len(entries) for entries in self.parked.values())
+        oldest = [entries[0] for entries in (self.due, *self.parked.values()) if entries]
+        oldest += [(d.due, d.seq, d) for d in self.sending.values()]
+        due_since = min(oldest)[0] if oldest else None
+        return {
+            "pendingDeliveries": len(self.deliveries) - self._settled,
+            "attemptsDue": waiting + len(self.sending),
+            "attemptsSending": len(self.sending),
+            "oldestDueAt": _iso(due_since),
+            "lagSeconds": 0.0
+            if due_since is None
+            else max(0.0, (self.clock.now() - due_since).total_seconds()),
+        }
+
     # --- state ------------------------------------------------------------------------------
+
+    def _all_due(self) -> list[DueAttempt]:
+        """Every attempt due and not recorded: waiting, set aside for a busy lane, in flight."""
+        parked = (d for entries in self.parked.values() for _, _, d in entries)
+        return [*(d for _, _, d in self.due), *parked, *self.sending.values()]
 
     def export(self) -> dict[str, Any]:
         return {
@@ -447,9 +517,7 @@ class DeliveryService(Service):
             "attempts": [_exported(a) for a in self.attempts],
             # An attempt being POSTed is still due as far as a copy of the state goes: the
             # import sends it (the outcome here belongs to this process only).
-            "due": [
-                snapshot(d) for d in sorted([*(d for _, _, d in self.due), *self.sending.values()])
-            ],
+            "due": [snapshot(d) for d in sorted(self._all_due())],
             "dueSeq": self._due_seq,
             "fault": snapshot(self.fault),
         }
@@ -464,6 +532,7 @@ class DeliveryService(Service):
         due = sorted(from_json(DueAttempt, d) for d in data["due"])
         self.due = [(d.due, d.seq, d) for d in due]  # a sorted list is a heap
         self.sending = {}
+        self.parked = {}
         pending = [d for d in deliveries if d.status is DeliveryStatus.PENDING]
         self._settled = len(deliveries) - len(pending)
         self.events.set_holds([d.event_id for d in pending])

@@ -3,31 +3,37 @@
 It is a ``Sandbox.after_work`` hook. After due work ran on an explicit call (advance, set,
 run-due, flush) it sends every due attempt in the calling thread, one at a time in due-time
 order, so a frozen-clock test can assert right after the call returns. After the real or scaled
-clock's ticker ran due work (``background=True``) it wakes its own worker thread instead, so
-neither the ticker nor any API request waits for a receiver.
+clock's ticker ran due work (``background=True``) it wakes its sender threads instead, so
+neither the ticker nor any API request waits for a receiver. Up to ``webhook_senders`` of them
+send at once, one attempt at a time per receiver (per lane: the URL's origin), in due order: a
+receiver that hangs, or sits in a debugger, holds up its own deliveries only, not every other
+organization's.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
-from svc_sandbox.webhooks.delivery import Attempt, DeliveryService, Outgoing
+from svc_sandbox.webhooks.delivery import Attempt, DeliveryService, Lane, Outgoing
 from svc_sandbox.webhooks.sender import Outcome, Sender
+
+#: How long stopping waits for the attempts out (each ends by its own timeout).
+STOP_WAIT_SECONDS = 30.0
 
 
 class Dispatcher:
-    def __init__(self, deliveries: DeliveryService) -> None:
+    def __init__(self, deliveries: DeliveryService, senders: int = 1) -> None:
         self.deliveries = deliveries
         #: Keep-alive connections per receiver, and the in-process receivers.
         endpoints = deliveries.endpoints
         self.sender = Sender(lambda url: endpoints.receivers.get(url))
         deliveries.endpoints.urls_in_use.append(self.sender.keep_only)
-        #: One sender at a time: attempts go out one by one, in due-time order.
+        #: One explicit flush at a time: attempts go out one by one, in due-time order.
         self._sending = threading.Lock()
-        self._wake = threading.Event()
         self._stop = threading.Event()
-        self._worker: threading.Thread | None = None
-        self._worker_guard = threading.Lock()
+        #: The background senders of a flowing clock (up to ``senders`` threads).
+        self.background = _Senders(deliveries, self._send, senders, self._stop)
 
     # --- the after_work hook ----------------------------------------------------------------
 
@@ -36,18 +42,22 @@ class Dispatcher:
         return self.deliveries.has_due()
 
     def __call__(self, background: bool = False) -> None:
-        if background:
-            self._start_worker()
-            self._wake.set()
-        else:
+        if not background:
             self.flush()
+        elif not self._stop.is_set() and self.deliveries.has_waiting():
+            self.background.nudge()
+
+    def start(self) -> None:
+        """The background senders may send again (after ``stop``)."""
+        self._stop.clear()
 
     # --- sending ----------------------------------------------------------------------------
 
     def flush(self) -> list[Attempt]:
-        """Sends every due attempt now, in due-time order; returns the attempts made."""
+        """Sends every due attempt now, in due-time order; returns the attempts made (after
+        the background senders' attempts out are answered: none goes out meanwhile)."""
         made: list[Attempt] = []
-        with self._sending:
+        with self._sending, self.background.paused():
             outgoing = self.deliveries.take_next()
             while outgoing is not None:
                 attempt, outgoing = self.deliveries.record_and_take_next(
@@ -83,32 +93,119 @@ class Dispatcher:
             outcome.snippet,
         )
 
-    # --- the background worker (real and scaled clocks) -------------------------------------
-
-    def _start_worker(self) -> None:
-        with self._worker_guard:
-            if self._worker is None or not self._worker.is_alive():
-                self._stop.clear()
-                self._worker = threading.Thread(
-                    target=self._work, name="svc-sandbox-webhooks", daemon=True
-                )
-                self._worker.start()
-
-    def _work(self) -> None:
-        while True:
-            self._wake.wait()
-            self._wake.clear()
-            if self._stop.is_set():
-                return
-            self.flush()
-
     def stop(self) -> None:
-        """Stops the worker, and any flush, after the attempt it is sending, if any."""
-        with self._worker_guard:
-            worker, self._worker = self._worker, None
+        """Stops the senders, and any flush, after the attempts they are sending, if any."""
         self._stop.set()
-        self._wake.set()
-        if worker is not None:
-            worker.join(timeout=30)
+        self.background.stop()
         with self._sending:
             self.sender.close()
+
+
+class _Senders:
+    """The background senders: threads that each take the earliest due attempt whose
+    receiver has none out (``DeliveryService.take_next(busy)``), send it, record it and take
+    the next, so a receiver answering fast costs no hand-over between threads. Started as
+    attempts need them, up to ``count``; daemons, so a receiver that hangs does not hold up
+    the interpreter's exit."""
+
+    def __init__(
+        self,
+        deliveries: DeliveryService,
+        send: Callable[[Outgoing], Outcome],
+        count: int,
+        stopping: threading.Event,
+    ) -> None:
+        self._deliveries = deliveries
+        self._send = send
+        self._count = count
+        self._stopping = stopping
+        self._changed = threading.Condition()
+        self._threads: list[threading.Thread] = []
+        #: The lanes with an attempt out, and how many attempts are out.
+        self._busy: set[Lane] = set()
+        self._out = 0
+        #: Threads waiting for work, and flushes under way (they send on their own).
+        self._idle = 0
+        self._paused = 0
+
+    def nudge(self) -> None:
+        """Attempts fell due: an idle sender looks for them, or a new one starts."""
+        with self._changed:
+            if self._idle:
+                self._changed.notify()
+            elif len(self._threads) < self._count:
+                thread = threading.Thread(
+                    target=self._run, name=f"svc-sandbox-webhooks-{len(self._threads)}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                outgoing = self._take()
+            if outgoing is None:
+                return
+            try:
+                self._deliveries.record(outgoing, self._send(outgoing))
+            finally:
+                with self._changed:
+                    self._release(outgoing)
+
+    def _take(self) -> Outgoing | None:
+        """The next attempt this thread sends, waiting for one; None when stopping."""
+        while not self._stopping.is_set():
+            if not self._paused:
+                outgoing = self._deliveries.take_next(self._busy)
+                if outgoing is not None:
+                    self._out += 1
+                    if (lane := outgoing.lane) is not None:
+                        self._busy.add(lane)
+                    return outgoing
+            self._idle += 1
+            self._changed.wait()
+            self._idle -= 1
+        return None
+
+    def _release(self, done: Outgoing) -> None:
+        self._out -= 1
+        if (lane := done.lane) is not None:
+            self._busy.discard(lane)
+        if self._paused or self._stopping.is_set():
+            self._changed.notify_all()  # a flush or stop waits for the attempts out
+
+    def paused(self) -> _Pause:
+        return _Pause(self)
+
+    def pause(self) -> None:
+        """No attempt goes out of here until ``resume``; waits for the ones out."""
+        with self._changed:
+            self._paused += 1
+            self._changed.wait_for(lambda: self._out == 0)
+
+    def resume(self) -> None:
+        with self._changed:
+            self._paused -= 1
+            self._changed.notify_all()
+
+    def stop(self) -> None:
+        """Lets every thread end after the attempt it is sending, waiting for those."""
+        with self._changed:
+            self._changed.notify_all()
+            self._changed.wait_for(lambda: self._out == 0, timeout=STOP_WAIT_SECONDS)
+            threads, self._threads = self._threads, []
+        for thread in threads:
+            thread.join(timeout=STOP_WAIT_SECONDS)
+
+
+class _Pause:
+    """``with senders.paused():`` around a flush."""
+
+    def __init__(self, senders: _Senders) -> None:
+        self._senders = senders
+
+    def __enter__(self) -> None:
+        self._senders.pause()
+
+    def __exit__(self, *exc: object) -> None:
+        self._senders.resume()

@@ -62,8 +62,8 @@ Receiver = Callable[[bytes, dict[str, str]], int]
 KEEP_ALIVE_MAX_BODY = 64 * 1024
 
 #: Idle keep-alive connections a sender keeps at most; past it the one idle longest is closed.
-#: Deliveries go out one at a time, so this many receivers can each be hot at once; a
-#: receiver per test (a new port each time) no longer leaves a socket behind per test.
+#: This many receivers can each be hot at once; a receiver per test (a new port each time)
+#: no longer leaves a socket behind per test.
 MAX_IDLE_CONNECTIONS = 32
 #: An idle connection older than this (real seconds, not sandbox time: this is transport) is
 #: closed at the sender's next use; receivers close theirs sooner (node 5 s, gunicorn 2 s).
@@ -94,8 +94,9 @@ def _origin(parts: SplitResult) -> Origin:
 
 class Sender:
     """POSTs webhooks over HTTP, reusing a keep-alive connection per origin, or hands them to
-    in-process receivers. Posts come from one thread at a time (the dispatcher's send lock);
-    ``keep_only`` and ``close`` may come from any thread (a delete, a reset, an import)."""
+    in-process receivers. Posts to one origin come one at a time (the dispatcher's lanes),
+    posts to different origins may come at once from different threads; ``keep_only`` and
+    ``close`` may come from any thread (a delete, a reset, an import)."""
 
     def __init__(
         self,
@@ -153,7 +154,8 @@ class Sender:
             if connection is None:
                 connection = _connect(url, timeout)
                 connection.connect()
-                self.connections_opened += 1
+                with self._pool:
+                    self.connections_opened += 1
             connection.start(deadline, timeout)
             connection.post(target, body, headers)
             response = connection.getresponse()
