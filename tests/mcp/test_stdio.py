@@ -599,13 +599,26 @@ def test_prompts(mcp: Session) -> None:
     [
         ("debug_payment", {}, "Missing required arguments: {'session_id'}"),
         ("svc_refund", {}, "Unknown prompt: svc_refund"),
+        (
+            "integrate_svc",
+            {"stack": "Django", "stak": "Flask"},
+            "Invalid arguments for integrate_svc: stak: unknown argument. "
+            "integrate_svc takes: stack, use_case",
+        ),
+        (
+            "go_live_checklist",
+            {"stack": "Django"},
+            "Invalid arguments for go_live_checklist: stack: unknown argument. "
+            "go_live_checklist takes: no arguments",
+        ),
     ],
 )
 def test_a_prompt_asked_wrongly_is_invalid_params(
     mcp: Session, name: str, arguments: dict[str, str], message: str
 ) -> None:
     """MCP's prompts page: -32602 for an unknown prompt or a missing argument (the SDK said
-    code 0 and logged a traceback; test_the_server_log_stays_quiet reads that log)."""
+    code 0 and logged a traceback; test_the_server_log_stays_quiet reads that log); an
+    unknown argument is named with the prompt's own (the SDK said "Error rendering prompt")."""
     with pytest.raises(MCPError) as refused:
         mcp.prompt(name, arguments)
     assert (refused.value.error.code, refused.value.error.message) == (INVALID_PARAMS, message)

@@ -95,7 +95,18 @@ class ToolServer(MCPServer[Any]):
         """A prompt asked for wrongly (an unknown name, a required argument missing) is
         JSON-RPC's -32602 with the SDK's words, as MCP's prompts page asks; the SDK answered
         code 0 and logged it as a crash, with a traceback on stderr. The prompts themselves
-        raise nothing (mcp/prompts.py), so a ValueError here is always the request's."""
+        raise nothing (mcp/prompts.py), so a ValueError here is always the request's. An
+        unknown argument (a typo) is named with the prompt's arguments, in the words of a
+        tool's (the SDK said only "Error rendering prompt")."""
+        if arguments:
+            for prompt in await self.list_prompts():
+                if prompt.name == name:
+                    takes = [argument.name for argument in prompt.arguments or []]
+                    unknown = [given for given in arguments if given not in takes]
+                    if unknown:
+                        raise MCPError(
+                            INVALID_PARAMS, unknown_prompt_arguments(name, unknown, takes)
+                        )
         try:
             return await super().get_prompt(name, arguments, context)
         except ValueError as error:
@@ -119,6 +130,13 @@ def invalid_arguments(
     if unknown and parameters:
         message += f". {tool} takes: " + ", ".join(parameters)
     return message
+
+
+def unknown_prompt_arguments(prompt: str, unknown: list[str], takes: list[str]) -> str:
+    problems = "; ".join(f"{name}: unknown argument" for name in unknown)
+    return f"Invalid arguments for {prompt}: {problems}. {prompt} takes: " + (
+        ", ".join(takes) or "no arguments"
+    )
 
 
 def backend_of(ctx: Context[Any, Any]) -> Backend:
