@@ -285,3 +285,89 @@ def test_an_explicit_flush_waits_for_the_attempts_out_then_sends_in_due_order() 
     assert calls == ["slow", "quick", "slow"]
     [made] = flushed
     assert [(a.event_type, a.endpoint_id) for a in made] == [("order.created", slow_endpoint)]
+
+
+def test_attempts_set_aside_at_a_stop_go_out_after_the_restart() -> None:
+    """Attempts set aside behind a receiver's attempt out when ``stop`` came are sent once
+    the senders start again (they waited for another lane's work to fall due)."""
+    sandbox = flowing_sandbox()
+    try:
+        org = sandbox.info()["organizations"][0]["id"]
+        calls: list[int] = []
+        inside = threading.Event()
+        release = threading.Event()
+
+        def receiver(body: bytes, headers: dict[str, str]) -> int:
+            calls.append(1)
+            inside.set()
+            release.wait(10)
+            return 200
+
+        sandbox.add_webhook_receiver(org, receiver)
+        sandbox.events.trigger(org, "sandbox", "order.completed")
+        sandbox.run_due(background=True)
+        assert inside.wait(10)
+        for _ in range(3):
+            sandbox.events.trigger(org, "sandbox", "order.created")
+        sandbox.run_due(background=True)
+        wait_until(lambda: sum(map(len, sandbox.deliveries.parked.values())) == 3)
+        release.set()
+        sandbox.stop()
+        assert len(calls) == 1 and sandbox.info()["webhooks"]["backlog"]["attemptsDue"] == 3
+
+        sandbox.start_background()
+        wait_until(lambda: len(calls) == 4)
+        assert len(calls) == 4
+    finally:
+        release.set()
+        sandbox.stop()
+
+
+def test_a_nudge_at_a_stop_leaves_no_dead_sender_in_a_place() -> None:
+    """A wake-up that lands after ``stop`` starts no thread (one would end at once and keep
+    one of the ``webhook_senders`` places: with one sender, delivery stopped for good)."""
+    sandbox = flowing_sandbox(webhook_senders=1)
+    try:
+        org = sandbox.info()["organizations"][0]["id"]
+        calls: list[int] = []
+        sandbox.add_webhook_receiver(org, lambda body, headers: calls.append(1) or 200)
+        sandbox.stop()
+        senders = sandbox.dispatcher.background
+        senders.nudge()  # the ticker's last wake-up, late
+        for thread in senders._threads:
+            thread.join(10)  # a thread started now would see the stop and end
+        sandbox.start_background()
+        sandbox.events.trigger(org, "sandbox", "order.completed")
+        wait_until(lambda: len(calls) == 1)
+        assert len(calls) == 1
+    finally:
+        sandbox.stop()
+
+
+def test_an_endpoint_moved_to_another_url_takes_its_set_aside_attempts_along(
+    flowing: Sandbox,
+) -> None:
+    """Attempts set aside behind a hanging receiver go to the endpoint's new URL, in due
+    order, without waiting for the old receiver's attempt."""
+    client = create_app(flowing).test_client()
+    org = org_ids(client)["sandbox"]
+    with running_receiver("hang") as old, running_receiver(200) as new:
+        add_endpoint(client, org, old.url)
+        [endpoint] = [
+            e
+            for o in client.get("/_sandbox").get_json()["organizations"]
+            if o["id"] == org
+            for e in o["webhookEndpoints"]
+        ]
+        trigger(client, org)
+        assert old.hanging.wait(10)
+        waiting = [trigger(client, org, "order.created") for _ in range(2)]
+        moved = client.patch(
+            f"/_sandbox/webhooks/endpoints/{endpoint['id']}", json={"url": new.url}
+        )
+        assert moved.status_code == 200, moved.get_json()
+        last = trigger(client, org, "checkout.session.expired")
+        arrived = new.wait_for(3)
+        assert not old.release.is_set()
+        assert [json.loads(r.body)["id"] for r in arrived] == [*waiting, last]
+        old.release.set()

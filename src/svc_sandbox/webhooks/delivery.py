@@ -230,6 +230,9 @@ class DeliveryService(Service):
         self.attempts_made = 0
         self.scheduler.register(ATTEMPT_KIND, self.on_attempt_due, AttemptPayload)
         events.subscribe(self.on_event)
+        # An endpoint moved to another URL (or deleted): its set-aside attempts were keyed by
+        # the lane they had then; they compete again under the lane they have now.
+        endpoints.urls_in_use.append(lambda urls: self._set_aside_back())
 
     @property
     def max_attempts(self) -> int:
@@ -307,9 +310,17 @@ class DeliveryService(Service):
         return bool(self.due) or bool(self.parked)
 
     @locked
-    def has_waiting(self) -> bool:
-        """True while some due attempt waits in the queue (not set aside for a busy lane)."""
-        return bool(self.due)
+    def has_waiting(self, busy: Collection[Lane] = ()) -> bool:
+        """True while some due attempt could be taken: one in the queue, or one set aside for
+        a lane not in ``busy`` (any more)."""
+        return bool(self.due) or any(lane not in busy for lane in self.parked)
+
+    def _set_aside_back(self) -> None:
+        """Every attempt set aside goes back to the queue."""
+        for entries in self.parked.values():
+            for entry in entries:
+                heapq.heappush(self.due, entry)
+        self.parked = {}
 
     @locked
     def take_next(self, busy: Collection[Lane] = ()) -> Outgoing | None:

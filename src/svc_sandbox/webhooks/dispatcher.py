@@ -44,7 +44,7 @@ class Dispatcher:
     def __call__(self, background: bool = False) -> None:
         if not background:
             self.flush()
-        elif not self._stop.is_set() and self.deliveries.has_waiting():
+        elif not self._stop.is_set() and self.deliveries.has_waiting(self.background.busy()):
             self.background.nudge()
 
     def start(self) -> None:
@@ -128,12 +128,22 @@ class _Senders:
         self._idle = 0
         self._paused = 0
 
-    def nudge(self) -> None:
-        """Attempts fell due: an idle sender looks for them, or a new one starts."""
+    def busy(self) -> frozenset[Lane]:
+        """The lanes with an attempt out now."""
         with self._changed:
+            return frozenset(self._busy)
+
+    def nudge(self) -> None:
+        """Attempts fell due: an idle sender looks for them, or a new one starts (not while
+        stopping: a thread started then would end at once and keep its place)."""
+        with self._changed:
+            if self._stopping.is_set():
+                return
             if self._idle:
                 self._changed.notify()
-            elif len(self._threads) < self._count:
+                return
+            self._threads = [thread for thread in self._threads if thread.is_alive()]
+            if len(self._threads) < self._count:
                 thread = threading.Thread(
                     target=self._run, name=f"svc-sandbox-webhooks-{len(self._threads)}", daemon=True
                 )
