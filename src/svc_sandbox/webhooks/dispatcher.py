@@ -13,7 +13,8 @@ organization's.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from svc_sandbox.webhooks.delivery import Attempt, DeliveryService, Lane, Outgoing
 from svc_sandbox.webhooks.sender import Outcome, Sender
@@ -184,19 +185,20 @@ class _Senders:
         if self._paused or self._stopping.is_set():
             self._changed.notify_all()  # a flush or stop waits for the attempts out
 
-    def paused(self) -> _Pause:
-        return _Pause(self)
-
-    def pause(self) -> None:
-        """No attempt goes out of here until ``resume``; waits for the ones out."""
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No attempt goes out of here meanwhile (a flush sends on its own); waits for the
+        ones out first."""
         with self._changed:
             self._paused += 1
-            self._changed.wait_for(lambda: self._out == 0)
-
-    def resume(self) -> None:
-        with self._changed:
-            self._paused -= 1
-            self._changed.notify_all()
+        try:
+            with self._changed:
+                self._changed.wait_for(lambda: self._out == 0)
+            yield
+        finally:
+            with self._changed:
+                self._paused -= 1
+                self._changed.notify_all()
 
     def stop(self) -> None:
         """Lets every thread end after the attempt it is sending, waiting for those."""
@@ -206,16 +208,3 @@ class _Senders:
             threads, self._threads = self._threads, []
         for thread in threads:
             thread.join(timeout=STOP_WAIT_SECONDS)
-
-
-class _Pause:
-    """``with senders.paused():`` around a flush."""
-
-    def __init__(self, senders: _Senders) -> None:
-        self._senders = senders
-
-    def __enter__(self) -> None:
-        self._senders.pause()
-
-    def __exit__(self, *exc: object) -> None:
-        self._senders.resume()
