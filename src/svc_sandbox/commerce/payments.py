@@ -139,9 +139,10 @@ class Failure:
         return {"code": self.code, "message": self.message}
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class ProviderStep:
-    """One line of a session's provider timeline.
+    """One line of a session's provider timeline (never changed once written: state
+    snapshots share it, core/records.py).
 
     ``kind`` is ``prompt``, ``decision``, ``notification`` or ``check``; ``status`` says what
     happened (notification: sent, delayed, lost, duplicated, held, delivered, ignored; check:

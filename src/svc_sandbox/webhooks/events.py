@@ -33,8 +33,11 @@ def check_event_type(value: str, field_name: str = "type") -> str:
     return one_of(value, EVENT_TYPES, field_name)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Event:
+    """An event as emitted: never changed after (``data`` included), so state snapshots
+    share it (core/records.py)."""
+
     id: str
     type: str
     created: datetime
