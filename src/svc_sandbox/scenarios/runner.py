@@ -586,7 +586,7 @@ class _Run:
             )
 
     def _wait_remote(self, done: Callable[[], bool]) -> None:
-        """An emulator whose clock flows sends from its worker thread: give it a moment."""
+        """An emulator whose clock flows sends from its background senders: give it a moment."""
         if self.session.frozen:
             return
         give_up = monotonic() + REMOTE_WEBHOOK_WAIT
