@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -49,9 +49,10 @@ def org_ids(client: FlaskClient) -> dict[str, str]:
     return {org["environment"]: org["id"] for org in orgs}
 
 
-def add_endpoint(client: FlaskClient, org_id: str, url: str) -> None:
+def add_endpoint(client: FlaskClient, org_id: str, url: str) -> str:
     answer = client.post("/_sandbox/webhooks/endpoints", json={"orgId": org_id, "url": url})
     assert answer.status_code == 201, answer.get_json()
+    return str(answer.get_json()["id"])
 
 
 def trigger(client: FlaskClient, org_id: str, event_type: str = "order.completed") -> str:
@@ -61,7 +62,7 @@ def trigger(client: FlaskClient, org_id: str, event_type: str = "order.completed
     return str(answer.get_json()["event"]["id"])
 
 
-def wait_until(done: Any, timeout: float = 10.0) -> None:
+def wait_until(done: Callable[[], object], timeout: float = 10.0) -> None:
     """Waits (bounded) for ``done()``; the assertion after it says what did not happen."""
     finished = threading.Event()
     while not done() and not finished.wait(0.01):
@@ -352,19 +353,11 @@ def test_an_endpoint_moved_to_another_url_takes_its_set_aside_attempts_along(
     client = create_app(flowing).test_client()
     org = org_ids(client)["sandbox"]
     with running_receiver("hang") as old, running_receiver(200) as new:
-        add_endpoint(client, org, old.url)
-        [endpoint] = [
-            e
-            for o in client.get("/_sandbox").get_json()["organizations"]
-            if o["id"] == org
-            for e in o["webhookEndpoints"]
-        ]
+        endpoint = add_endpoint(client, org, old.url)
         trigger(client, org)
         assert old.hanging.wait(10)
         waiting = [trigger(client, org, "order.created") for _ in range(2)]
-        moved = client.patch(
-            f"/_sandbox/webhooks/endpoints/{endpoint['id']}", json={"url": new.url}
-        )
+        moved = client.patch(f"/_sandbox/webhooks/endpoints/{endpoint}", json={"url": new.url})
         assert moved.status_code == 200, moved.get_json()
         last = trigger(client, org, "checkout.session.expired")
         arrived = new.wait_for(3)
