@@ -529,3 +529,19 @@ def test_an_attempt_that_cannot_be_signed_is_recorded_failed_and_retried_not_los
     assert attempts(svc_http)[-1]["outcome"] == "succeeded"
     t, v1 = (part.split("=", 1)[1] for part in request.headers["X-Svc-Signature"].split(","))
     assert v1 == independent_signature(t, request.body)
+
+
+def test_a_trigger_answers_the_deliveries_of_its_own_event_only(
+    svc_http: FlaskClient, receiver: Receiver
+) -> None:
+    """The answer lists the deliveries the event started, one per matching endpoint in the
+    endpoints' order, and none of the deliveries of events before it (nor a redelivery)."""
+    first_endpoint = add_endpoint(svc_http, receiver.url)["id"]
+    second_endpoint = add_endpoint(svc_http, receiver.url + "/second")["id"]
+    earlier = trigger(svc_http, "order.created")
+    svc_http.post(f"/_sandbox/webhooks/events/{earlier['id']}/redeliver", json={})
+    answer = svc_http.post("/_sandbox/events/trigger", json={"type": "order.completed"}).json
+    assert answer is not None
+    listed = [(d["eventId"], d["endpointId"]) for d in answer["deliveries"]]
+    event = answer["event"]["id"]
+    assert listed == [(event, first_endpoint), (event, second_endpoint)]

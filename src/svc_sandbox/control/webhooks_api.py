@@ -146,7 +146,7 @@ def trigger_event() -> Response:
     org = _org(body.orgId)
     with sb.lock:
         event = sb.events.trigger(org.id, org.environment.value, body.type, body.data)
-        deliveries = sb.deliveries.query({"eventId": event.id})
+        deliveries = sb.deliveries.of_new_event(event.id)
     view = {"event": event.envelope(), "deliveries": [d.to_public() for d in deliveries]}
     return json_response(view, 201)
 

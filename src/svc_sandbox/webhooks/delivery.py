@@ -483,12 +483,30 @@ class DeliveryService(Service):
     @locked
     def query(self, filters: dict[str, str | None]) -> list[Delivery]:
         """Deliveries, oldest first, matching every given public field (``{"eventId": ...}``)."""
-        return [d for d in self.deliveries.values() if _fits(d.to_public(), filters)]
+        wanted = _given(filters)
+        if not wanted:  # the dashboard's newest rows: no public view of every delivery kept
+            return list(self.deliveries.values())
+        return [d for d in self.deliveries.values() if _fits(d.to_public(), wanted)]
+
+    @locked
+    def of_new_event(self, event_id: str) -> list[Delivery]:
+        """The deliveries an event just emitted started: the newest ones, so found from the
+        end (a trigger scanned every delivery kept under the lock: the soak's triggers
+        slowed from 32 to 316 ms as deliveries piled up)."""
+        started = []
+        for delivery in reversed(self.deliveries.values()):
+            if delivery.event_id != event_id:
+                break
+            started.append(delivery)
+        return started[::-1]
 
     @locked
     def query_attempts(self, filters: dict[str, str | None]) -> list[Attempt]:
         """Attempts, in the order they were made, matching every given public field."""
-        return [a for a in self.attempts if _fits(a.to_public(), filters)]
+        wanted = _given(filters)
+        if not wanted:
+            return list(self.attempts)
+        return [a for a in self.attempts if _fits(a.to_public(), wanted)]
 
     @locked
     def attempts_since(self, mark: int) -> list[Attempt]:
@@ -551,5 +569,9 @@ class DeliveryService(Service):
         self.fault = from_json(ReceiverFault, data["fault"])
 
 
-def _fits(view: dict[str, Any], filters: dict[str, str | None]) -> bool:
-    return all(value is None or str(view[name]) == value for name, value in filters.items())
+def _given(filters: dict[str, str | None]) -> dict[str, str]:
+    return {name: value for name, value in filters.items() if value is not None}
+
+
+def _fits(view: dict[str, Any], filters: dict[str, str]) -> bool:
+    return all(str(view[name]) == value for name, value in filters.items())
