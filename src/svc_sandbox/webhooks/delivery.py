@@ -306,13 +306,9 @@ class DeliveryService(Service):
     # --- the dispatcher's side --------------------------------------------------------------
 
     @locked
-    def has_due(self) -> bool:
-        return bool(self.due) or bool(self.parked)
-
-    @locked
     def has_waiting(self, busy: Collection[Lane] = ()) -> bool:
         """True while some due attempt could be taken: one in the queue, or one set aside for
-        a lane not in ``busy`` (any more)."""
+        a lane not in ``busy`` (any more). With no lane busy: while any attempt is due."""
         return bool(self.due) or any(lane not in busy for lane in self.parked)
 
     def _set_aside_back(self) -> None:

@@ -40,7 +40,7 @@ class Dispatcher:
 
     def pending(self) -> bool:
         """True while some attempt is due and not yet sent."""
-        return self.deliveries.has_due()
+        return self.deliveries.has_waiting()
 
     def __call__(self, background: bool = False) -> None:
         if not background:
