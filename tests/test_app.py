@@ -9,9 +9,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from flask import Flask, session
+from flask.sessions import NullSession
 from flask.testing import FlaskClient
+from werkzeug.exceptions import BadHost
+from werkzeug.test import EnvironBuilder
 
-from svc_sandbox.app import bind, create_app
+from svc_sandbox.app import ADAPTER_HOSTS_KEPT, bind, create_app
 from svc_sandbox.client.errors import from_coded_answer
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
@@ -94,6 +98,100 @@ def test_every_view_and_request_hook_is_a_plain_function(svc_http: FlaskClient) 
     functions = [*app.view_functions.values(), *hooks, *handlers]
     assert len(app.view_functions) > 50 and hooks and handlers
     assert not [f for f in functions if inspect.iscoroutinefunction(f)]
+
+
+# --- the URL adapter bound per request (SandboxFlask.create_url_adapter) ---------------------
+
+#: Requests whose adapter the remembered-per-Host path binds: each as Flask's own would.
+ADAPTER_CASES = {
+    "plain": {},
+    "upper-case host": {"HTTP_HOST": "LOCALHOST:8700"},
+    "default port dropped": {"HTTP_HOST": "127.0.0.1:80"},
+    "https default port": {"wsgi.url_scheme": "https", "HTTP_HOST": "shop.test:443"},
+    "port 443 over http": {"HTTP_HOST": "shop.test:443"},
+    "no Host, https": {"wsgi.url_scheme": "https", "HTTP_HOST": None, "SERVER_NAME": "box.local"},
+    "no Host header": {"HTTP_HOST": None, "SERVER_NAME": "box.local", "SERVER_PORT": "8700"},
+    "IDN host": {"HTTP_HOST": "b\u00fccher.test:8700".encode().decode("latin-1")},
+    "invalid host characters": {"HTTP_HOST": "bad host"},
+    "UTF-8 path": {"PATH_INFO": "/api/products/\u00e9".encode().decode("latin-1")},
+    "bytes that are not UTF-8": {"PATH_INFO": "/api/\xff\xfe", "QUERY_STRING": "q=\xff"},
+    "empty path": {"PATH_INFO": ""},
+    "no path": {"PATH_INFO": None},
+    "script name": {"SCRIPT_NAME": "/mounted"},
+    "no query": {"QUERY_STRING": None},
+    "query": {"QUERY_STRING": "limit=5&status=open"},
+    "WebSocket upgrade": {"HTTP_UPGRADE": "websocket", "HTTP_CONNECTION": "Upgrade"},
+}
+
+
+def adapter_environ(changes: dict[str, Any]) -> dict[str, Any]:
+    environ = EnvironBuilder(path="/api/checkout/x", base_url="http://127.0.0.1:8700").get_environ()
+    for name, value in changes.items():
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
+    return environ
+
+
+def assert_flasks_adapter(app: Flask, changes: dict[str, Any]) -> None:
+    expected_request = app.request_class(adapter_environ(changes))
+    expected = Flask.create_url_adapter(app, expected_request)
+    request = app.request_class(adapter_environ(changes))
+    adapter = app.create_url_adapter(request)
+    assert request.host == expected_request.host
+    assert vars(adapter) == vars(expected)
+
+
+@pytest.mark.parametrize("changes", ADAPTER_CASES.values(), ids=ADAPTER_CASES.keys())
+def test_the_url_adapter_is_the_one_flask_binds(changes: dict[str, Any]) -> None:
+    app = create_app(Sandbox(seed=1))
+    for _ in range(2):  # once worked out, then remembered for the Host
+        assert_flasks_adapter(app, changes)
+
+
+def test_one_app_binds_every_request_as_flask_does_whatever_came_before() -> None:
+    """What is remembered for one request's Host is never used for another's."""
+    app = create_app(Sandbox(seed=1))
+    for _ in range(2):
+        for changes in ADAPTER_CASES.values():
+            assert_flasks_adapter(app, changes)
+
+
+def test_a_host_idna_refuses_is_refused_each_time() -> None:
+    app = create_app(Sandbox(seed=1, allowed_hosts="*"))
+    too_long = {"HTTP_HOST": "a" * 64 + ".test"}
+    with pytest.raises(BadHost):
+        Flask.create_url_adapter(app, app.request_class(adapter_environ(too_long)))
+    for _ in range(2):
+        with pytest.raises(BadHost):
+            app.create_url_adapter(app.request_class(adapter_environ(too_long)))
+    answer = app.test_client().get("/_sandbox", headers={"Host": too_long["HTTP_HOST"]})
+    assert answer.status_code == 400
+    assert answer.json == {
+        "error": "The browser (or proxy) sent a request that this server could not understand.",
+        "code": "bad_request",
+    }
+
+
+def test_hosts_beyond_the_remembered_ones_are_still_bound_right() -> None:
+    app = create_app(Sandbox(seed=1, allowed_hosts="*"))
+    client = app.test_client()
+    for n in range(ADAPTER_HOSTS_KEPT + 10):
+        answer = client.get("/_sandbox/clock", headers={"Host": f"h{n}.test"})
+        assert answer.status_code == 200, answer.json
+
+
+def test_the_app_keeps_no_cookie_session() -> None:
+    """Flask's session stays the null one, which refuses a write, on every request."""
+    app = create_app(Sandbox(seed=1))
+    for _ in range(2):
+        with app.test_request_context():
+            assert isinstance(session, NullSession)
+            with pytest.raises(RuntimeError, match="session is unavailable"):
+                session["user"] = "x"
+    answer = app.test_client().get("/_sandbox")
+    assert answer.status_code == 200 and "Set-Cookie" not in answer.headers
 
 
 # --- one app, another Sandbox behind it (app.bind) -------------------------------------------

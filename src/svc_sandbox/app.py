@@ -6,8 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Request, Response, after_this_request, request
+from flask.sessions import NullSession, SecureCookieSessionInterface
 from werkzeug.exceptions import HTTPException
-from werkzeug.routing import Rule
+from werkzeug.routing import MapAdapter, Rule
 
 from svc_sandbox import exposure_api, latency
 from svc_sandbox.commerce import api as commerce_api
@@ -40,6 +41,7 @@ from svc_sandbox.web import (
     json_response,
     request_details,
     sandbox_of,
+    wsgi_text,
 )
 
 CONTROL_PREFIX = "/_sandbox"
@@ -82,16 +84,91 @@ class LazyBuildRule(Rule):
         return build
 
 
+class NullSessions(SecureCookieSessionInterface):
+    """No cookie session (the emulator keeps none in Flask: the dashboard's and the identity
+    provider's sign-ins are its own records). Flask's default interface finds no secret key
+    on every request and builds a fresh null session; this one hands out the same one, which
+    refuses a write as every null session does."""
+
+    def __init__(self) -> None:
+        self.shared = NullSession()
+
+    def open_session(self, app: Flask, request: Request) -> None:
+        return None
+
+    def make_null_session(self, app: Flask) -> NullSession:
+        return self.shared
+
+
+#: Hosts whose URL-adapter details are remembered; past it, a new host is worked out afresh.
+ADAPTER_HOSTS_KEPT = 256
+
+
 class SandboxFlask(Flask):
-    """Flask as the emulator uses it: URL rules build their ``url_for`` code when first used,
-    and every view and request hook is a plain function (``ensure_sync``, Flask's documented
+    """Flask as the emulator uses it: URL rules build their ``url_for`` code when first used;
+    every view and request hook is a plain function (``ensure_sync``, Flask's documented
     override: Flask otherwise asks ``inspect`` whether each one is a coroutine, three times
-    per request; tests/test_app.py checks that none is)."""
+    per request; tests/test_app.py checks that none is); no cookie session; and the request's
+    URL adapter is bound from details remembered per Host (``create_url_adapter``)."""
 
     url_rule_class = LazyBuildRule
+    session_interface = NullSessions()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: (Host header, scheme, server name, port) -> (request.host, the adapter's server
+        #: name), as Flask's ``create_url_adapter`` works them out.
+        self._adapter_hosts: dict[tuple[Any, ...], tuple[str, str]] = {}
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         return func
+
+    def create_url_adapter(self, request: Request | None) -> MapAdapter | None:
+        """The adapter Flask's ``create_url_adapter`` binds, with what depends only on the
+        Host worked out once per Host: Flask validates and IDNA-encodes the host twice per
+        request, about a tenth of a GET's time in the app. Configurations this does not
+        cover (trusted hosts, SERVER_NAME, host or subdomain matching, a WebSocket upgrade)
+        take Flask's own path; tests/test_app.py checks the two give the same adapter."""
+        environ = request.environ if request is not None else None
+        if (
+            environ is None
+            or "HTTP_UPGRADE" in environ
+            or self.config["TRUSTED_HOSTS"] is not None
+            or self.config["SERVER_NAME"] is not None
+            or self.url_map.host_matching
+            or self.subdomain_matching
+        ):
+            return super().create_url_adapter(request)
+        assert request is not None
+        key = (
+            environ.get("HTTP_HOST"),
+            environ["wsgi.url_scheme"],
+            environ.get("SERVER_NAME"),
+            environ.get("SERVER_PORT"),
+        )
+        known = self._adapter_hosts.get(key)
+        if known is None:
+            adapter = super().create_url_adapter(request)  # raises for a host IDNA refuses
+            assert adapter is not None
+            known = (request.host, adapter.server_name)
+            if len(self._adapter_hosts) < ADAPTER_HOSTS_KEPT:
+                self._adapter_hosts[key] = known
+            return adapter
+        request.host = known[0]  # as Flask sets it
+        script_name, path_info = (
+            wsgi_text(environ.get("SCRIPT_NAME")),
+            wsgi_text(environ.get("PATH_INFO")),
+        )
+        return MapAdapter(
+            self.url_map,
+            known[1],
+            "/" if script_name is None else script_name,
+            self.url_map.default_subdomain or "",
+            environ["wsgi.url_scheme"],
+            "/" if path_info is None else path_info,
+            environ["REQUEST_METHOD"],
+            wsgi_text(environ.get("QUERY_STRING")),
+        )
 
 
 def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:

@@ -187,6 +187,14 @@ def escape_query_bytes(current: Request) -> None:
         current.query_string = escaped.encode("ascii")  # werkzeug read it as the request began
 
 
+def wsgi_text(value: str | None) -> str | None:
+    """A WSGI environ string (the raw bytes as latin-1, PEP 3333) as the text werkzeug reads
+    from it: UTF-8, an invalid byte replaced."""
+    if value is None:
+        return None
+    return value.encode("latin-1").decode("utf-8", "replace")
+
+
 #: One encoder for every answer (``json.dumps`` with an option builds a new one per call).
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
 
@@ -220,8 +228,8 @@ def request_details(current: Request) -> dict[str, Any]:
     details: dict[str, Any] = {}
     environ = current.environ
     query = environ.get("QUERY_STRING")
-    if query:  # a WSGI str holds the raw bytes as latin-1 (PEP 3333)
-        details["query"] = query.encode("latin-1").decode("utf-8", "replace")
+    if query:
+        details["query"] = wsgi_text(query)
     header = environ.get("HTTP_AUTHORIZATION")
     if header is not None:
         details["authorization"] = header
