@@ -116,30 +116,37 @@ class RequestIds:
     def __init__(self, seed: int | str) -> None:
         self._seed = str(seed).encode()
         self._lock = threading.Lock()
-        self._key = self._seed
         self._issued = 0
+        self._key_stream(self._seed)
+
+    def _key_stream(self, key: bytes) -> None:
+        self._key = key
+        # The hash of ``key:requests:`` so far; each id hashes on from a copy of it (the same
+        # digest as hashing the whole text, without building it and a new hasher per id).
+        self._prefix = hashlib.blake2b(key + b":requests:", digest_size=12)
 
     def next(self) -> str:
         with self._lock:
             count = self._issued
             self._issued += 1
-            key = self._key
-        return (
-            "req_"
-            + hashlib.blake2b(key + b":requests:" + str(count).encode(), digest_size=12).hexdigest()
-        )
+            prefix = self._prefix
+        digest = prefix.copy()
+        digest.update(str(count).encode())
+        return "req_" + digest.hexdigest()
 
     def restart(self) -> None:
         """Back to the stream of a fresh start (a reset)."""
         with self._lock:
-            self._key, self._issued = self._seed, 0
+            self._issued = 0
+            self._key_stream(self._seed)
 
     def branch(self, material: str) -> None:
         """A new stream, keyed by this one's key, its count and ``material`` (an import's id
         source)."""
         with self._lock:
             seen = self._key + b":" + str(self._issued).encode() + b":" + material.encode()
-            self._key, self._issued = hashlib.blake2b(seen, digest_size=16).hexdigest().encode(), 0
+            self._issued = 0
+            self._key_stream(hashlib.blake2b(seen, digest_size=16).hexdigest().encode())
 
 
 def degenerate_problem(state: list[Any]) -> str | None:
