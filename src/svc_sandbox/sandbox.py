@@ -702,6 +702,9 @@ class Sandbox:
                 "name": "svc-sandbox",
                 "version": __version__,
                 "seed": self.settings.seed,
+                # The seed of the id source the state draws from: the configured seed, until
+                # an import brings another document's (a reset goes back to ``seed``).
+                "stateSeed": self.ids.seed,
                 "clock": self.clock.describe(),
                 "roots": self.settings.roots(),
                 "dashboard": self.settings.origin + "/_sandbox/ui",

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
 
 
@@ -24,6 +25,23 @@ def test_info_lists_version_clock_roots_and_seeded_credentials(svc_http: FlaskCl
     assert (live["kyc"], live["developerMode"]) == ("approved", True)
     assert live["tokens"][0]["token"].startswith("svc_live_")
     assert by_env["sandbox"]["tokens"][0]["token"].startswith("svc_test_")
+
+
+def test_info_names_the_seed_the_state_draws_from_after_an_import_of_another_seed() -> None:
+    """``seed`` is the configured one (a reset goes back to it); ``stateSeed`` is the id
+    source's: another seed's export brings its own."""
+    other = create_app(Sandbox(seed=7, clock_mode="frozen")).test_client()
+    document = other.get("/_sandbox/state").json
+    http = create_app(Sandbox(seed=1, clock_mode="frozen")).test_client()
+    info = http.get("/_sandbox").json
+    assert (info["seed"], info["stateSeed"]) == (1, 1)
+
+    assert http.put("/_sandbox/state", json=document).status_code == 200
+    info = http.get("/_sandbox").json
+    assert (info["seed"], info["stateSeed"]) == (1, 7)
+
+    info = http.post("/_sandbox/reset", json={}).json
+    assert (info["seed"], info["stateSeed"]) == (1, 1)
 
 
 def test_roots_can_be_overridden() -> None:

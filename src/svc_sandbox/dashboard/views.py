@@ -61,6 +61,7 @@ def overview(sb: Sandbox) -> dict[str, Any]:
             "clock": sb.clock.describe(),
             "roots": sb.settings.roots(),
             "seed": sb.settings.seed,
+            "state_seed": sb.ids.seed,
             "orgs": orgs,
             "counts": {
                 "products": len(sb.products.products),
