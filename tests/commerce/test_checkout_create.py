@@ -306,7 +306,7 @@ BAD_PRODUCT_BODIES: list[tuple[str, dict[str, Any], str]] = [
         {"customer": BUYER, "collectedFields": []},
         "collectedFields",
     ),
-    # §4: checkoutLink is a "string starting cl_"; only a stale token of that shape is ignored.
+    # §4: checkoutLink is a "string starting cl_"; any other value is refused.
     *(
         (f"checkoutLink {name}", {"customer": BUYER, "checkoutLink": value}, "checkoutLink")
         for name, value in [
@@ -314,9 +314,8 @@ BAD_PRODUCT_BODIES: list[tuple[str, dict[str, Any], str]] = [
             ("empty", ""),
             ("blank", " "),
             ("a product token", "p_8odNXR1yHnGA3cCc"),
-            ("bare prefix", "cl_"),
-            ("with a space", "cl_a b"),
-            ("of 5000 characters", "cl_" + "x" * 4997),
+            ("in capitals", "CL_abc"),
+            ("after a space", " cl_abc"),
             ("not a string", 5),
         ]
     ),
@@ -523,6 +522,27 @@ def test_a_stale_checkout_link_is_ignored(
             f"/_sandbox/orgs/{live_org}/checkout-links",
             json={"productIds": [live_product["_id"]], "metadata": {"l": "1"}},
         ).json["id"]  # type: ignore[index]
+    result = checkout(svc_http, auth, productId=product["_id"], customer=BUYER, checkoutLink=link)
+    session = svc_sandbox.checkout.get(result["sessionId"])
+    assert session.metadata == {} and session.checkout_link is None
+
+
+#: Strings starting cl_ that no link the sandbox makes could have (it makes cl_ and 20
+#: letters, digits, - or _): the spec's one shape, so a token, stale, and ignored (§4).
+UNMADE_LINK_TOKENS = {
+    "bare prefix": "cl_",
+    "with a dot": "cl_a.b",
+    "with a space": "cl_a b",
+    "non-ASCII": "cl_\u00e9",
+    "of 5000 characters": "cl_" + "x" * 4997,
+}
+
+
+@pytest.mark.parametrize("link", UNMADE_LINK_TOKENS.values(), ids=UNMADE_LINK_TOKENS.keys())
+def test_any_string_starting_cl_is_a_token_and_one_naming_no_link_is_ignored(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, link: str
+) -> None:
+    product = published(svc_http, auth)
     result = checkout(svc_http, auth, productId=product["_id"], customer=BUYER, checkoutLink=link)
     session = svc_sandbox.checkout.get(result["sessionId"])
     assert session.metadata == {} and session.checkout_link is None

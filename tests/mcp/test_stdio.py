@@ -663,5 +663,6 @@ def test_input_schemas_carry_the_servers_bounds(mcp: Session) -> None:
         assert tools[name]["page"]["maximum"] == 2**53 - 1  # core/pagination.py MAX_PAGE
     link = tools["svc_create_checkout"]["checkout_link"]
     [pattern] = [s["pattern"] for s in link["anyOf"] if "pattern" in s]
-    assert re.fullmatch(pattern, "cl_" + "a" * 100) and not re.search(pattern, "cl_" + "a" * 101)
-    assert not re.search(pattern, "cl_")
+    # §4 "string starting cl_": any such string (one naming no link is ignored), no other.
+    assert all(re.fullmatch(pattern, v) for v in ("cl_", "cl_a.b", "cl_" + "a" * 101))
+    assert not any(re.search(pattern, v) for v in ("CL_a", " cl_a", "xcl_a", "p_abc"))

@@ -178,7 +178,7 @@ def create_checkout(
             "checkout_link",
             checkout_link,
             check.CHECKOUT_LINK,
-            "a cl_... token (cl_ then 1 to 100 letters, digits, - or _)",
+            "a cl_... token (a string starting cl_)",
         )
     return Call("POST", "/checkout", CheckoutResult, json_body=body)
 
