@@ -112,6 +112,24 @@ def test_other_errors_redirect_with_error_state_and_iss(
     assert answer["iss"] == svc_sandbox.settings.issuer
 
 
+@pytest.mark.parametrize("state", [None, ""], ids=["missing", "empty"])
+def test_an_authorize_request_without_state_redirects_invalid_request(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, state: str | None
+) -> None:
+    """§4 lists ``state`` (only ``nonce`` is optional) and the callback carries it: a request
+    without one is told so, with nothing to echo."""
+    params = authorize_params(confidential, state=state)
+    response = http.get(f"{AUTH}/oauth2/authorize", query_string=params)
+    assert response.status_code == 302
+    answer = query_of(response.headers["Location"])
+    assert answer == {
+        "error": "invalid_request",
+        "error_description": "state is missing: send a fresh random state with each "
+        "authorization request (the callback carries it back)",
+        "iss": svc_sandbox.settings.issuer,
+    }
+
+
 def test_wallet_send_only_for_approved_confidential_clients(
     http: FlaskClient, svc_sandbox: Sandbox, public: Client
 ) -> None:

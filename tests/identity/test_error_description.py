@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.identity.errors import bearer_challenge, description
+from svc_sandbox.identity.tokens import MALFORMED_JWT
 from svc_sandbox.sandbox import Sandbox
 from tests.identity.helpers import AUTH, Client, authorize_params, query_of, user_id
 
@@ -100,14 +101,22 @@ def test_a_json_error_carries_only_the_allowed_characters(
     assert response.json == {"error": "not_found", "error_description": expected}
 
 
-def test_the_json_body_and_the_bearer_challenge_say_the_same(http: FlaskClient) -> None:
-    """A JWT header that is broken JSON: pyjwt's words hold a backslash (``Invalid \\escape``),
-    which both the body and the challenge write as ``/``."""
-    header = base64.urlsafe_b64encode(b'{"a":"\\q"}').rstrip(b"=").decode()
-    response = http.get(
-        f"{AUTH}/oauth2/userinfo", headers={"Authorization": f"Bearer {header}.e30.c2ln"}
-    )
-    assert response.status_code == 401
-    said = response.json["error_description"]
-    assert said.startswith("access token is malformed: Invalid header string: Invalid /escape")
-    assert f'error_description="{said}"' in response.headers["WWW-Authenticate"]
+@pytest.mark.parametrize(
+    "header",
+    [b'{"a":"\\q"}', b"\xb7\xff", b"[1]", b"not json"],
+    ids=["broken JSON", "not UTF-8", "not an object", "text"],
+)
+def test_a_header_that_does_not_decode_is_malformed_in_the_body_and_the_challenge(
+    http: FlaskClient, header: bytes
+) -> None:
+    """Said in the words of what a JWT is, never in those of Python's decoders (pyjwt's
+    quoted them: "'utf-8' codec can't decode byte 0xb7"); the body and the bearer challenge
+    say the same."""
+    part = base64.urlsafe_b64encode(header).rstrip(b"=").decode()
+    for path in ("/oauth2/userinfo", "/wallet"):
+        url = f"{AUTH}{path}" if path.startswith("/oauth2") else path
+        response = http.get(url, headers={"Authorization": f"Bearer {part}.e30.c2ln"})
+        assert response.status_code == 401, path
+        said = response.json.get("error_description") or response.json["message"]
+        assert said == MALFORMED_JWT
+        assert f'error_description="{said}"' in response.headers["WWW-Authenticate"]

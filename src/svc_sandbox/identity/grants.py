@@ -80,6 +80,12 @@ TOKEN_PARAMS = (
     "client_id",
     "client_secret",
 )
+#: Spec §4 lists ``state`` among the authorize parameters (only ``nonce`` is optional), the
+#: callback carries it, and §5.3 has a client make a fresh one per attempt.
+STATE_MISSING = (
+    "state is missing: send a fresh random state with each authorization request (the "
+    "callback carries it back)"
+)
 #: OpenID Connect Core §6: the request passed as a request object, by value or by reference,
 #: which this provider does not support (discovery says so); the values are never read.
 UNSUPPORTED_PARAMS: tuple[tuple[str, type[OAuthError]], ...] = (
@@ -292,6 +298,8 @@ class AuthorizationService(Service):
         response_type = required(params, "response_type")
         if response_type != "code":
             raise UnsupportedResponseType("response_type must be code")
+        if state is None:  # §4 lists it (only nonce is optional); the callback carries it
+            raise InvalidRequest(STATE_MISSING)
         challenge = optional(params, "code_challenge")
         if challenge is None:
             raise InvalidRequest("code_challenge is missing: PKCE is required")

@@ -38,6 +38,11 @@ ACCESS_TTL = timedelta(hours=1)
 ID_TOKEN_TTL = timedelta(hours=10)
 REFRESH_TTL = timedelta(days=30)
 ACCESS_JWT_TYPES = ("at+jwt", "application/at+jwt")
+#: A token with two dots whose parts do not decode (RFC 7515 §7.1, the JWS compact form).
+MALFORMED_JWT = (
+    "access token is malformed: a JWT is three base64url parts joined by dots, the first a "
+    "JSON object (its header)"
+)
 
 
 def digest(value: str) -> str:
@@ -542,7 +547,11 @@ class TokenService(Service):
 
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.PyJWTError as exc:
+        except jwt.DecodeError:
+            # pyjwt's words for these quote Python's decoders ("'utf-8' codec can't decode
+            # byte 0xb7 in position 1"): say what a JWT must be instead.
+            raise InvalidToken(MALFORMED_JWT) from None
+        except jwt.PyJWTError as exc:  # a header that decodes but breaks a rule (a kid)
             raise InvalidToken(f"access token is malformed: {exc}") from None
         if header.get("alg") != "RS256":
             raise InvalidToken("access token must be signed with RS256")
