@@ -170,6 +170,33 @@ def test_a_production_buyer_confirms_on_the_provider_page(
     expect(page.locator("#state")).to_have_attribute("data-state", "paid")
 
 
+def test_the_provider_page_waits_for_its_prompt_without_reloading_then_shows_the_outcome(
+    page: Page, api: FlaskClient, live_auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """A production push nobody answers yet: the page polls, and stays as it is while the
+    prompt is out (it reloaded itself every poll: the poll of a session that is no payment
+    link has no ``attempt``), then shows the outcome once the prompt is decided."""
+    held = {"productionPushOutcome": "none"}
+    assert api.patch("/_sandbox/payments/provider", json=held).status_code == 200
+    product = published(api, live_auth, title="Concert ticket")
+    page.goto(path(product_url(svc_sandbox, product["checkoutToken"])))
+    page.get_by_label("Email").fill("buyer@example.com")
+    page.get_by_role("button", name="Buy").click()
+    page.get_by_label("Phone number").fill("0911223344")
+    page.get_by_role("button", name="Confirm payment of 50.00 ETB").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+    session_id = page.url.rsplit("/", 1)[1]
+    page.evaluate("window.loadedOnce = true")  # gone if the page loads again
+    for _ in range(3):  # three polls (one every 1.5 s), each asking the page too
+        with page.expect_response(lambda r: r.url.endswith(f"/provider/{session_id}")):
+            pass
+    assert page.evaluate("window.loadedOnce === true")
+
+    approved = api.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert approved.status_code == 200, approved.json
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+
+
 def product_url(sandbox: Sandbox, token: str) -> str:
     return f"{sandbox.settings.root('product_page_url')}/{token}"
 

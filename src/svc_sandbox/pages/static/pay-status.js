@@ -1,18 +1,37 @@
-// Payment link: while a prompt is out, polls the session (GET {base_url}/checkout/{id}) and
-// reloads the page once the prompt is decided. Without JavaScript, a <noscript> refresh does it.
+// A waiting payment page (the payment link, the provider's page): while a prompt is out, polls
+// the session (GET {base_url}/checkout/{id}, which also checks the provider, as every poll does)
+// and reloads the page once the prompt is decided. Without JavaScript, a <noscript> refresh does it.
 (function () {
   "use strict";
   var state = document.getElementById("state");
   if (!state || !state.dataset.poll) { return; }
+  var page = state.dataset.payUrl;
+  function later(ms) { window.setTimeout(check, ms); }
+  function reload() { window.location.replace(page); }
+  // The poll of a session that is no payment link has no `attempt` (spec §2: payment links
+  // only): the page itself says whether its prompt is still out.
+  function askThePage() {
+    return fetch(page, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        var now = html && new DOMParser().parseFromString(html, "text/html").getElementById("state");
+        if (!now) { later(3000); }
+        else if (now.dataset.state === state.dataset.state) { later(1500); }
+        else { reload(); }
+      });
+  }
   function check() {
     fetch(state.dataset.poll, { headers: { Accept: "application/json" }, credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (body) {
-        var waiting = body && body.status === "open" && body.attempt && body.attempt.inFlight;
-        if (body && !waiting) { window.location.replace(state.dataset.payUrl); }
-        else { window.setTimeout(check, 1500); }
+        if (!body) { later(3000); }
+        else if (body.status !== "open") { reload(); }
+        else if (body.attempt) {
+          if (body.attempt.inFlight) { later(1500); } else { reload(); }
+        }
+        else { return askThePage(); }
       })
-      .catch(function () { window.setTimeout(check, 3000); });
+      .catch(function () { later(3000); });
   }
-  window.setTimeout(check, 1500);
+  later(1500);
 })();
