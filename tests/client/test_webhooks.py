@@ -7,6 +7,7 @@ import pytest
 
 from svc_sandbox.client import SIGNATURE_HEADER, SignatureError, build_test_webhook, verify_webhook
 from svc_sandbox.client import signing as client_signing
+from svc_sandbox.client.signing import compute_signature
 from svc_sandbox.contract.validation import commerce_contract
 from svc_sandbox.webhooks import signing as emulator_signing
 
@@ -75,6 +76,41 @@ def test_a_changed_webhook_is_refused_with_a_reason(change: str, reason: str) ->
     with pytest.raises(SignatureError) as caught:
         verify_webhook(body, header, secret, now=now)
     assert caught.value.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("now", "says"),
+    [
+        (SENT_AT + 301, "t is 301 s old; the tolerance is 300 s either way"),
+        (SENT_AT - 301, "t is 301 s in the future; the tolerance is 300 s either way"),
+    ],
+)
+def test_a_timestamp_outside_the_tolerance_says_which_way(now: int, says: str) -> None:
+    payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+    with pytest.raises(SignatureError) as caught:
+        verify_webhook(payload.body, payload.signature, SECRET, now=now)
+    assert caught.value.message == says
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b'{"type": "order.created"}', "the signed body is not an event: id is required"),
+        (
+            b'{"id": 5, "type": "order.created"}',
+            "the signed body is not an event: id must be a string",
+        ),
+        (b"[1]", "the signed body is not an event: not an object"),
+    ],
+)
+def test_a_signed_body_that_is_no_event_is_named_in_the_emulators_words(
+    body: bytes, says: str
+) -> None:
+    """Not pydantic's report (its lines and an errors.pydantic.dev address)."""
+    header = f"t={SENT_AT},v1={compute_signature(SECRET, str(SENT_AT), body)}"
+    with pytest.raises(SignatureError) as caught:
+        verify_webhook(body, header, SECRET, now=SENT_AT)
+    assert (caught.value.reason, caught.value.message) == ("invalid_body", says)
 
 
 def test_the_tolerance_is_a_parameter() -> None:

@@ -45,6 +45,20 @@ def _attempt(
     return response
 
 
+@pytest.mark.parametrize(
+    ("waited", "says"), [(0, "150 seconds"), (148, "2 seconds"), (149, "1 second")]
+)
+def test_the_guard_says_the_wait_left_in_words(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, waited: int, says: str
+) -> None:
+    session_id = _link(svc_http, auth)
+    _attempt(svc_http, session_id, "0911223344")
+    svc_sandbox.advance(timedelta(seconds=waited))
+    refused = _attempt(svc_http, session_id, "0922334455", 409)
+    assert refused.json["error"].endswith(f"try again in {says}")
+    assert refused.headers["Retry-After"] == says.split()[0]
+
+
 # --- sandbox trigger phones (§8) ------------------------------------------------------------
 
 

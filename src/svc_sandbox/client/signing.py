@@ -215,10 +215,11 @@ def verify(
         )
     age = _seconds(now) - timestamp
     if tolerance is not None and abs(age) > tolerance:
+        when = f"{int(age)} s old" if age > 0 else f"{int(-age)} s in the future"
         return Verification(
             False,
             "timestamp_outside_tolerance",
-            f"t is {int(age)} s from now; the tolerance is {tolerance} s",
+            f"t is {when}; the tolerance is {tolerance} s either way",
             timestamp,
         )
     return Verification(True, None, "signature verified", timestamp)

@@ -18,6 +18,7 @@ from svc_sandbox.client.signing import (
     verify,
 )
 from svc_sandbox.core.clock import wall_now
+from svc_sandbox.core.validation import describe
 
 
 def verify_webhook(
@@ -51,9 +52,19 @@ def verify_webhook(
     if not result.valid:
         raise SignatureError(result.reason or "invalid", result.message)
     try:
-        return WebhookEvent.model_validate(json.loads(raw_body))
-    except (ValueError, ValidationError) as exc:
-        raise SignatureError("invalid_body", f"the signed body is not an event: {exc}") from None
+        document = json.loads(raw_body)
+    except ValueError as exc:
+        raise SignatureError("invalid_body", f"the signed body is not JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise SignatureError("invalid_body", "the signed body is not an event: not an object")
+    try:
+        return WebhookEvent.model_validate(document)
+    except ValidationError as exc:
+        # Worded as the emulator words a body (``id is required``), not pydantic's report.
+        problem = describe(dict(exc.errors()[0]))
+        raise SignatureError(
+            "invalid_body", f"the signed body is not an event: {problem}"
+        ) from None
 
 
 def build_test_webhook(

@@ -31,6 +31,7 @@ from svc_sandbox.commerce.products import Product, ProductService, validate_prod
 from svc_sandbox.commerce.schemas import CheckoutBody, CustomerBody, PayBody
 from svc_sandbox.core.clock import isoformat, seconds_delay
 from svc_sandbox.core.context import Service, ServiceContext
+from svc_sandbox.core.durations import seconds_text
 from svc_sandbox.core.errors import Conflict, NotFound, ValidationFailed, found
 from svc_sandbox.core.ids import is_object_id
 from svc_sandbox.core.lifecycle import Lifecycle, Transition
@@ -412,7 +413,7 @@ class CheckoutService(Service):
             seconds = max(1, math.ceil(wait.total_seconds()))
             raise Conflict(
                 f"A payment prompt is already out: answer it on the phone or try again in "
-                f"{seconds} seconds",
+                f"{seconds_text(seconds)}",
                 headers={"Retry-After": str(seconds)},
             )
         if session.customer_id is None:

@@ -9,6 +9,12 @@ from datetime import timedelta
 from svc_sandbox.core.clock import MAX_ADVANCE, seconds_delay
 from svc_sandbox.core.errors import ValidationFailed
 
+
+def seconds_text(seconds: int) -> str:
+    """A wait as a person reads it: ``1 second``, ``150 seconds``."""
+    return "1 second" if seconds == 1 else f"{seconds} seconds"
+
+
 #: The longest duration accepted (a clock advance, a retry wait): 100 years.
 MAX_SECONDS = MAX_ADVANCE.total_seconds()
 

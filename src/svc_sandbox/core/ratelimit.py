@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from svc_sandbox.core.durations import seconds_text
 from svc_sandbox.core.errors import RateLimited
 
 
@@ -14,8 +15,7 @@ def limited(message: str, retry_after: int) -> RateLimited:
     """The refusal: ``message`` with ``{wait}`` replaced by the wait its Retry-After header
     gives, ``1 second`` or ``300 seconds`` (a person reading a page never sees the header)."""
     seconds = max(1, retry_after)
-    wait = "1 second" if seconds == 1 else f"{seconds} seconds"
-    return RateLimited(message.format(wait=wait), retry_after=seconds)
+    return RateLimited(message.format(wait=seconds_text(seconds)), retry_after=seconds)
 
 
 @dataclass
