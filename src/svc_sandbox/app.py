@@ -320,7 +320,11 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         # Content-Type is for werkzeug's HTML page, not this JSON.
         headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
         if status == 405 and any(request.path.startswith(root + "/") for root in page_roots):
-            where = f"{request.path} is where a form is sent: open the page it belongs to"
+            if "GET" in (getattr(error, "valid_methods", None) or ()):
+                # A page that is also where its own form is sent (/pay/cs_...): open it.
+                where = f"{request.path} is a page: open it, and use its form"
+            else:
+                where = f"{request.path} is where a form is sent: open the page it belongs to"
             refusal = SandboxError(where, status=405, code="method_not_allowed", headers=headers)
             return pages_api.render_page_error(refusal)
         return framework_answer(error.name.lower().replace(" ", "_"), message, status, headers)

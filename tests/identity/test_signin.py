@@ -6,6 +6,7 @@ whose CSP names only registered addresses; a wrong password keeps the app's name
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -71,6 +72,20 @@ def test_a_wrong_password_keeps_the_apps_name_and_its_registered_address(
     assert dict(hidden_fields(response.text)) == fields  # the next try carries the request
     redirect = urlsplit(confidential.redirect_uri)
     assert f"{redirect.scheme}://{redirect.netloc}" in policy(response)["form-action"]
+
+
+def test_a_refused_sign_in_marks_both_fields_invalid_and_points_them_at_the_message(
+    http: FlaskClient, confidential: Client
+) -> None:
+    fields = sign_in_form(http, confidential)
+    first = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
+    assert "aria-invalid" not in first.text
+    response = http.post(f"{AUTH}/signin", data={**fields, "login": "abebe", "password": "wrong"})
+    for name in ("login", "password"):
+        tag = re.search(rf'<input id="{name}"[^>]*>', response.text)
+        assert tag is not None
+        assert 'aria-invalid="true" aria-describedby="error"' in tag.group(0)
+    assert '<p class="state error" id="error" role="alert">' in response.text
 
 
 @pytest.mark.parametrize("login", ["meron@users.sandbox.test", "Meron@Users.Sandbox.Test"])

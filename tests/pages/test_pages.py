@@ -616,6 +616,20 @@ def test_a_form_address_opened_as_a_page_is_an_html_page(
     assert "where a form is sent" in answer.get_data(as_text=True)
 
 
+def test_another_method_on_a_page_that_takes_its_own_form_says_to_open_it(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """/pay/cs_... is the page (GET) and where its form is sent (POST): a PUT there is not
+    told the address is only a form's."""
+    _, url = _link(svc_http, auth)
+    answer = svc_http.put(url)
+    assert answer.status_code == 405 and answer.mimetype == "text/html"
+    assert {"GET", "POST"} <= set(answer.headers["Allow"].split(", "))
+    page = answer.get_data(as_text=True)
+    assert f"{url} is a page: open it, and use its form" in page
+    assert "where a form is sent" not in page
+
+
 @pytest.mark.parametrize(
     ("environment", "next_page", "said"),
     [
