@@ -137,13 +137,49 @@ def test_a_failed_link_attempt_leaves_the_session_open_for_a_retry(
     assert status_of(svc_http, session_id)["status"] == "completed"
 
 
-def test_an_unknown_failure_code_is_400(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+@pytest.mark.parametrize("code", ["nope", "approved", "Payment_x", "x__y", "a_" + "b" * 63])
+def test_a_code_of_another_shape_is_400(
+    svc_http: FlaskClient, auth: dict[str, str], code: str
+) -> None:
     session_id = _push(svc_http, auth)
-    response = svc_http.post(
-        f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": "nope"}
-    )
+    response = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": code})
     assert response.status_code == 400
+    assert response.json["error"].startswith("code must be one of payment_rejected")
     assert status_of(svc_http, session_id)["status"] == "open"
+
+
+def test_a_failure_code_section_7_may_add_goes_end_to_end(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """§7 "New codes may be added; clients treat unknown codes like payment_failed": a test
+    can fail a payment with one (DESIGN: "with any failure code") and see its client cope.
+    Without a message of its own it says payment_failed's."""
+    push = _push(svc_http, auth)
+    failed = svc_http.post(
+        f"/_sandbox/checkout/sessions/{push}/fail", json={"code": "payment_blocked_by_bank"}
+    )
+    assert failed.status_code == 200, failed.json
+    status = status_of(svc_http, push)
+    assert status["status"] == "expired"  # a failed direct push ends its session (§3)
+    assert status["failure"] == {
+        "code": "payment_blocked_by_bank",
+        "message": FAILURE_MESSAGES["payment_failed"],
+    }
+    [expired] = events(svc_sandbox, "checkout.session.expired", push)
+    assert expired.data["failure"]["code"] == "payment_blocked_by_bank"
+
+    link = _link(svc_http, auth)
+    _attempt(svc_http, link, "0911223344")
+    told = {"code": "bank_offline", "message": "The bank is offline."}
+    assert svc_http.post(f"/_sandbox/checkout/sessions/{link}/fail", json=told).status_code == 200
+    assert status_of(svc_http, link)["attempt"]["lastFailure"] == told
+    report = svc_http.get("/_sandbox/conformance").json
+    assert report["violations"] == [], report["violations"]
+
+    outcome = {"productionPushOutcome": "bank_offline"}
+    assert svc_http.patch("/_sandbox/payments/provider", json=outcome).status_code == 200
+    trigger = {"phone": "0911000444", "outcome": "fail", "failureCode": "bank_offline"}
+    assert svc_http.post("/_sandbox/triggers", json=trigger).status_code == 201
 
 
 def test_session_expired_is_no_provider_decision(
