@@ -12,7 +12,14 @@ from svc_sandbox.sandbox import Sandbox
 from tests.e2e.conftest import DESKTOP, PHONE
 from tests.e2e.pages_tour import HOSTILE
 from tests.e2e.test_every_page import SCREENSHOTS
-from tests.identity.helpers import AUTH, Client, authorize_params, exchange, public_app
+from tests.identity.helpers import (
+    AUTH,
+    Client,
+    authorize_params,
+    exchange,
+    public_app,
+    wallet_app,
+)
 
 
 def test_sign_in_and_consent_with_one_scope_declined(
@@ -52,6 +59,26 @@ def test_sign_in_and_consent_with_one_scope_declined(
     assert tokens.status_code == 200, tokens.json
     granted = set(tokens.json["scope"].split())
     assert "email" not in granted and {"openid", "profile"} <= granted
+
+
+def test_the_seeded_wallet_apps_pages_load_whole(page: Page, svc_sandbox: Sandbox) -> None:
+    """Sign-in and consent of the seeded confidential app, out of the box: nothing the
+    browser fails to load or run (its logo under .test never resolved: a broken image and a
+    console error on every consent page)."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    client = wallet_app(svc_sandbox)
+    page.goto(f"{AUTH}/oauth2/authorize?{urlencode(authorize_params(client))}")
+    page.get_by_label("Handle or email").fill("abebe")
+    page.get_by_label("Password").fill("abebe-sandbox-pass")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#app-name")).to_have_text("Sandbox Wallet App")
+    page.wait_for_load_state("networkidle")
+    broken = page.evaluate(
+        "[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
+    )
+    assert (broken, errors) == ([], [])
 
 
 def test_a_hostile_app_name_and_website_on_the_consent_page_are_text(

@@ -201,11 +201,31 @@ def test_consent_page_lists_each_scope_and_the_app(
     text = page.text
     assert '<span id="app-name">Sandbox Wallet App</span>' in text
     assert 'href="https://app.sandbox.test"' in text
-    assert 'src="https://app.sandbox.test/logo.png"' in text
+    assert "<img" not in text  # the seeded app registers no logo
     for scope in ("openid", "profile", "email", "offline_access", "wallet:read", "wallet:send"):
         assert f"<code>{scope}</code>" in text
     assert "Send money from your wallet to other users" in text
     assert re.search(r'value="openid" checked disabled', text)  # openid cannot be declined
+
+
+def test_consent_page_shows_the_logo_an_app_registered(
+    http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    created = http.post(
+        "/_sandbox/apps",
+        json={
+            "name": "Shop",
+            "redirectUris": ["https://x.example/cb"],
+            "scopes": ["openid"],
+            "logoUrl": "https://x.example/logo.png",
+        },
+    ).json
+    client = Client(created["clientId"], created["clientSecret"], "https://x.example/cb")  # type: ignore[index]
+    signed_in(http, svc_sandbox)
+    text = http.get(
+        f"{AUTH}/oauth2/authorize", query_string=authorize_params(client, scope="openid")
+    ).text
+    assert '<img src="https://x.example/logo.png" alt="" width="64" height="64">' in text
 
 
 def test_consent_page_escapes_what_the_app_registered(

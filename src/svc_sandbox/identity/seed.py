@@ -23,7 +23,9 @@ SEEDED_REDIRECT_URIS = [
     "https://app.sandbox.test/callback",
 ]
 
-#: The seeded apps: name, redirect URIs, scopes, client type, website, logo.
+#: The seeded apps: name, redirect URIs, scopes, client type, website, logo. No logo: an
+#: address under .test never resolves, so every out-of-the-box consent page showed a broken
+#: image and logged a failed load in the browser's console.
 SEEDED_APPS: tuple[tuple[str, list[str], list[str], ClientType, str | None, str | None], ...] = (
     (
         "Sandbox Wallet App",
@@ -31,7 +33,7 @@ SEEDED_APPS: tuple[tuple[str, list[str], list[str], ClientType, str | None, str 
         ordered([*SELF_SERVE, WALLET_SEND]),
         "confidential",
         "https://app.sandbox.test",
-        "https://app.sandbox.test/logo.png",
+        None,
     ),
     ("Sandbox Public App", SEEDED_REDIRECT_URIS, ordered(SELF_SERVE), "public", None, None),
 )
