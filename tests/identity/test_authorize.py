@@ -208,44 +208,39 @@ def test_consent_page_lists_each_scope_and_the_app(
     assert re.search(r'value="openid" checked disabled', text)  # openid cannot be declined
 
 
-def test_consent_page_shows_the_logo_an_app_registered(
-    http: FlaskClient, svc_sandbox: Sandbox
-) -> None:
+def consent_page_of_new_app(http: FlaskClient, svc_sandbox: Sandbox, **registered: str) -> str:
+    """The consent page a signed-in user sees for a new openid-only app registered with
+    ``registered`` (name, website, logoUrl, ...)."""
     created = http.post(
         "/_sandbox/apps",
-        json={
-            "name": "Shop",
-            "redirectUris": ["https://x.example/cb"],
-            "scopes": ["openid"],
-            "logoUrl": "https://x.example/logo.png",
-        },
+        json={"redirectUris": ["https://x.example/cb"], "scopes": ["openid"], **registered},
     ).json
     client = Client(created["clientId"], created["clientSecret"], "https://x.example/cb")  # type: ignore[index]
     signed_in(http, svc_sandbox)
-    text = http.get(
+    return http.get(
         f"{AUTH}/oauth2/authorize", query_string=authorize_params(client, scope="openid")
     ).text
+
+
+def test_consent_page_shows_the_logo_an_app_registered(
+    http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    text = consent_page_of_new_app(
+        http, svc_sandbox, name="Shop", logoUrl="https://x.example/logo.png"
+    )
     assert '<img src="https://x.example/logo.png" alt="" width="64" height="64">' in text
 
 
 def test_consent_page_escapes_what_the_app_registered(
     http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:
-    created = http.post(
-        "/_sandbox/apps",
-        json={
-            "name": "<script>alert(1)</script>",
-            "redirectUris": ["https://x.example/cb"],
-            "scopes": ["openid"],
-            # A quote is an RFC 3986 character (sub-delims); a double quote is refused outright.
-            "website": "https://x.example/'onmouseover='alert(1)",
-        },
-    ).json
-    client = Client(created["clientId"], created["clientSecret"], "https://x.example/cb")  # type: ignore[index]
-    signed_in(http, svc_sandbox)
-    text = http.get(
-        f"{AUTH}/oauth2/authorize", query_string=authorize_params(client, scope="openid")
-    ).text
+    text = consent_page_of_new_app(
+        http,
+        svc_sandbox,
+        name="<script>alert(1)</script>",
+        # A quote is an RFC 3986 character (sub-delims); a double quote is refused outright.
+        website="https://x.example/'onmouseover='alert(1)",
+    )
     assert "<script>alert(1)</script>" not in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert "'onmouseover='" not in text
