@@ -201,6 +201,24 @@ def test_target_real_needs_a_base_url(folder: Path, capsys: pytest.CaptureFixtur
     assert "--target real needs --base-url" in capsys.readouterr().err
 
 
+def test_target_real_needs_a_token(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without one every step sending ${token} was skipped and the run passed (exit 0): a CI
+    job whose secret is missing went green."""
+    monkeypatch.delenv("SVC_TOKEN", raising=False)
+    argv = ["run", str(folder), "--target", "real", "--base-url", "http://127.0.0.1:1/api"]
+    assert main(argv) == 2
+    assert "--target real needs a token: --token or env SVC_TOKEN" in capsys.readouterr().err
+
+
+def test_a_root_without_target_real_is_a_usage_error(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", str(folder), "--root", "pay_url=http://127.0.0.1:2/pay"]) == 2
+    assert "--root is for --target real" in capsys.readouterr().err
+
+
 def test_run_against_a_running_emulator_and_another_server(
     folder: Path, svc_server: RunningServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -95,6 +95,19 @@ GOOD = """
             "within must be a number of seconds or a string like '1h30m'",
         ),
         (
+            "name: x\nsteps:\n  - request: {path: /a}\n    control: {action: clock}\n",
+            3,
+            "steps[0]",
+            "a step is one of request, control, expect_webhook, repeat, set: this one has "
+            "request and control",
+        ),
+        (
+            "name: x\nsteps:\n  - request: {method: POST, path: /a, json: {}, form: {b: c}}\n",
+            3,
+            "steps[0].request",
+            "a request has one body: json and form cannot both be given",
+        ),
+        (
             "name: x\nsteps:\n  - control: {action: travel_in_time}\n",
             3,
             "steps[0].control.action",
@@ -161,6 +174,8 @@ GOOD = """
         "unknown-event-type-checked-before-within",
         "negative-within",
         "within-without-a-number",
+        "two-kinds-in-one-step",
+        "two-bodies-in-one-request",
         "unknown-action",
         "missing-action-argument",
         "variable-used-before-it-is-saved",

@@ -90,6 +90,37 @@ def test_a_webhook_that_does_not_arrive_in_time_fails(tmp_path: Path) -> None:
     assert "not delivered within 0:29:00" in result.failure.message
 
 
+def test_a_webhook_expected_twice_stops_the_clock_at_the_second_delivery(
+    tmp_path: Path,
+) -> None:
+    """docs/scenarios.md: the runner "stops at the delivery: later steps see the clock at
+    that moment, not at the end of the span". The receiver answers 500 once: the retry
+    (1 minute later, spec §6) is the second delivery; it went on to the end of the span."""
+    scenario = one(
+        tmp_path,
+        """
+        name: retried
+        webhooks: {eventTypes: [order.completed], answers: [500]}
+        steps:
+          - request:
+              method: POST
+              path: /checkout
+              json:
+                amount: 500
+                description: Tea
+                gateway: telebirr
+                customer: {phone: "251900000001", email: buyer@example.com}
+            expect: {status: 200}
+          - expect_webhook: {type: order.completed, within: 10m, count: 2}
+          - control: {action: clock}
+            expect: {json: {clock: {now: "2026-01-01T00:01:00.000Z"}}}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == PASSED, result.failure
+    assert result.sandbox_seconds == 60
+
+
 def test_a_setting_only_the_start_can_check_stops_the_scenario_before_its_steps(
     tmp_path: Path,
 ) -> None:

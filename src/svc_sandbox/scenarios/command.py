@@ -106,6 +106,8 @@ def nothing_selected(
 def make_target(args: argparse.Namespace) -> Target:
     from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget
 
+    if args.root and args.target != "real":
+        raise ValueError("--root is for --target real: an emulator serves its own roots")
     if not args.base_url:
         if args.target == "real":
             raise ValueError("--target real needs --base-url")
@@ -123,6 +125,10 @@ def make_target(args: argparse.Namespace) -> Target:
             raise ValueError(f"--root {item}: the URL {problem}")
         roots[name] = url.rstrip("/")
     token = args.token or os.environ.get("SVC_TOKEN")
+    if not token:
+        # Every step sending ${token} would be skipped and the run pass: a CI job whose
+        # secret is missing must not go green.
+        raise ValueError("--target real needs a token: --token or env SVC_TOKEN")
     return RealTarget(args.base_url, token, roots, timeout=args.timeout)
 
 

@@ -181,7 +181,31 @@ def check_schema(document: dict[str, Any], lines: Lines) -> None:
         extra = [k for k in error.instance if k not in allowed]
         if extra:
             path += (str(extra[0]),)
-    raise lines.error(path, f"schema: {error.message}")
+    raise lines.error(path, f"schema: {exclusive_keys(error) or error.message}")
+
+
+#: What a step is (one of them), and what a request's body is (one of them): the schema's
+#: ``not`` rules, whose own message is a dump of the rule.
+STEP_KINDS = ("request", "control", "expect_webhook", "repeat", "set")
+BODY_KINDS = ("json", "form", "raw", "raw_base64")
+
+
+def exclusive_keys(error: ValidationError) -> str | None:
+    """The words for a ``not`` rule of the scenario schema a mapping broke: keys that cannot
+    be given together."""
+    if error.validator != "not" or not isinstance(error.instance, dict):
+        return None
+    given = error.instance
+    bodies = [k for k in BODY_KINDS if k in given]
+    if "path" in given and len(bodies) > 1:
+        return f"a request has one body: {' and '.join(bodies)} cannot both be given"
+    kinds = [k for k in STEP_KINDS if k in given]
+    if len(kinds) > 1:
+        return f"a step is one of {', '.join(STEP_KINDS)}: this one has {' and '.join(kinds)}"
+    extra = [k for k in ("expect", "save") if k in given]
+    if kinds and extra:
+        return f"{' and '.join(extra)} go with a request or control step, not with {kinds[0]}"
+    return None
 
 
 #: Where a lone surrogate may be written: JSON data (a request's ``json`` body, a ``json``

@@ -547,7 +547,9 @@ class _Run:
                 if len(self._matching(spec)) < count:
                     self.session.control_json("POST", CONTROL_PREFIX + "/webhooks/flush")
                 if self.session.now() == now and len(self._matching(spec)) < count:
-                    due = [d for d in due if d > now]
+                    # Read again: what ran may have scheduled more before the deadline (a
+                    # failed delivery's retry), which the list read before does not hold.
+                    due = [d for d in self.session.scheduled() if now < d <= deadline]
                 else:
                     continue
             if not due:
