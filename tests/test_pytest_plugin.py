@@ -402,14 +402,23 @@ def test_the_fixtures_drive_a_running_emulator(svc_client, svc_webhooks, svc_emu
 
 def test_svc_sandbox_says_it_is_in_process_only(svc_sandbox):
     pass
+
+def test_svc_http_is_named_as_asked_for(svc_http):
+    pass
 """
 
 
 def test_svc_url_uses_a_running_emulator(pytester: pytest.Pytester, running_emulator: str) -> None:
     pytester.makepyfile(test_remote=REMOTE.format(url=running_emulator))
     result = pytester.runpytest(*QUIET, f"--svc-url={running_emulator}")
-    result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*svc_sandbox is the in-process Sandbox; with --svc-url*"])
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*svc_sandbox needs the in-process Sandbox; with --svc-url use svc_emulator*",
+            "*svc_http needs the in-process Sandbox; with --svc-url use svc_emulator*",
+        ],
+        consecutive=False,
+    )
 
 
 XDIST = """

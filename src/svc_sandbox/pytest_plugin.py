@@ -344,13 +344,29 @@ def _freezegun_of(request: pytest.FixtureRequest) -> FreezegunFollower | None:
 # --- the emulator -------------------------------------------------------------------------
 
 
+#: The fixtures that need the in-process Sandbox (none can follow ``--svc-url``), outermost
+#: first: svc_server and svc_http use svc_flask_app or svc_sandbox.
+IN_PROCESS_FIXTURES = (("svc_server", "svc_http"), ("svc_flask_app",), ("svc_sandbox",))
+
+
 @pytest.fixture(scope=_sandbox_scope)
-def svc_sandbox(_svc_runtime: Runtime) -> Iterator[Sandbox]:
+def svc_sandbox(request: pytest.FixtureRequest, _svc_runtime: Runtime) -> Iterator[Sandbox]:
     """The in-process Sandbox (not available with ``--svc-url``)."""
     if _svc_runtime.remote_url:
+        # Named as the test asked for them (svc_http reaches this through svc_flask_app).
+        used = request.node.fixturenames
+        asked = next(
+            (
+                [f for f in level if f in used]
+                for level in IN_PROCESS_FIXTURES
+                if set(level) & set(used)
+            ),
+            ["svc_sandbox"],
+        )
+        verb = "needs" if len(asked) == 1 else "need"
         pytest.fail(
-            "svc_sandbox is the in-process Sandbox; with --svc-url use svc_emulator, svc_org, "
-            "svc_client, svc_clock and svc_webhooks",
+            f"{' and '.join(asked)} {verb} the in-process Sandbox; with --svc-url use "
+            "svc_emulator, svc_org, svc_client, svc_clock and svc_webhooks",
             pytrace=False,
         )
     sandbox = _svc_runtime.new_sandbox()
