@@ -400,3 +400,19 @@ def test_a_transfer_shows_in_both_wallets_with_the_other_handle(
         entry = "transfer_out" if direction == "sent" else "transfer_in"
         ledger = page.locator(f"#wallet-{wallet_id}-ledger tr", has_text=entry)
         expect(ledger).to_contain_text("-25.01 ETB" if direction == "sent" else "25.01 ETB")
+
+
+def test_a_long_title_without_spaces_wraps_and_leaves_the_columns_after_it_on_screen(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A 120-character title (the longest a product takes) pushed Price, Status and the
+    page link into a horizontal scroll at 1280 px."""
+    published(api, auth, title="W" * 120)
+    page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+    page.goto(f"{UI}/products")
+    wrap = page.locator("#products").bounding_box()
+    status = page.get_by_role("columnheader", name="Status").bounding_box()
+    assert wrap is not None and status is not None
+    assert status["x"] + status["width"] <= wrap["x"] + wrap["width"]
+    scrolls = page.locator("#products").evaluate("e => e.scrollWidth - e.clientWidth")
+    assert scrolls <= 0

@@ -95,7 +95,11 @@ def products(sb: Sandbox) -> dict[str, Any]:
                     "pageUrl": sb.products.url_of(product, page_root),
                 }
             )
-        return {"products": rows[-ROWS:][::-1]}
+        return {
+            "products": rows[-ROWS:][::-1],
+            "total": len(rows),
+            "createUrl": sb.settings.root("base_url") + "/products",
+        }
 
 
 def session_row(sb: Sandbox, session_id: str) -> dict[str, Any]:
@@ -106,6 +110,9 @@ def session_row(sb: Sandbox, session_id: str) -> dict[str, Any]:
         "amountText": money(session.amount),
         "simulateUrl": sb.checkout.simulator_page(session),  # None: not the simulator's
         "isLink": session.mode in LINK_MODES,
+        # Any prompt out (a link's attempt, a direct push, the simulator's): the poll's
+        # ``attempt`` says it for payment links only (spec §2).
+        "promptOut": sb.payments.in_flight_of(session.id) is not None,
     }
 
 
@@ -116,14 +123,14 @@ def checkouts(sb: Sandbox) -> dict[str, Any]:
         rows = [session_row(sb, s.id) for s in newest]
         for row in rows:
             row["organization"] = names.get(row["organizationId"], row["organizationId"])
-        return {"sessions": rows}
+        return {"sessions": rows, "total": len(sb.checkout.sessions)}
 
 
 def checkout_detail(sb: Sandbox, session_id: str) -> dict[str, Any]:
     with sb.lock:
         row = session_row(sb, session_id)
         row["events"] = [e.envelope() for e in sb.events.query(session_id=session_id)]
-        return {"session": row}
+        return {"session": row, "now": isoformat(sb.now())}
 
 
 def orders(sb: Sandbox) -> dict[str, Any]:
@@ -139,7 +146,7 @@ def orders(sb: Sandbox) -> dict[str, Any]:
             }
             for o in found[:ROWS]
         ]
-        return {"orders": rows}
+        return {"orders": rows, "total": len(found)}
 
 
 def payouts(sb: Sandbox) -> dict[str, Any]:
