@@ -77,3 +77,18 @@ def test_a_session_with_nothing_to_pay_links_no_payment_page(
     assert ">Payment page<" not in html
     assert ">Simulator<" not in html
     assert "/simulate/" not in html and "/provider/" not in html
+
+
+def test_the_session_page_names_an_attempts_failure_code_and_links_a_page_once(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A sandbox push's checkout URL is the simulator page: one link, not two to the same
+    address. A failure shows its code (one §7 may add included), not only its message."""
+    session_id = session_of_mode(svc_http, auth, "push")
+    failed = svc_http.post(
+        f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": "insufficient_funds"}
+    )
+    assert failed.status_code == 200
+    html = svc_http.get(f"/_sandbox/ui/checkouts/{session_id}").get_data(as_text=True)
+    assert "<code>insufficient_funds</code> The payment failed" in html
+    assert ">Simulator</a>" in html and ">Payment page</a>" not in html

@@ -416,3 +416,31 @@ def test_a_long_title_without_spaces_wraps_and_leaves_the_columns_after_it_on_sc
     assert status["x"] + status["width"] <= wrap["x"] + wrap["width"]
     scrolls = page.locator("#products").evaluate("e => e.scrollWidth - e.clientWidth")
     assert scrolls <= 0
+
+
+def test_sending_what_is_due_on_a_frozen_clock_from_the_webhooks_page(
+    page: Page, api: FlaskClient, receiver: Receiver
+) -> None:
+    """On a frozen clock an attempt waits for a call that sends (an advance, run-due,
+    flush): the page had no such button. The endpoint's signing secret is shown too."""
+    created = api.post("/_sandbox/webhooks/endpoints", json={"url": receiver.url}).json
+    assert created is not None
+    assert api.post("/_sandbox/events/trigger", json={"type": "order.completed"}).status_code == 201
+    page.goto(f"{UI}/webhooks")
+    expect(page.locator("#endpoints")).to_contain_text(created["secret"])
+    page.get_by_role("button", name="Send what is due now").click()
+    expect(page.locator("#attempts")).to_contain_text("succeeded")
+    assert len(receiver.wait_for(1)) == 1
+
+
+def test_running_what_is_due_from_the_clock_page(
+    page: Page, api: FlaskClient, receiver: Receiver
+) -> None:
+    """Run-due runs the work due by now without moving the clock, and sends what is due."""
+    assert api.post("/_sandbox/webhooks/endpoints", json={"url": receiver.url}).status_code == 201
+    assert api.post("/_sandbox/events/trigger", json={"type": "order.completed"}).status_code == 201
+    page.goto(f"{UI}/clock")
+    now = page.locator("#clock-now").inner_text()
+    page.get_by_role("button", name="Run what is due now").click()
+    assert len(receiver.wait_for(1)) == 1
+    expect(page.locator("#clock-now")).to_have_text(now)
