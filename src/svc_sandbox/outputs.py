@@ -3,6 +3,7 @@ way are made, and the file appears whole or not at all."""
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
@@ -27,7 +28,16 @@ def _not_xml() -> re.Pattern[str]:
 def write_file(path: str | Path, data: bytes | str) -> None:
     """Writes ``data`` to ``path``, making its missing parent folders; raises OSError."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        # A file where a folder has to be: the OS says "File exists", which names neither.
+        blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        if blocker is None:
+            raise
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"{blocker} is a file, where a folder would have to be"
+        ) from None
     encoded = data.encode("utf-8") if isinstance(data, str) else data
     partial = target.with_name(target.name + ".partial")
     with open(partial, "wb") as out:

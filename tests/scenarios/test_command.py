@@ -162,7 +162,10 @@ def test_a_report_that_cannot_be_written_is_said_and_fails_the_run(
     assert main(["run", str(folder / "passing.yaml"), "--json", str(report)]) == 2
     captured = capsys.readouterr()
     assert "1 passed" in captured.out
-    assert f"svc-sandbox: cannot write {report}: " in captured.err
+    assert (
+        f"svc-sandbox: cannot write {report}: {blocker} is a file, where a folder would have to be"
+        in captured.err
+    )
 
 
 def test_fail_fast_stops_after_the_first_failure(
