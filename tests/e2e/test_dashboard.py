@@ -444,3 +444,20 @@ def test_running_what_is_due_from_the_clock_page(
     page.get_by_role("button", name="Run what is due now").click()
     assert len(receiver.wait_for(1)) == 1
     expect(page.locator("#clock-now")).to_have_text(now)
+
+
+def test_failing_a_payment_with_a_chosen_code(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """The Fail button sent payment_failed only; the page now offers every §7 code a
+    provider can give."""
+    product = published(api, auth, title="Workshop")
+    session_id = checkout(api, auth, productId=product["_id"])["sessionId"]
+    page.goto(f"{UI}/checkouts/{session_id}")
+    page.get_by_label("Failure code").select_option("payment_canceled")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Fail").click()
+    expect(page.get_by_role("status").filter(has_text="Done.")).to_be_visible()
+    [attempt] = svc_sandbox.checkout.describe(session_id)["attempts"]
+    assert attempt["failure"]["code"] == "payment_canceled"
+    expect(page.locator("#session")).to_contain_text("payment_canceled")

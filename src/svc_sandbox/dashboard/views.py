@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc_sandbox.commerce.checkout import LINK_MODES
+from svc_sandbox.commerce.payments import PROVIDER_FAILURE_CODES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import NotFound
@@ -130,7 +131,7 @@ def checkout_detail(sb: Sandbox, session_id: str) -> dict[str, Any]:
     with sb.lock:
         row = session_row(sb, session_id)
         row["events"] = [e.envelope() for e in sb.events.query(session_id=session_id)]
-        return {"session": row, "now": isoformat(sb.now())}
+        return {"session": row, "now": isoformat(sb.now()), "failure_codes": PROVIDER_FAILURE_CODES}
 
 
 def orders(sb: Sandbox) -> dict[str, Any]:
