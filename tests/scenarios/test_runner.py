@@ -543,3 +543,18 @@ def test_a_query_list_repeats_the_parameter_and_raw_base64_sends_its_bytes(
     assert second.status == PASSED, second.message
     assert result.status == ERROR
     assert third.message.startswith("raw_base64 is not base64")
+
+
+def test_a_clock_written_as_a_date_starts_at_its_midnight_utc(tmp_path: Path) -> None:
+    scenario = one(
+        tmp_path,
+        """
+        name: a date
+        clock: 2026-03-01
+        steps:
+          - control: {action: clock}
+            expect: {json: {clock: {now: "2026-03-01T00:00:00.000Z"}}}
+        """,
+    )
+    result = Runner(InProcessTarget()).run(scenario)
+    assert result.status == PASSED, result.failure
