@@ -30,8 +30,9 @@ def write_file(path: str | Path, data: bytes | str) -> None:
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        # A file where a folder has to be: the OS says "File exists", which names neither.
+    except (FileExistsError, NotADirectoryError):
+        # A file where a folder has to be: the OS says "File exists" (the parent itself) or
+        # "Not a directory" (a folder above it), which names neither.
         blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
         if blocker is None:
             raise
