@@ -22,6 +22,22 @@ from tests.webhooks.receiver import running_receiver
 LONG_TIMEOUT = 120.0
 
 
+class HeldReceiver:
+    """An in-process receiver that records its name in ``calls``, says it is inside, and
+    answers ``status`` only once released (a receiver that hangs, or sits at a breakpoint)."""
+
+    def __init__(self, name: str, calls: list[str], status: int = 200) -> None:
+        self.name, self.calls, self.status = name, calls, status
+        self.inside = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, body: bytes, headers: dict[str, str]) -> int:
+        self.calls.append(self.name)
+        self.inside.set()
+        self.release.wait(10)
+        return self.status
+
+
 def flowing_sandbox(**settings: Any) -> Sandbox:
     sandbox = Sandbox(
         clock_mode="real",
@@ -190,14 +206,7 @@ def test_one_sender_in_all_waits_for_each_receiver_in_turn() -> None:
     try:
         org = sandbox.info()["organizations"][0]["id"]
         calls: list[str] = []
-        first_in = threading.Event()
-        release = threading.Event()
-
-        def hanging(body: bytes, headers: dict[str, str]) -> int:
-            calls.append("hanging")
-            first_in.set()
-            release.wait(10)
-            return 200
+        hanging = HeldReceiver("hanging", calls)
 
         def prompt(body: bytes, headers: dict[str, str]) -> int:
             calls.append("prompt")
@@ -207,13 +216,13 @@ def test_one_sender_in_all_waits_for_each_receiver_in_turn() -> None:
         sandbox.add_webhook_receiver(org, prompt)
         sandbox.events.trigger(org, "sandbox", "order.completed")
         sandbox.run_due(background=True)
-        assert first_in.wait(10)
+        assert hanging.inside.wait(10)
         assert sandbox.info()["webhooks"]["backlog"]["attemptsDue"] == 2
         assert calls == ["hanging"]
-        release.set()
+        hanging.release.set()
         wait_until(lambda: len(calls) == 2)
     finally:
-        release.set()
+        hanging.release.set()
         sandbox.stop()
     assert calls == ["hanging", "prompt"]
 
@@ -248,14 +257,7 @@ def test_an_explicit_flush_waits_for_the_attempts_out_then_sends_in_due_order() 
     try:
         org = sandbox.info()["organizations"][0]["id"]
         calls: list[str] = []
-        inside = threading.Event()
-        release = threading.Event()
-
-        def slow(body: bytes, headers: dict[str, str]) -> int:
-            calls.append("slow")
-            inside.set()
-            release.wait(10)
-            return 500  # failed: retried a minute later
+        slow = HeldReceiver("slow", calls, status=500)  # failed: retried a minute later
 
         def quick(body: bytes, headers: dict[str, str]) -> int:
             calls.append("quick")
@@ -264,7 +266,7 @@ def test_an_explicit_flush_waits_for_the_attempts_out_then_sends_in_due_order() 
         slow_endpoint = sandbox.add_webhook_receiver(org, slow).id
         sandbox.events.trigger(org, "sandbox", "order.completed")
         sandbox.run_due(background=True)
-        assert inside.wait(10)
+        assert slow.inside.wait(10)
         sandbox.add_webhook_receiver(org, quick)
         sandbox.events.trigger(org, "sandbox", "order.created")
         sandbox.run_due(background=True)
@@ -276,10 +278,10 @@ def test_an_explicit_flush_waits_for_the_attempts_out_then_sends_in_due_order() 
         flusher.start()
         flusher.join(0.2)
         assert flusher.is_alive()  # waiting for the slow receiver's answer
-        release.set()
+        slow.release.set()
         flusher.join(10)
     finally:
-        release.set()
+        slow.release.set()
         sandbox.stop()
     # The slow receiver's attempt of the second event, set aside while its first was out,
     # went out from the flush, not from a background sender.
@@ -294,25 +296,17 @@ def test_attempts_set_aside_at_a_stop_go_out_after_the_restart() -> None:
     sandbox = flowing_sandbox()
     try:
         org = sandbox.info()["organizations"][0]["id"]
-        calls: list[int] = []
-        inside = threading.Event()
-        release = threading.Event()
-
-        def receiver(body: bytes, headers: dict[str, str]) -> int:
-            calls.append(1)
-            inside.set()
-            release.wait(10)
-            return 200
-
+        calls: list[str] = []
+        receiver = HeldReceiver("held", calls)
         sandbox.add_webhook_receiver(org, receiver)
         sandbox.events.trigger(org, "sandbox", "order.completed")
         sandbox.run_due(background=True)
-        assert inside.wait(10)
+        assert receiver.inside.wait(10)
         for _ in range(3):
             sandbox.events.trigger(org, "sandbox", "order.created")
         sandbox.run_due(background=True)
         wait_until(lambda: sum(map(len, sandbox.deliveries.parked.values())) == 3)
-        release.set()
+        receiver.release.set()
         sandbox.stop()
         assert len(calls) == 1 and sandbox.info()["webhooks"]["backlog"]["attemptsDue"] == 3
 
@@ -320,7 +314,7 @@ def test_attempts_set_aside_at_a_stop_go_out_after_the_restart() -> None:
         wait_until(lambda: len(calls) == 4)
         assert len(calls) == 4
     finally:
-        release.set()
+        receiver.release.set()
         sandbox.stop()
 
 
