@@ -12,8 +12,8 @@ import httpx
 
 HEX_ID = re.compile(r"^[0-9a-f]{24}$")
 PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
-#: §4 ``checkoutLink``: "string starting ``cl_``" (the contract's CheckoutLinkToken).
-#: §4 "string starting cl_" (any text after it; a pattern both ``fullmatch`` and pydantic take).
+#: §4 ``checkoutLink``: "string starting ``cl_``", any text after it (the contract's
+#: CheckoutLinkToken), as a pattern both ``fullmatch`` and pydantic take.
 CHECKOUT_LINK = re.compile(r"^cl_[\s\S]*$")
 PHONE = re.compile(r"^(2519[0-9]{8}|09[0-9]{8}|9[0-9]{8})$")
 #: Whole-value shapes (``pattern`` full-matches: a trailing newline is not "$"'s to forgive).

@@ -412,8 +412,8 @@ class CheckoutService(Service):
             wait = (in_flight.decide_at or self.clock.now()) - self.clock.now()
             seconds = max(1, math.ceil(wait.total_seconds()))
             raise Conflict(
-                f"A payment prompt is already out: answer it on the phone or try again in "
-                f"{seconds_text(seconds)}",
+                "A payment prompt is already out: answer it on the phone or try again in "
+                + seconds_text(seconds),
                 headers={"Retry-After": str(seconds)},
             )
         if session.customer_id is None:

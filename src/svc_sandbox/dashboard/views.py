@@ -131,7 +131,7 @@ def checkout_detail(sb: Sandbox, session_id: str) -> dict[str, Any]:
     with sb.lock:
         row = session_row(sb, session_id)
         row["events"] = [e.envelope() for e in sb.events.query(session_id=session_id)]
-        return {"session": row, "now": isoformat(sb.now()), "failure_codes": PROVIDER_FAILURE_CODES}
+        return timed(sb, {"session": row, "failure_codes": PROVIDER_FAILURE_CODES})
 
 
 def orders(sb: Sandbox) -> dict[str, Any]:
@@ -294,4 +294,9 @@ def section(sb: Sandbox, name: str) -> dict[str, Any]:
     view = VIEWS.get(name)
     if view is None:
         raise NotFound(f"No dashboard section {name!r}")
-    return {**view(sb), "now": isoformat(sb.now())}
+    return timed(sb, view(sb))
+
+
+def timed(sb: Sandbox, view: dict[str, Any]) -> dict[str, Any]:
+    """A page's view with the sandbox time its footer shows (every page's layout has one)."""
+    return {**view, "now": isoformat(sb.now())}
