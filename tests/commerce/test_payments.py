@@ -142,9 +142,11 @@ def test_a_code_of_another_shape_is_400(
     svc_http: FlaskClient, auth: dict[str, str], code: str
 ) -> None:
     session_id = _push(svc_http, auth)
+    before = svc_http.get("/_sandbox/state").data
     response = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/fail", json={"code": code})
     assert response.status_code == 400
     assert response.json["error"].startswith("code must be one of payment_rejected")
+    assert svc_http.get("/_sandbox/state").data == before
     assert status_of(svc_http, session_id)["status"] == "open"
 
 
