@@ -10,6 +10,7 @@ import threading
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
@@ -95,3 +96,56 @@ def test_a_request_while_the_ticker_runs_past_due_work_is_stamped_in_order() -> 
     assert [entry["path"] for entry in reversed(entries)] == ["/nope/before", "/nope/during"]
     assert times == sorted(times)
     assert read_meanwhile >= times[0]
+
+
+def journal_client() -> FlaskClient:
+    """A journal holding, oldest first: GET /api/products 403 (no token), POST /api/checkout
+    400, GET /api/nowhere 404, GET /_sandbox 200."""
+    client = create_app(Sandbox(clock_mode="frozen", rate_limits=False)).test_client()
+    assert client.get("/api/products").status_code == 403
+    assert client.post("/api/checkout", json={}).status_code == 400
+    assert client.get("/api/nowhere").status_code == 404
+    assert client.get("/_sandbox").status_code == 200
+    return client
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ("", ["GET /_sandbox", "GET /api/nowhere", "POST /api/checkout", "GET /api/products"]),
+        ("method=post", ["POST /api/checkout"]),
+        ("method=GET&status=4xx", ["GET /api/nowhere", "GET /api/products"]),
+        ("status=404", ["GET /api/nowhere"]),
+        ("status=400&method=POST", ["POST /api/checkout"]),
+        ("status=2XX", ["GET /_sandbox"]),
+        ("status=5xx", []),
+        ("path=/api/", ["GET /api/nowhere", "POST /api/checkout", "GET /api/products"]),
+        ("path=/api/&limit=2", ["GET /api/nowhere", "POST /api/checkout"]),
+        (
+            "method=&status=&path=",
+            ["GET /_sandbox", "GET /api/nowhere", "POST /api/checkout", "GET /api/products"],
+        ),
+    ],
+)
+def test_the_journal_filters_by_method_status_and_path(query: str, shown: list[str]) -> None:
+    """``limit`` counts the entries that match (the newest matching ones); an empty value is no
+    condition, as a form's blank field sends it."""
+    items = journal_client().get(f"/_sandbox/requests?{query}").json["items"]  # type: ignore[index]
+    assert [f"{item['method']} {item['path']}" for item in items] == shown
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("status=abc", "status must be a status code such as 404, or a class such as 4xx"),
+        ("status=600", "status must be a status code such as 404, or a class such as 4xx"),
+        ("status=4x", "status must be a status code such as 404, or a class such as 4xx"),
+        ("sort=path", "sort is not a known field"),
+        ("method=GET&method=POST", "method is repeated: send it once"),
+    ],
+)
+def test_a_journal_filter_it_cannot_read_is_400_naming_it(query: str, message: str) -> None:
+    """A misspelt filter never lists everything."""
+    response = journal_client().get(f"/_sandbox/requests?{query}")
+    assert response.status_code == 400
+    assert response.json == {"error": message, "code": "validation_failed"}

@@ -4,6 +4,7 @@ refresh by itself, and the dashboard's own errors and 404 page."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -235,7 +236,7 @@ def clear_report_case(
     assert api.get("/api/products", headers=auth).status_code == 200  # the report counts it
     return (
         f"{UI}/conformance",
-        lambda page: page.get_by_role("button", name="Clear the report"),
+        lambda page: page.get_by_role("button", name="Clear the commerce report"),
         lambda: sb.conformance.report()["summary"]["requests"] == 0,
     )
 
@@ -461,3 +462,37 @@ def test_failing_a_payment_with_a_chosen_code(
     [attempt] = svc_sandbox.checkout.describe(session_id)["attempts"]
     assert attempt["failure"]["code"] == "payment_canceled"
     expect(page.locator("#session")).to_contain_text("payment_canceled")
+
+
+def test_a_requests_details_stay_open_while_the_journal_refreshes(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """The journal is a live part (it grows by polling); a request opened to read what it sent
+    stays open as new requests arrive above it."""
+    assert api.post("/api/checkout", json={"amount": 0}, headers=auth).status_code == 400
+    page.goto(f"{UI}/requests?method=POST")
+    page.locator("#journal summary").first.click()
+    opened = page.locator("#journal details").first
+    expect(opened).to_have_attribute("open", "")
+    expect(opened).to_contain_text('"amount": 0')
+    assert api.post("/api/checkout", json={"amount": 1}, headers=auth).status_code == 400
+    expect(page.locator("#journal details")).to_have_count(2)  # refreshed: the new one on top
+    expect(page.locator("#journal details").nth(1)).to_have_attribute("open", "")
+    expect(page.locator("#journal details").first).not_to_have_attribute("open", "")
+
+
+def test_filtering_the_requests_from_the_form(page: Page, api: FlaskClient) -> None:
+    assert api.get("/api/nowhere").status_code == 404
+    assert api.get("/_sandbox").status_code == 200
+    page.goto(f"{UI}/requests")
+    page.get_by_label("Status").fill("4xx")
+    page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(r"status=4xx"))
+    expect(page.locator("#journal tbody tr")).to_have_count(1)
+    expect(page.locator("#journal")).to_contain_text("/api/nowhere")
+    page.get_by_label("Status").fill("nope")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        "status must be a status code such as 404, or a class such as 4xx"
+    )
+    expect(page.get_by_label("Status")).to_have_value("nope")

@@ -11,6 +11,7 @@ from flask import Blueprint, Response, request
 
 from svc_sandbox.control.schemas import (
     AdvanceBody,
+    JournalQuery,
     OrganizationCreateBody,
     OrganizationUpdateBody,
     SetClockBody,
@@ -196,6 +197,8 @@ def revoke_token(token: str) -> Response:
 
 @blueprint.get("/requests")
 def request_journal() -> Response:
-    limit = parse_limit(query_values().get("limit"))
-    journal = sandbox().journal
-    return json_response({"items": journal.recent(limit)})
+    """The newest entries (``limit``, default 100) matching ``method``, ``status`` (``404`` or
+    ``4xx``) and ``path`` (text the path contains)."""
+    query = parse(JournalQuery, dict(query_values()))
+    limit = parse_limit(query.limit)
+    return json_response({"items": sandbox().journal.recent(limit, query.only())})

@@ -17,6 +17,7 @@ from pydantic import (
 
 from svc_sandbox.commerce.schemas import Uri
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.journal import JournalFilter
 from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
 from svc_sandbox.orgs.organizations import Environment, KycStatus
 
@@ -95,6 +96,19 @@ class WithdrawalListQuery(Strict):
         if self.orgId is not None and self.org is not None and self.orgId != self.org:
             raise ValidationFailed("orgId and org are the same filter: send one")
         return self.orgId if self.orgId is not None else self.org
+
+
+class JournalQuery(Strict):
+    """``GET /_sandbox/requests`` and the dashboard's Requests page: another parameter is a 400
+    naming it, as on the other lists (a misspelt filter never shows everything)."""
+
+    limit: StrictStr | None = None
+    method: StrictStr | None = None
+    status: StrictStr | None = None
+    path: StrictStr | None = None
+
+    def only(self) -> JournalFilter:
+        return JournalFilter.of(self.method, self.status, self.path)
 
 
 class OwnerWalletBody(Strict):

@@ -5,13 +5,16 @@ timestamp formatting would otherwise cost every request)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from svc_sandbox.core.clock import isoformat
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.validation import cut
 
 Entry = tuple[str, datetime, str, str, int, dict[str, Any]]
@@ -28,6 +31,44 @@ CUT_DETAILS = ("query", "authorization", "contentType", "idempotencyKey", "svcKe
 
 #: How many requests the journal keeps (the newest).
 JOURNAL_ENTRIES = 1000
+
+
+#: A status filter: one code (``404``) or a class of them (``4xx``).
+STATUS_FILTER = re.compile(r"([1-5])(\d\d|xx)")
+STATUS_FILTER_RULE = "status must be a status code such as 404, or a class such as 4xx"
+
+
+@dataclass(frozen=True)
+class JournalFilter:
+    """Which entries a read of the journal shows: every condition given holds. ``method`` is
+    matched whatever its case, ``status`` is a code or a class (``4xx``), ``path`` is text the
+    path contains (as kept: a cut path matches on what was kept)."""
+
+    method: str | None = None
+    status: str | None = None
+    path: str | None = None
+
+    @classmethod
+    def of(cls, method: str | None, status: str | None, path: str | None) -> JournalFilter:
+        """The filter a query asks for; an empty value is no condition (a form's blank field)."""
+        status = (status or "").strip().lower() or None
+        if status is not None and not STATUS_FILTER.fullmatch(status):
+            raise ValidationFailed(STATUS_FILTER_RULE)
+        return cls((method or "").strip().upper() or None, status, path or None)
+
+    def matches(self, method: str, path: str, status: int) -> bool:
+        if self.method is not None and method.upper() != self.method:
+            return False
+        if self.status is not None:
+            code = str(status)
+            wanted = code[0] + "xx" if self.status.endswith("xx") else code
+            if wanted != self.status:
+                return False
+        return self.path is None or self.path in path
+
+
+#: The filter that keeps every entry.
+EVERY_ENTRY = JournalFilter()
 
 
 class RequestJournal:
@@ -63,9 +104,18 @@ class RequestJournal:
         with self._lock:
             self._entries.append((request_id, self._now(), method, path, status, kept))
 
-    def recent(self, limit: int) -> list[dict[str, Any]]:
+    def recent(self, limit: int, only: JournalFilter = EVERY_ENTRY) -> list[dict[str, Any]]:
+        """The newest ``limit`` entries ``only`` matches, newest first."""
         with self._lock:
-            newest = list(reversed(self._entries))[:limit]
+            if only == EVERY_ENTRY:
+                newest = list(reversed(self._entries))[:limit]
+            else:
+                newest = []
+                for entry in reversed(self._entries):
+                    if only.matches(entry[2], entry[3], entry[4]):
+                        newest.append(entry)
+                        if len(newest) == limit:
+                            break
         return [
             {
                 "requestId": request_id,

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, render_template
 
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.dashboard import views
-from svc_sandbox.web import sandbox
+from svc_sandbox.web import query_values, sandbox
 
 blueprint = Blueprint("dashboard", __name__, template_folder="templates")
 
@@ -37,6 +37,17 @@ def section_page(section: str = "") -> Response:
     context = views.section(sandbox(), section)
     template = f"dashboard/{section or 'overview'}.html"
     return html(template, sections=views.SECTIONS, current=section, **context)
+
+
+@blueprint.get("/requests")
+def requests_page() -> Response:
+    """The request journal, filtered by the page's query (a refused filter: 400, said beside
+    the form)."""
+    context = views.timed(sandbox(), views.requests(sandbox(), dict(query_values())))
+    status = 400 if context["refusal"] else 200
+    return html(
+        "dashboard/requests.html", status, sections=views.SECTIONS, current="requests", **context
+    )
 
 
 @blueprint.get("/checkouts/<session_id>")

@@ -13,8 +13,12 @@ from typing import Any
 from svc_sandbox.commerce.checkout import LINK_MODES
 from svc_sandbox.commerce.payments import PROVIDER_FAILURE_CODES
 from svc_sandbox.commerce.products import Product
+from svc_sandbox.contract.document import BY_NAME
+from svc_sandbox.control.schemas import JournalQuery
 from svc_sandbox.core.clock import isoformat
-from svc_sandbox.core.errors import NotFound
+from svc_sandbox.core.errors import NotFound, ValidationFailed
+from svc_sandbox.core.journal import EVERY_ENTRY, JOURNAL_ENTRIES
+from svc_sandbox.core.validation import parse, query_integer
 from svc_sandbox.pages.views import money
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.wallet.ledger import Transfer
@@ -265,15 +269,47 @@ def clock(sb: Sandbox) -> dict[str, Any]:
         }
 
 
-def requests(sb: Sandbox) -> dict[str, Any]:
-    return {"requests": sb.journal.recent(ROWS)}
+#: What a journal entry may hold beyond its line, as the Requests page labels it.
+REQUEST_DETAILS = (
+    ("query", "Query"),
+    ("authorization", "Authorization"),
+    ("idempotencyKey", "Idempotency-Key"),
+    ("svcKey", "X-Svc-Key"),
+    ("delaySeconds", "Delayed (seconds)"),
+    ("contentType", "Content-Type"),
+    ("form", "Form"),
+    ("body", "Body"),
+    ("bodyBase64", "Body (base64)"),
+)
+
+
+def requests(sb: Sandbox, asked: dict[str, str] | None = None) -> dict[str, Any]:
+    """The journal's newest entries matching the filter ``asked`` (the page's query: method,
+    status, path; docs/control-plane.md), each with its kept details; a filter refused is said
+    beside the form, with nothing listed."""
+    asked = asked or {}
+    view: dict[str, Any] = {"asked": asked, "refusal": None, "requests": []}
+    try:
+        query = parse(JournalQuery, asked)
+        only, limit = query.only(), query_integer(query.limit, "limit", ROWS, JOURNAL_ENTRIES)
+    except ValidationFailed as refusal:
+        view["refusal"] = refusal.message
+        return view
+    for entry in sb.journal.recent(limit, only):
+        shown = [(label, entry[name]) for name, label in REQUEST_DETAILS if name in entry]
+        view["requests"].append({**entry, "details": shown})
+    view["filtered"] = only != EVERY_ENTRY
+    return view
 
 
 def conformance(sb: Sandbox) -> dict[str, Any]:
-    return {"report": sb.conformance.report()}
+    """Each contract's conformance report (commerce, identity, wallet), by its ``?contract=``
+    name on the control plane."""
+    return {"reports": [(name, sb.recorders[doc].report()) for name, doc in BY_NAME.items()]}
 
 
-#: Each section's view, by its path under /_sandbox/ui.
+#: Each section's view, by its path under /_sandbox/ui (Requests has its own route: it reads
+#: the page's query).
 VIEWS: dict[str, Callable[[Sandbox], dict[str, Any]]] = {
     "": overview,
     "products": products,
@@ -284,7 +320,6 @@ VIEWS: dict[str, Callable[[Sandbox], dict[str, Any]]] = {
     "identity": identity,
     "wallets": wallets,
     "clock": clock,
-    "requests": requests,
     "conformance": conformance,
 }
 

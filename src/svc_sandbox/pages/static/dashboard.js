@@ -124,7 +124,7 @@
   // After a live part was re-rendered under the keyboard: focus goes back to the same control,
   // or, when it is gone (a token just revoked), to the part's heading, never to the page.
   function refocus(node, key) {
-    var same = Array.prototype.find.call(node.querySelectorAll("a[href], button"),
+    var same = Array.prototype.find.call(node.querySelectorAll("a[href], button, summary"),
       function (control) { return keyOf(control) === key; });
     var target = same || headingOf(node);
     if (!target) { return; }
@@ -151,7 +151,14 @@
           // A part the person is typing in is left alone until they leave it.
           if (focused && focused.matches("input, select, textarea")) { return; }
           var key = focused && keyOf(focused);
+          // Disclosures someone opened (a request's details) stay open across the refresh.
+          var opened = Array.prototype.map.call(node.querySelectorAll("details[open][id]"),
+            function (details) { return details.id; });
           node.innerHTML = next.innerHTML;
+          opened.forEach(function (id) {
+            var details = document.getElementById(id);
+            if (details) { details.open = true; }
+          });
           if (focused) { refocus(node, key); }
         });
       })

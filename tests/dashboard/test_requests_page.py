@@ -1,0 +1,78 @@
+"""The dashboard's Requests page: the journal filtered as GET /_sandbox/requests filters it,
+each request with what it sent (query, headers a replay needs, body), shown as text."""
+
+from __future__ import annotations
+
+import re
+
+from flask.testing import FlaskClient
+
+UI_REQUESTS = "/_sandbox/ui/requests"
+
+
+def rows(html: str) -> list[str]:
+    """Each listed request as "METHOD path status"."""
+    found = re.findall(
+        r'<td>([A-Z]+)</td><td class="free-text"><code>([^<]*)</code></td>'
+        r'<td class="num">(\d+)</td>',
+        html,
+    )
+    return [" ".join(row) for row in found]
+
+
+def test_the_page_filters_as_the_control_plane_does_and_keeps_what_was_typed(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    assert svc_http.get("/api/products", headers=auth).status_code == 200
+    assert svc_http.get("/api/nowhere").status_code == 404
+    assert svc_http.post("/api/checkout", json={}, headers=auth).status_code == 400
+    html = svc_http.get(f"{UI_REQUESTS}?method=&status=4xx&path=%2Fapi").get_data(as_text=True)
+    assert rows(html) == ["POST /api/checkout 400", "GET /api/nowhere 404"]
+    assert 'name="status" value="4xx"' in html
+    assert 'name="path" value="/api"' in html
+    html = svc_http.get(f"{UI_REQUESTS}?status=500").get_data(as_text=True)
+    assert rows(html) == []
+    assert "No request matches this filter." in html
+
+
+def test_a_refused_filter_is_said_beside_the_form_and_lists_nothing(svc_http: FlaskClient) -> None:
+    assert svc_http.get("/api/nowhere").status_code == 404
+    response = svc_http.get(f"{UI_REQUESTS}?status=4z")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400
+    message = "status must be a status code such as 404, or a class such as 4xx"
+    assert f'<p class="field-error" id="filter-error" role="alert">{message}</p>' in html
+    status_input = re.search(r'<input id="f-status"[^>]*>', html)
+    assert status_input is not None
+    assert 'aria-invalid="true" aria-describedby="filter-error"' in status_input.group(0)
+    assert 'value="4z"' in status_input.group(0)
+    assert rows(html) == []
+    assert "Nothing shown: the filter was refused." in html
+
+
+def test_what_a_request_sent_is_shown_as_text(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+    """Query, Authorization, Idempotency-Key, Content-Type and the body, escaped: a hostile
+    value is text, never markup."""
+    sent = {**auth, "Idempotency-Key": "key-<b>1</b>"}
+    svc_http.post("/api/checkout?x=<i>", json={"description": "<script>x</script>"}, headers=sent)
+    html = svc_http.get(f"{UI_REQUESTS}?method=POST").get_data(as_text=True)
+    summary = "Query, Authorization, Idempotency-Key, Content-Type, Body"
+    assert re.search(rf'<summary id="show-req_\w+">{summary}</summary>', html)
+    assert "<dt>Query</dt><dd><code>x=&lt;i&gt;</code></dd>" in html
+    assert f"<dt>Authorization</dt><dd><code>{auth['Authorization']}</code></dd>" in html
+    assert "<dt>Idempotency-Key</dt><dd><code>key-&lt;b&gt;1&lt;/b&gt;</code></dd>" in html
+    body = "{&#34;description&#34;: &#34;&lt;script&gt;x&lt;/script&gt;&#34;}"
+    assert f"<dt>Body</dt><dd><pre>{body}</pre></dd>" in html
+    assert "<script>x" not in html and "<b>1" not in html and "<i>" not in html
+
+
+def test_a_form_is_shown_field_by_field(svc_http: FlaskClient) -> None:
+    svc_http.post("/pay/cs_nothing", data={"phone": "0911<u>", "gateway": "telebirr"})
+    html = svc_http.get(f"{UI_REQUESTS}?path=/pay/").get_data(as_text=True)
+    assert "<code>phone</code> = <code>0911&lt;u&gt;</code><br>" in html
+    assert "<code>gateway</code> = <code>telebirr</code><br>" in html
+
+
+def test_a_request_with_nothing_more_says_so(svc_http: FlaskClient) -> None:
+    svc_http.get("/api/nowhere")
+    assert "nothing more" in svc_http.get(UI_REQUESTS).get_data(as_text=True)
