@@ -26,7 +26,7 @@ def pages_with_every_action(
     earn(client, live_auth, 2_000_000)
     withdraw(client, live_auth, 1_500_001)  # in review: Approve and Reject
     assert client.post("/_sandbox/events/trigger", json={"type": "order.completed"}).status_code
-    paths = ["", "/payouts", "/webhooks", "/clock", "/wallets", "/conformance"]
+    paths = ["", "/payouts", "/webhooks", "/clock", "/wallets", "/conformance", "/identity"]
     paths.append(f"/checkouts/{session_id}")
     pages = []
     for path in paths:
@@ -46,7 +46,14 @@ def test_every_destructive_button_asks_first(
                 assert 'data-confirm="' in form, form
                 labels.append(re.search(r">([^<>]+)</button>", form).group(1))  # type: ignore[union-attr]
     clears = {f"Clear the {name} report" for name in ("commerce", "identity", "wallet")}
-    assert set(labels) == {"Revoke", "Reset the sandbox", "Reject", "Fail", *clears}
+    assert set(labels) == {
+        "Revoke",
+        "Reset the sandbox",
+        "Reject",
+        "Fail",
+        "Rotate secret",
+        *clears,
+    }
 
 
 class Actions(HTMLParser):

@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 from playwright.sync_api import Browser, Dialog, Locator, Page, expect
 
+from svc_sandbox.identity.apps import secret_hash
 from svc_sandbox.pages.views import money
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
@@ -241,10 +242,24 @@ def clear_report_case(
     )
 
 
+def rotate_secret_case(
+    api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], sb: Sandbox
+) -> tuple[str, Callable[[Page], Locator], Callable[[], bool]]:
+    app = next(a for a in sb.oauth_apps.all() if a.client_type == "confidential")
+    secret = app.secret_sha256
+    return (
+        f"{UI}/identity",
+        lambda page: page.locator("#apps tr", has_text=app.client_id).get_by_role(
+            "button", name="Rotate secret"
+        ),
+        lambda: sb.oauth_apps.get(app.client_id).secret_sha256 != secret,
+    )
+
+
 @pytest.mark.parametrize(
     "case",
-    [reset_case, revoke_case, reject_case, fail_case, clear_report_case],
-    ids=["reset", "revoke", "reject", "fail", "clear-report"],
+    [reset_case, revoke_case, reject_case, fail_case, clear_report_case, rotate_secret_case],
+    ids=["reset", "revoke", "reject", "fail", "clear-report", "rotate-secret"],
 )
 def test_a_destructive_button_asks_first_and_sends_nothing_when_cancelled(
     page: Page,
@@ -254,7 +269,8 @@ def test_a_destructive_button_asks_first_and_sends_nothing_when_cancelled(
     svc_sandbox: Sandbox,
     case: Destructive,
 ) -> None:
-    """WCAG 3.3.4: reset, revoke, reject, fail and clear act only once the person confirms."""
+    """WCAG 3.3.4: reset, revoke, reject, fail, clear and rotate act only once the person
+    confirms."""
     path, button, done = case(api, auth, live_auth, svc_sandbox)
     before = svc_sandbox.export()
     asked: list[str] = []
@@ -314,6 +330,8 @@ def test_creating_and_revoking_a_token_from_the_overview(page: Page, svc_sandbox
     expect(row.get_by_role("button", name="Revoke")).to_have_count(2)
     tokens = svc_sandbox.orgs.tokens_of(org.id)
     assert len(tokens) == 2
+    created = f"Create token for Sandbox Org: Done. New token: {tokens[-1].token}"
+    expect(page.locator("#orgs-status")).to_have_text(created)  # not only "Done."
     page.once("dialog", lambda dialog: dialog.accept())  # "Revoke the token …?"
     row.get_by_role("button", name="Revoke").last.click()
     expect(row.get_by_role("button", name="Revoke")).to_have_count(1)
@@ -496,3 +514,45 @@ def test_filtering_the_requests_from_the_form(page: Page, api: FlaskClient) -> N
         "status must be a status code such as 404, or a class such as 4xx"
     )
     expect(page.get_by_label("Status")).to_have_value("nope")
+
+
+def test_adding_a_user_then_signing_in_as_them(page: Page, svc_sandbox: Sandbox) -> None:
+    page.goto(f"{UI}/identity")
+    page.get_by_label("Handle").fill("a b")
+    page.get_by_role("button", name="Add user").click()
+    expect(page.locator("#user-handle-error")).to_contain_text("handle must be 2 to 30")
+    assert svc_sandbox.users.by_handle("a b") is None
+    page.get_by_label("Handle").fill("selam")
+    page.get_by_label("Password").fill("selam-pass")
+    page.get_by_label("KYC").select_option("pending")
+    page.get_by_role("button", name="Add user").click()
+    expect(page.locator("#users")).to_contain_text("selam-pass")  # refreshed
+    user = svc_sandbox.users.by_handle("selam")
+    assert user is not None and user.kyc == "pending"
+
+
+def test_disabling_an_app_and_rotating_its_secret(page: Page, svc_sandbox: Sandbox) -> None:
+    app = next(a for a in svc_sandbox.oauth_apps.all() if a.client_type == "confidential")
+    page.goto(f"{UI}/identity")
+    row = page.locator("#apps tr", has_text=app.client_id)
+    row.get_by_role("button", name="Disable").click()
+    expect(row.get_by_role("button", name="Enable")).to_be_visible()
+    assert svc_sandbox.oauth_apps.get(app.client_id).disabled
+    row.get_by_role("button", name="Enable").click()
+    expect(row.get_by_role("button", name="Disable")).to_be_visible()
+    assert not svc_sandbox.oauth_apps.get(app.client_id).disabled
+
+    page.once("dialog", lambda dialog: dialog.accept())  # "Rotate the client secret …?"
+    row.get_by_role("button", name="Rotate secret").click()
+    status = page.locator("#apps-status")
+    expect(status).to_contain_text(f"Rotate secret {app.client_id}: Done. New client secret: ")
+    secret = status.inner_text().rsplit(": ", 1)[1]
+    assert secret_hash(secret) == svc_sandbox.oauth_apps.get(app.client_id).secret_sha256
+
+
+def test_rotating_the_signing_key_from_the_dashboard(page: Page, svc_sandbox: Sandbox) -> None:
+    first = svc_sandbox.signing_keys.active().kid
+    page.goto(f"{UI}/identity")
+    page.get_by_role("button", name="Rotate the signing key").click()
+    expect(page.locator("#keys tbody tr")).to_have_count(2)
+    assert svc_sandbox.signing_keys.active().kid != first

@@ -19,6 +19,7 @@ from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.journal import EVERY_ENTRY, JOURNAL_ENTRIES
 from svc_sandbox.core.validation import parse, query_integer
+from svc_sandbox.identity.users import KYC_STATUSES
 from svc_sandbox.pages.views import money
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.wallet.ledger import Transfer
@@ -221,6 +222,7 @@ def identity(sb: Sandbox) -> dict[str, Any]:
             "users": [u.to_public() for u in sb.users.all()],
             "apps": apps,
             "keys": [k.to_public() for k in sb.signing_keys.keys],
+            "kyc_statuses": KYC_STATUSES,
         }
 
 

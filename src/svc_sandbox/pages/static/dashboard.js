@@ -3,7 +3,8 @@
 // An action's message goes to the <output> beside its button or, for a button inside a live
 // part, to the status area its form names (data-status), outside that part: the refresh never
 // re-renders a message, which stays until the next action. A form with data-confirm (the
-// destructive ones) asks first; cancelled, nothing is sent.
+// destructive ones) asks first; cancelled, nothing is sent. A form with data-shows names that
+// field of the answer in its message (a new token, a rotated secret).
 (function () {
   "use strict";
   var REFRESH_MS = 2000;
@@ -91,7 +92,9 @@
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (body) {
         if (response.ok) {
-          if (output) { say(output, about + "Done.", "ok"); }
+          var shown = form.dataset.shows && body[form.dataset.shows];
+          var done = shown ? "Done. " + form.dataset.showsAs + ": " + shown : "Done.";
+          if (output) { say(output, about + done, "ok"); }
           showRan(body);
           refresh();
         } else {
