@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.scenarios.helpers import write
 
@@ -69,6 +72,28 @@ def test_every_item_has_the_svc_scenario_marker_tagged_or_not(tmp_path: Path) ->
     assert "2 passed" in every.stdout, every.stdout + every.stderr
     tagged = pytest_run(tmp_path, "-m", "not svc_scenario", "scenarios")
     assert "2 deselected" in tagged.stdout, tagged.stdout + tagged.stderr
+
+
+@pytest.mark.parametrize(
+    ("selection", "selected"),
+    [
+        (["-m", "svc_scenario(tag='smoke')"], {"fast", "both"}),
+        (["-m", "svc_scenario(tag='slow') and not svc_scenario(tag='smoke')"], {"slow"}),
+        (["-k", "smoke"], {"fast", "both"}),
+        (["-k", "slow and not smoke"], {"slow"}),
+    ],
+)
+def test_tags_select_scenarios_with_m_and_k(
+    tmp_path: Path, selection: list[str], selected: set[str]
+) -> None:
+    (tmp_path / "scenarios").mkdir()
+    step = "steps:\n  - request: {path: /products}\n    expect: {status: 200}\n"
+    for name, tags in (("fast", "[smoke]"), ("slow", "[slow]"), ("both", "[smoke, slow]")):
+        write(tmp_path / "scenarios", f"{name}.yaml", f"name: {name}\ntags: {tags}\n" + step)
+    write(tmp_path / "scenarios", "plain.yaml", "name: plain\n" + step)
+    listed = pytest_run(tmp_path, "--co", *selection, "scenarios")
+    chosen = set(re.findall(r"^scenarios/\w+\.yaml::(\w+)$", listed.stdout, re.M))
+    assert chosen == selected, listed.stdout + listed.stderr
 
 
 K8S = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"

@@ -43,7 +43,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "svc_scenario(tag): a YAML scenario with this tag")
+    config.addinivalue_line(
+        "markers", "svc_scenario(tag=...): a YAML scenario (with this tag, when it has one)"
+    )
     for folder in config.getoption(OPTION) or []:
         if folder not in config.args:
             config.args.append(folder)
@@ -98,11 +100,14 @@ class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
-        # Every item has the marker (`-m svc_scenario` selects them all), once per tag.
+        # Every item has the marker (`-m svc_scenario` selects them all), once per tag as a
+        # keyword, the one form `-m` matches on (`-m "svc_scenario(tag='smoke')"`); a tag is
+        # also a keyword of the item, so `-k smoke` selects it too.
         if not scenario.tags:
             self.add_marker(pytest.mark.svc_scenario)
         for tag in scenario.tags:
-            self.add_marker(pytest.mark.svc_scenario(tag))
+            self.add_marker(pytest.mark.svc_scenario(tag=tag))
+        self.extra_keyword_matches.update(scenario.tags)
 
     def runtest(self) -> None:
         from svc_sandbox.scenarios.runner import Runner
