@@ -528,16 +528,16 @@ def test_an_export_leaves_the_attempt_journal_as_it_was() -> None:
 def test_a_document_that_fails_while_applied_leaves_every_part_as_it_was(
     svc_http: FlaskClient, busy: dict[str, Any]
 ) -> None:
-    """The format cannot say everything: the id source refuses a Mersenne Twister position
-    past 624, and it is applied after every service. The services already replaced are put
-    back, so the state stays byte for byte."""
+    """The id source's Mersenne Twister position past 624 was found only as the document was
+    applied, after every service ("could not be applied: ValueError('invalid state')"); it
+    is refused with the rest now, naming it, and no service changes."""
     before = svc_http.get("/_sandbox/state").data
     document = copy.deepcopy(busy)
     services(document)["products"]["products"][0]["title"] = "Changed"
     document["ids"]["state"][1][-1] = 1000
     response = svc_http.put("/_sandbox/state", json=document)
     assert response.status_code == 400
-    assert "could not be applied" in response.json["error"]  # type: ignore[index]
+    assert response.json["error"].startswith("state document: ids.state[1][624] is 1000")  # type: ignore[index]
     assert_unharmed(svc_http, before)
 
 
@@ -769,6 +769,7 @@ ATTEMPTS: list[tuple[str, Edit2, str]] = [
                     "number": scheduled_attempt(d)["attempt"],
                 }
             )
+            or services(d)["webhookDeliveries"].update(dueSeq=99)
             or d
         ),
         "payload.attempt repeats delivery 'whd_",
@@ -781,6 +782,16 @@ IDS: list[tuple[str, Edit2, str]] = [
         "the all-zero Mersenne Twister state",
         lambda d: d["ids"].update(state=[3, [0] * 624 + [624], None]) or d,
         "ids.state is a degenerate generator state: its next draws repeat",
+    ),
+    (
+        "a position past the generator's words (was 'ValueError('invalid state')')",
+        lambda d: d["ids"]["state"][1].__setitem__(624, 700) or d,
+        "ids.state[1][624] is 700, which must be 0 to 624",
+    ),
+    (
+        "a seed that is a float (was 'ids.seed.int must be an integer')",
+        lambda d: d["ids"].update(seed=1.5) or d,
+        "ids.seed must be an integer or a string",
     ),
     (
         "a state whose words are all zero past its position",
@@ -836,6 +847,11 @@ DIGESTS: list[tuple[str, Edit2, str]] = [
         "a user's password digest in upper case",
         set_first("users.users", password_sha256="AB" * 32),
         f"services.users.users[0].password_sha256 is '{'AB' * 32}', {SHA256_WORDS}",
+    ),
+    (
+        "a user without its password digest (imported as '', and its export refused)",
+        lambda d: first(d, "users.users").pop("password_sha256") and d,
+        "services.users.users[0].password_sha256 is missing: it must be 64 lowercase hex",
     ),
     (
         "a user's password digest in other characters (sign-in 500 after)",
@@ -902,6 +918,31 @@ COUNTERS: list[tuple[str, Edit2, str]] = [
         "the scheduler's sequence number at 2^63 - 1",
         lambda d: d["scheduler"].update(seq=INT64_MAX) or d,
         f"scheduler.seq {PAST_COUNT}",
+    ),
+    (
+        "the scheduler's sequence number below an entry's (the next checkout takes seq 1 again)",
+        lambda d: d["scheduler"].update(seq=0) or d,
+        "scheduler.seq is 0, below scheduler.entries[0].seq",
+    ),
+    (
+        "two due webhook attempts of one seq (an attempt out is kept by its seq)",
+        lambda d: (
+            services(d)["webhookDeliveries"]["due"].append(
+                {**services(d)["webhookDeliveries"]["due"][0], "number": 5}
+            )
+            or d
+        ),
+        "services.webhookDeliveries.due[1].seq repeats",
+    ),
+    (
+        "the orders' sequence number below an order's",
+        lambda d: services(d)["orders"].update(seq=0) or d,
+        "services.orders.seq is 0, below services.orders.orders[0].seq",
+    ),
+    (
+        "the due webhook attempts' sequence number below a due attempt's",
+        lambda d: services(d)["webhookDeliveries"].update(dueSeq=0) or d,
+        "services.webhookDeliveries.dueSeq is 0, below services.webhookDeliveries.due[0].seq",
     ),
     (
         "the orders' sequence number at 2^63 - 1",

@@ -301,19 +301,20 @@ class Sandbox:
     def now(self) -> datetime:
         return self.clock.now()
 
-    def advance(self, delta: timedelta) -> list[RanEntry]:
-        """Moves the clock forward, running due work in due-time order, each at its due time."""
+    def advance(self, delta: timedelta, field: str = "duration") -> list[RanEntry]:
+        """Moves the clock forward, running due work in due-time order, each at its due time.
+        A refusal names ``field``, what the caller sent the duration as."""
         if not isinstance(delta, timedelta):
-            raise ValidationFailed(f"duration must be a timedelta, not {type(delta).__name__}")
+            raise ValidationFailed(f"{field} must be a timedelta, not {type(delta).__name__}")
         if delta < timedelta(0):
-            raise ValidationFailed("duration must not be negative")
+            raise ValidationFailed(f"{field} must not be negative")
         if delta > MAX_ADVANCE:
-            raise ValidationFailed(f"duration must be at most {MAX_ADVANCE.days} days")
+            raise ValidationFailed(f"{field} must be at most {MAX_ADVANCE.days} days")
         with self._moving:
             with self.lock:
                 # The clock keeps milliseconds (core/clock.py): a finer part is cut.
                 target = to_millisecond(self.clock.now() + delta)
-                target = self._bounded(target, "the clock after this advance")
+                target = self._bounded(target, f"{field} takes the clock too far: it")
             return self._move_to(target)
 
     def delay_request(

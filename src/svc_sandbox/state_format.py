@@ -34,6 +34,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -381,9 +382,16 @@ RandomState = tuple[
 ]
 
 
+def _seed_type(value: Any) -> Any:
+    """One message for the union (pydantic names each member: ``ids.seed.int must be ...``)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError("must be an integer or a string (the seed the state was made from)")
+    return value
+
+
 class Ids(BaseModel):
     model_config = _STRICT
-    seed: StrictInt | StrictStr
+    seed: Annotated[StrictInt | StrictStr, BeforeValidator(_seed_type)]
     state: Annotated[RandomState, Field(strict=False)]  # a JSON array, read as the tuple
 
 
@@ -457,6 +465,7 @@ def validate(document: Any, payloads: Mapping[str, Any]) -> None:
     except PydanticValidationError as exc:
         raise ValidationFailed("state document: " + describe(dict(exc.errors()[0]))) from None
     _check_ids(document)
+    _check_counters(document)
     _check_unique(document)
     _check_shapes(document)
     _check_user_names(document)
@@ -471,6 +480,36 @@ def _check_ids(document: dict[str, Any]) -> None:
         raise ValidationFailed(f"state document: ids.{problem}")
 
 
+#: Each counter of the document (the last sequence number given) and the lists whose records
+#: it numbered: the next record made takes counter + 1.
+_COUNTERS = (
+    (("scheduler",), "seq", ("entries",)),
+    (("services", "orders"), "seq", ("orders",)),
+    (("services", "products"), "seq", ("products",)),
+    (("services", "payouts"), "seq", ("withdrawals",)),
+    (("services", "wallets"), "seq", ("entries", "transfers")),
+    (("services", "webhookDeliveries"), "dueSeq", ("due",)),
+)
+
+
+def _check_counters(document: dict[str, Any]) -> None:
+    """A counter below a record's ``seq`` would number the next records as ones already held:
+    two queue entries of one due time and seq run in no creation order, two orders tie."""
+    for where, counter, lists in _COUNTERS:
+        section = document
+        for name in where:
+            section = section[name]
+        path = ".".join(where)
+        for name in lists:
+            for index, record in enumerate(section[name]):
+                if record["seq"] > section[counter]:
+                    raise ValidationFailed(
+                        f"state document: {path}.{counter} is {section[counter]}, below "
+                        f"{path}.{name}[{index}].seq {record['seq']}: it must be at least the "
+                        "largest seq of its records (the next one made takes it + 1)"
+                    )
+
+
 def _check_shapes(document: dict[str, Any]) -> None:
     """Each field of ``SHAPES`` (state_shapes.py) as the API makes and takes it."""
     services = document["services"]
@@ -479,12 +518,16 @@ def _check_shapes(document: dict[str, Any]) -> None:
         fields = [f for (kind, f) in SHAPES if kind is cls]
         for index, record in enumerate(services[section][name]):
             for field in fields:
-                value = record.get(field)
+                # A field left out takes its record's default, which must fit as well (a
+                # user without password_sha256 imported with "", and its export did not).
+                given = field in record
+                value = record[field] if given else _default_of(cls, field)
                 problem = SHAPES[cls, field].problem(value) if value is not None else None
                 if problem:
+                    what = f"is {shown(value)}, which" if given else "is missing: it"
                     raise ValidationFailed(
-                        f"state document: services.{section}.{name}[{index}].{field} is "
-                        f"{shown(value)}, which {problem} (the shape the API makes and takes)"
+                        f"state document: services.{section}.{name}[{index}].{field} {what} "
+                        f"{problem} (the shape the API makes and takes)"
                     )
     for org, product in services["checkout"]["placeholders"].items():
         if not is_object_id(product):
@@ -492,6 +535,17 @@ def _check_shapes(document: dict[str, Any]) -> None:
                 f"state document: services.checkout.placeholders[{shown(org)}] is "
                 f"{shown(product)}, which must be {OBJECT_ID_SHAPE} (a product id)"
             )
+
+
+def _default_of(cls: type, field: str) -> Any:
+    """The default a record of ``cls`` gives ``field`` when the document leaves it out."""
+    for found in dataclasses.fields(cls):
+        if found.name == field:
+            if found.default is not dataclasses.MISSING:
+                return found.default
+            if found.default_factory is not dataclasses.MISSING:
+                return found.default_factory()
+    return None
 
 
 def check_attempts(document: dict[str, Any], max_attempts: int) -> None:
@@ -648,6 +702,8 @@ _ALSO_UNIQUE: dict[type, tuple[tuple[str, ...], ...]] = {
     AuthCode: (("grant_id",),),
     # customers are upserted per (organization, environment, email) (commerce/customers.py)
     Customer: (("org_id", "environment", "email"),),
+    # an attempt out is kept by its seq until its outcome (webhooks/delivery.py ``sending``)
+    DueAttempt: (("seq",),),
 }
 _FOLDED: dict[tuple[type, str], Callable[[str], str]] = {(Customer, "email"): email_key}
 

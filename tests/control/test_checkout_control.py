@@ -30,6 +30,27 @@ def test_checkout_links_create_list_and_deactivate(
     assert updated.json["active"] is False  # type: ignore[index]
 
 
+def test_null_clears_a_links_success_url_and_metadata_and_is_refused_elsewhere(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A successUrl set once could never be removed (null was read as "not sent")."""
+    org = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    product = published(svc_http, auth)
+    body = {"productIds": [product["_id"]], "successUrl": "https://shop.example/ok"}
+    link = svc_http.post(
+        f"/_sandbox/orgs/{org}/checkout-links", json={**body, "metadata": {"a": "b"}}
+    ).json
+    url = f"/_sandbox/checkout-links/{link['id']}"  # type: ignore[index]
+    assert svc_http.patch(url, json={"successUrl": None}).json["successUrl"] is None  # type: ignore[index]
+    assert svc_http.patch(url, json={"metadata": None}).json["metadata"] == {}  # type: ignore[index]
+    for field in ("active", "productIds"):
+        refused = svc_http.patch(url, json={field: None})
+        assert refused.status_code == 400
+        assert refused.json["error"] == f"{field} must not be null"  # type: ignore[index]
+    kept = svc_http.patch(url, json={}).json
+    assert (kept["successUrl"], kept["metadata"], kept["active"]) == (None, {}, True)  # type: ignore[index]
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

@@ -127,6 +127,20 @@ def test_bad_control_bodies_answer_400_naming_the_field(
     assert svc_http.get("/_sandbox/state").json == before
 
 
+@pytest.mark.parametrize("field", ["name", "environment", "developerMode", "kyc", "redirectUrls"])
+def test_patch_org_refuses_null_where_it_would_change_nothing(
+    svc_http: FlaskClient, field: str
+) -> None:
+    """It answered 200 and changed nothing (a client clearing redirectUrls believed it had);
+    only customFeeRate takes null (back to the platform default)."""
+    org_id = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.patch(f"/_sandbox/orgs/{org_id}", json={field: None})
+    assert response.status_code == 400
+    assert response.json == {"error": f"{field} must not be null", "code": "validation_failed"}
+    assert svc_http.get("/_sandbox/state").data == before
+
+
 def test_patch_org_bad_fee_rate_and_unknown_org(svc_http: FlaskClient) -> None:
     org_id = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
     bad = svc_http.patch(f"/_sandbox/orgs/{org_id}", json={"customFeeRate": 2})

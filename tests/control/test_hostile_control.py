@@ -77,6 +77,26 @@ def test_clock_set_outside_1970_to_9000_is_a_400(svc_http: FlaskClient, instant:
     assert_unharmed(svc_http, before)
 
 
+@pytest.mark.parametrize(
+    ("body", "field"), [({"duration": "2h"}, "duration"), ({"seconds": 7200}, "seconds")]
+)
+def test_an_advance_past_9000_names_what_was_sent(
+    svc_http: FlaskClient, body: dict[str, Any], field: str
+) -> None:
+    """It said "the clock after this advance must be between ...", naming no field."""
+    moved = svc_http.post("/_sandbox/clock/set", json={"now": "8999-12-31T23:00:00Z"})
+    assert moved.status_code == 200
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.post("/_sandbox/clock/advance", json=body)
+    assert response.status_code == 400
+    assert response.json == {  # type: ignore[index]
+        "error": f"{field} takes the clock too far: it must be between "
+        "1970-01-01T00:00:00.000Z and 9000-01-01T00:00:00.000Z",
+        "code": "validation_failed",
+    }
+    assert_unharmed(svc_http, before)
+
+
 def test_a_fast_clock_stops_at_the_end_of_time_and_every_route_still_answers() -> None:
     """A scaled clock set just before year 9000 runs past it within milliseconds: it stops
     there, so stamping, scheduling and polling never overflow."""

@@ -148,16 +148,17 @@ class CheckoutConfigService(Service):
         *,
         active: bool | None = None,
         metadata: dict[str, str] | None = None,
-        success_url: str | None = None,
+        success_url: str | None | bool = False,
         product_refs: list[str] | None = None,
     ) -> CheckoutLink:
+        """Changes what is given; ``success_url=None`` removes it, ``False`` leaves it as is."""
         link = found(self.links.get(link_id), f"checkout link {link_id} not found")
         product_ids = None if product_refs is None else self._product_ids(link.org_id, product_refs)
         if active is not None:
             link.active = active
         if metadata is not None:
             link.metadata = dict(metadata)
-        if success_url is not None:
+        if not isinstance(success_url, bool):
             link.success_url = success_url
         if product_ids is not None:
             link.product_ids = product_ids

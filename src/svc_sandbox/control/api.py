@@ -112,7 +112,7 @@ def advance_clock() -> Response:
     field, raw = (
         ("seconds", body.seconds) if body.seconds is not None else ("duration", body.duration)
     )
-    return json_response(clock_report(sandbox().advance(parse_duration(raw, field))))
+    return json_response(clock_report(sandbox().advance(parse_duration(raw, field), field)))
 
 
 @blueprint.post("/clock/set")

@@ -145,11 +145,12 @@ def list_checkout_links(org_id: str) -> Response:
 @blueprint.patch("/checkout-links/<link_id>")
 def update_checkout_link(link_id: str) -> Response:
     body = parse_body(CheckoutLinkUpdateBody)
+    sent = body.model_fields_set  # null clears successUrl and metadata; left out: unchanged
     link = sandbox().checkout_config.update_link(
         link_id,
         active=body.active,
-        metadata=link_metadata(body.metadata),
-        success_url=body.successUrl,
+        metadata=(link_metadata(body.metadata) or {}) if "metadata" in sent else None,
+        success_url=body.successUrl if "successUrl" in sent else False,
         product_refs=body.productIds,
     )
     return json_response(link.to_public())

@@ -15,7 +15,7 @@ from pydantic import (
     StrictStr,
 )
 
-from svc_sandbox.commerce.schemas import SuccessUri
+from svc_sandbox.commerce.schemas import NoNulls, SuccessUri
 
 
 class Strict(BaseModel):
@@ -55,7 +55,10 @@ class CheckoutLinkBody(Strict):
     name: Annotated[StrictStr, Field(min_length=1, max_length=120)] | None = None
 
 
-class CheckoutLinkUpdateBody(Strict):
+class CheckoutLinkUpdateBody(NoNulls):
+    #: null clears these (no Continue link once paid; no metadata); elsewhere it is refused.
+    nullable = frozenset({"successUrl", "metadata"})
+
     productIds: Annotated[list[StrictStr], Field(min_length=1, max_length=100)] | None = None
     metadata: Any = None
     successUrl: SuccessUri | None = None

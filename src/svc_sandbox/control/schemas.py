@@ -15,7 +15,7 @@ from pydantic import (
     StrictStr,
 )
 
-from svc_sandbox.commerce.schemas import Uri
+from svc_sandbox.commerce.schemas import NoNulls, Uri
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.journal import JournalFilter
 from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
@@ -60,7 +60,11 @@ class OrganizationCreateBody(Strict):
     withToken: StrictBool = True
 
 
-class OrganizationUpdateBody(Strict):
+class OrganizationUpdateBody(NoNulls):
+    #: null is refused (it changed nothing and answered 200) except the fee rate's, which
+    #: goes back to the platform default.
+    nullable = frozenset({"customFeeRate"})
+
     name: Annotated[StrictStr, Field(min_length=1, max_length=120)] | None = None
     environment: Environment | None = None
     developerMode: StrictBool | None = None

@@ -157,8 +157,11 @@ def degenerate_problem(state: list[Any]) -> str | None:
     probe = random.Random()
     try:
         probe.setstate((version, tuple(internal), gauss))
-    except ValueError:
-        return None  # a position past the words: refused as the document is applied
+    except ValueError:  # version and length are the format's: the position is past the words
+        return (
+            f"state[1][624] is {internal[-1]}, which must be 0 to 624 (the generator's position "
+            "among its words: take one from an export)"
+        )
     draws = {probe.getrandbits(96) for _ in range(_PROBE_DRAWS)}
     if len(draws) < _PROBE_DRAWS:
         return (
