@@ -3,12 +3,16 @@ closed it while idle; in-process receivers get the very bytes and headers HTTP o
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.webhooks.sender import Sender
 from svc_sandbox.webhooks.signing import SIGNATURE_HEADER, verify
 from tests.webhooks.receiver import KeepAliveReceiver
 
@@ -100,3 +104,63 @@ def test_a_failing_in_process_receiver_is_retried_on_the_schedule(svc_sandbox: S
     assert attempts[1].error == "connection_error"
     assert "receiver bug" in attempts[1].message
     assert len(set(calls)) == 6  # each attempt signed at its own due time
+
+
+class ClosesAsTheSecondPostArrives:
+    """A keep-alive receiver whose idle timeout runs out just as the next POST arrives: it
+    answers the first request of each connection, and closes the connection on reading the
+    second (the race a receiver with a short keep-alive timeout, Node's 5 s, hits)."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/hooks"
+        self.connections = 0
+        self.answered: list[bytes] = []
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return  # closed
+            self.connections += 1
+            threading.Thread(target=self.answer, args=(conn,), daemon=True).start()
+
+    def answer(self, conn: socket.socket) -> None:
+        with conn, conn.makefile("rb") as reader:
+            self.answered.append(read_request(reader))
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            reader.readline()  # the next request begins: the idle timeout has run out
+            # closed without a byte of answer (with unread bytes: the peer sees a reset)
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def read_request(reader: Any) -> bytes:
+    length = 0
+    while (line := reader.readline()) not in (b"\r\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return bytes(reader.read(length))
+
+
+def test_a_post_on_a_connection_the_receiver_closes_as_it_arrives_goes_again_on_a_new_one() -> None:
+    """The outcome hung on wall-clock timing: the same requests failed about one time in 16
+    against a receiver with a 0.2 s keep-alive timeout ("closed the connection without
+    answering", then a retry an hour of sandbox time later)."""
+    receiver = ClosesAsTheSecondPostArrives()
+    sender = Sender()
+    try:
+        outcomes = [
+            sender.post(receiver.url, b'{"n": %d}' % n, {"Content-Type": "application/json"}, 5)
+            for n in range(3)
+        ]
+    finally:
+        sender.close()
+        receiver.close()
+    assert [o.status_code for o in outcomes] == [200, 200, 200], [o.message for o in outcomes]
+    assert receiver.answered == [b'{"n": 0}', b'{"n": 1}', b'{"n": 2}']  # each answered once
+    assert receiver.connections == 3

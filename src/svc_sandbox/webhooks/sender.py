@@ -4,8 +4,9 @@ A 2xx status line and headers within the timeout is a success; the body of the a
 for the journal's snippet (and to keep the connection) but not required. The timeout is one
 deadline for the whole attempt, counted from before the POST goes out: a receiver that drips
 its answer a byte at a time cannot stretch it. ``Sender`` keeps a keep-alive connection per
-receiver origin (a connection the receiver closed while idle is replaced before use, never
-retried after a request went out; one whose answer was not read whole is closed), at most
+receiver origin (a connection the receiver closed while idle is replaced before use; a POST
+on a reused one closed without a byte of answer goes once more on a new one, nothing else
+is sent twice; one whose answer was not read whole is closed), at most
 ``MAX_IDLE_CONNECTIONS`` of them and none idle for longer than ``IDLE_SECONDS``, and calls
 in-process receivers (``inprocess:`` endpoints). Anything else is a failure with a reason:
 another status (a redirect is not followed), a refused or reset connection, an answer that is
@@ -149,6 +150,30 @@ class Sender:
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         if parts.username is not None:  # https://user:pass@host/hooks: Basic auth (as Stripe)
             headers = {**headers, "Authorization": basic_credentials(parts)}
+        if connection is not None:
+            try:
+                return self._send(key, connection, releases, url, target, body, headers, deadline)
+            except (ConnectionResetError, BrokenPipeError):
+                # A reused connection closed without a byte of answer: the receiver's idle
+                # timeout ran out as the POST went out, so it closed rather than read it.
+                # Sent once more on a new connection, as Go's HTTP client does; an outcome
+                # that hung on when the receiver timed out would depend on wall-clock timing.
+                pass
+        return self._send(key, None, releases, url, target, body, headers, deadline)
+
+    def _send(
+        self,
+        key: Origin,
+        connection: _Connection | None,
+        releases: int,
+        url: str,
+        target: str,
+        body: bytes,
+        headers: dict[str, str],
+        deadline: float,
+    ) -> Answer:
+        """One POST on ``connection`` (None: a new one), kept for reuse if answered whole."""
+        timeout = max(deadline - monotonic(), 0.001)
         reusable = False
         try:
             if connection is None:
