@@ -149,3 +149,10 @@ def test_a_journal_filter_it_cannot_read_is_400_naming_it(query: str, message: s
     response = journal_client().get(f"/_sandbox/requests?{query}")
     assert response.status_code == 400
     assert response.json == {"error": message, "code": "validation_failed"}
+
+
+def test_a_reset_starts_the_journal_over_with_the_reset_itself() -> None:
+    client = journal_client()
+    assert client.post("/_sandbox/reset", json={}).status_code == 200
+    items = client.get("/_sandbox/requests").json["items"]  # type: ignore[index]
+    assert [(item["method"], item["path"]) for item in items] == [("POST", "/_sandbox/reset")]
