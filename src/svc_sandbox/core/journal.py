@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from svc_sandbox.core.clock import isoformat
@@ -107,15 +108,8 @@ class RequestJournal:
     def recent(self, limit: int, only: JournalFilter = EVERY_ENTRY) -> list[dict[str, Any]]:
         """The newest ``limit`` entries ``only`` matches, newest first."""
         with self._lock:
-            if only == EVERY_ENTRY:
-                newest = list(reversed(self._entries))[:limit]
-            else:
-                newest = []
-                for entry in reversed(self._entries):
-                    if only.matches(entry[2], entry[3], entry[4]):
-                        newest.append(entry)
-                        if len(newest) == limit:
-                            break
+            kept = (e for e in reversed(self._entries) if only.matches(e[2], e[3], e[4]))
+            newest = list(islice(kept, limit))
         return [
             {
                 "requestId": request_id,

@@ -43,7 +43,8 @@ def section_page(section: str = "") -> Response:
 def requests_page() -> Response:
     """The request journal, filtered by the page's query (a refused filter: 400, said beside
     the form)."""
-    context = views.timed(sandbox(), views.requests(sandbox(), dict(query_values())))
+    sb = sandbox()
+    context = views.timed(sb, views.requests(sb, dict(query_values())))
     status = 400 if context["refusal"] else 200
     return html(
         "dashboard/requests.html", status, sections=views.SECTIONS, current="requests", **context
