@@ -2,19 +2,22 @@
 
 A rule matches by method, a path pattern (shell-style: ``/api/checkout/*``), and the
 organization of the request's bearer token; it holds for ``count`` requests or until cleared.
-How a request waits depends on the clock (``Sandbox.delay``): on a frozen clock the sandbox
-clock advances by the delay (what falls due on the way runs first) and the answer comes at
-once in wall time; on a real or scaled clock the request waits that long in wall time
-(divided by a scaled clock's factor) while the sandbox clock flows on, holding a server
-worker thread: at most ``waiting_limit(threads)`` requests wait at once, and one that would
-wait beyond them is answered without its delay (``SKIPPED_HEADER``), so the control plane and
-undelayed requests always find a worker. The control plane (``/_sandbox``) is never delayed,
-so a fault can always be cleared.
+How a request waits depends on the clock (``Sandbox.delay_request``): on a frozen clock the
+sandbox clock advances by the delay (what falls due on the way runs first; the webhook
+attempts due wait for an explicit advance or flush) and the answer comes at once in wall time;
+on a real or scaled clock the request waits that long in wall time (divided by a scaled
+clock's factor) while the sandbox clock flows on, holding a server worker thread: at most
+``waiting_limit(threads)`` requests wait at once, and one that would wait beyond them is
+answered without its delay (``SKIPPED_HEADER``), so the control plane and undelayed requests
+always find a worker. Removing the rule that delayed a waiting request (one rule, all of them,
+a reset, an import, stopping) ends its wait at once. The control plane (``/_sandbox``) is
+never delayed, so a fault can always be cleared.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
@@ -81,6 +84,16 @@ class LatencyRule:
         }
 
 
+@dataclass(frozen=True)
+class Delay:
+    """What a rule makes a request wait, and which rule (removing it ends the wait)."""
+
+    rule_id: str
+    length: timedelta
+    #: Set when the rule goes while a request waits it out (``LatencyFaults.wait``).
+    ended: threading.Event = field(default_factory=threading.Event, compare=False)
+
+
 class LatencyFaults(FaultRules[LatencyRule]):
     record = LatencyRule
     noun = "latency fault"
@@ -88,6 +101,40 @@ class LatencyFaults(FaultRules[LatencyRule]):
     def __init__(self, ctx: ServiceContext, orgs: OrganizationService) -> None:
         super().__init__(ctx)
         self.orgs = orgs
+        #: The delays being waited out in wall time now (not state: a wait is a thread's).
+        self._waits: list[Delay] = []
+
+    def wait(self, delay: Delay, seconds: float) -> None:
+        """Waits ``seconds`` of wall time, or until ``delay``'s rule is removed."""
+        with self.lock:
+            self._waits.append(delay)
+        try:
+            delay.ended.wait(seconds)
+        finally:
+            with self.lock:
+                self._waits.remove(delay)
+
+    @locked
+    def end_waits(self, rule_id: str | None = None) -> None:
+        """Ends the waits of ``rule_id`` (None: every wait)."""
+        for delay in self._waits:
+            if rule_id is None or delay.rule_id == rule_id:
+                delay.ended.set()
+
+    @locked
+    def remove(self, rule_id: str) -> LatencyRule:
+        rule = super().remove(rule_id)
+        self.end_waits(rule_id)
+        return rule
+
+    @locked
+    def clear(self) -> None:
+        super().clear()
+        self.end_waits()
+
+    def restore(self, data: dict[str, Any]) -> None:
+        super().restore(data)
+        self.end_waits()
 
     @locked
     def add(self, raw: Any) -> LatencyRule:
@@ -139,7 +186,7 @@ class LatencyFaults(FaultRules[LatencyRule]):
     @locked
     def take(
         self, method: str, path: str, token: str | None, *, count: bool = True
-    ) -> timedelta | None:
+    ) -> Delay | None:
         """The delay of this request (the first matching rule's), if any, counted (``applied``,
         ``count``) unless ``count`` is False: a request answered without its delay was not
         delayed."""
@@ -152,5 +199,5 @@ class LatencyFaults(FaultRules[LatencyRule]):
                 if count:
                     rule.applied += 1
                     self.count_down(rule)
-                return timedelta(seconds=rule.delay_seconds)
+                return Delay(rule.id, timedelta(seconds=rule.delay_seconds))
         return None

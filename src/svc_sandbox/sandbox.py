@@ -41,7 +41,6 @@ from svc_sandbox.core.clock import (
     parse_instant,
     to_millisecond,
     wall_now,
-    wall_sleep,
 )
 from svc_sandbox.core.collector import collector_paused
 from svc_sandbox.core.context import ServiceContext
@@ -321,27 +320,42 @@ class Sandbox:
         self, method: str, path: str, token: str | None
     ) -> tuple[timedelta | None, bool]:
         """Applies the latency fault (latency.py) to a request about to be handled; the delay
-        it applied (None: none) and whether its delay was skipped. A frozen clock advances by
-        the delay (running what falls due); a real or scaled clock waits it out in wall time
-        (divided by the factor), holding the request's server worker: beyond
-        ``waiting_limit(threads)`` waiting at once, a request is answered without its delay
-        and the rule does not count it."""
+        it applied (None: none) and whether its delay was skipped. A frozen clock moves on by
+        the delay, running what falls due but sending no webhook (``_pass_time``); a real or
+        scaled clock waits it out in wall time (divided by the factor), holding the request's
+        server worker: beyond ``waiting_limit(threads)`` waiting at once, a request is
+        answered without its delay and the rule does not count it."""
         if self.clock.mode is ClockMode.FROZEN:
             delay = self.latency.take(method, path, token)
-            if delay:
-                self.advance(delay)
-            return delay or None, False
+            if delay is None:
+                return None, False
+            if delay.length:
+                self._pass_time(delay.length)
+            return delay.length, False
         if self.latency.take(method, path, token, count=False) is None:
             return None, False
         if not self._waiting.acquire(blocking=False):
             return None, True
         try:  # taken again, counted: the rule may have run out or gone meanwhile
             delay = self.latency.take(method, path, token)
-            if delay:
-                wall_sleep(delay.total_seconds() / self.clock.factor)
+            if delay is not None:
+                self.latency.wait(delay, delay.length.total_seconds() / self.clock.factor)
         finally:
             self._waiting.release()
-        return delay or None, False
+        return (delay.length if delay is not None else None), False
+
+    def _pass_time(self, delay: timedelta) -> None:
+        """Moves a frozen clock on by ``delay`` for an API request, running the work due on
+        the way, each entry at its due time. Unlike ``advance`` it sends no webhook (an API
+        request never does: the attempts that fall due wait for the next explicit advance,
+        set, run-due or flush) and it does not wait for an explicit call that is sending (its
+        receiver may be the one making this request). Entries run under the lock, so a walk
+        of the control plane going on meanwhile still runs everything in due order; the
+        clock only ever moves forward. Past the clock's last instant it stays where it is."""
+        with self.lock:
+            target = to_millisecond(self.clock.now() + delay)
+        if out_of_range(target) is None:
+            self._move_to(target, background=True, send=False)
 
     @staticmethod
     def _bounded(instant: datetime, what: str) -> datetime:
@@ -402,22 +416,25 @@ class Sandbox:
         elif self._moving_in_background:
             self.run_due(background=True)
 
-    def _move_to(self, target: datetime, background: bool = False) -> list[RanEntry]:
+    def _move_to(
+        self, target: datetime, background: bool = False, send: bool = True
+    ) -> list[RanEntry]:
         """Runs due work up to ``target``; when an entry leaves after-work ready (a webhook
         attempt due), the clock stops after the entries due at that same instant, the lock
         is let go while the after-work runs, and then the walk goes on. So a retry scheduled
         by a failed attempt runs in its turn, before later entries. The lock is also let go
         after every ``ADVANCE_BATCH`` entries (the clock then reads the last one's due time),
         so a long advance never stalls other requests; the order stays the due order.
+        ``send=False`` runs the due work only: the after-work (sending) is left for later.
 
         The cyclic garbage collector is paused meanwhile (for the process): a warp makes and
         drops records by the hundred thousand, none in a cycle, and the collections they
         triggered walked the whole state (a tenth of a 24 h warp of 10,000 sessions, a fifth
         at 100,000); what a receiver or a request leaves in cycles is collected after."""
         with collector_paused():
-            return self._walk_to(target, background)
+            return self._walk_to(target, background, send)
 
-    def _walk_to(self, target: datetime, background: bool) -> list[RanEntry]:
+    def _walk_to(self, target: datetime, background: bool, send: bool) -> list[RanEntry]:
         ran: list[RanEntry] = []
         generation = self.generation
         while True:
@@ -437,7 +454,8 @@ class Sandbox:
             if more and not paused:
                 let_others_in()
                 continue
-            self._after_work(background)
+            if send:
+                self._after_work(background)
             if not paused or (not step and self._work_pending()):
                 self._prune_expired()
                 return ran
@@ -496,6 +514,7 @@ class Sandbox:
 
     def stop(self) -> None:
         self._stop.set()
+        self.latency.end_waits()  # a delayed request must not hold the server's exit up
         self.dispatcher.stop()
         if self._ticker is not None:
             self._ticker.join(timeout=5)

@@ -467,6 +467,72 @@ def test_delayed_requests_on_a_real_clock_leave_workers_for_the_control_plane() 
         server.close()
 
 
+def _end_rule(http: FlaskClient, rule_id: str) -> None:
+    assert http.delete(f"/_sandbox/faults/latency/{rule_id}", json={}).status_code == 200
+
+
+def _end_every_rule(http: FlaskClient, rule_id: str) -> None:
+    assert http.delete("/_sandbox/faults/latency", json={}).status_code == 200
+
+
+def _reset(http: FlaskClient, rule_id: str) -> None:
+    assert http.post("/_sandbox/reset", json={}).status_code == 200
+
+
+def _import(http: FlaskClient, rule_id: str) -> None:
+    document = http.get("/_sandbox/state").json
+    document["services"]["latencyFaults"]["rules"] = []
+    assert http.put("/_sandbox/state", json=document).status_code == 200
+
+
+def _stop(sandbox: Sandbox) -> Any:
+    return lambda http, rule_id: sandbox.stop()
+
+
+@pytest.mark.parametrize("end", ["one rule", "every rule", "reset", "import", "stop"])
+def test_removing_the_rule_ends_the_wait_of_requests_it_delays(end: str) -> None:
+    """A request waiting out an hour on a real clock is answered as soon as its rule goes (it
+    used to wait the hour); a request of another rule still waits."""
+    sandbox = Sandbox(clock_mode="real", seed=1)
+    http = create_app(sandbox).test_client()
+    auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
+    ending = {
+        "one rule": _end_rule,
+        "every rule": _end_every_rule,
+        "reset": _reset,
+        "import": _import,
+        "stop": _stop(sandbox),
+    }[end]
+    rules = [
+        http.post("/_sandbox/faults/latency", json={"path": path, "delaySeconds": 3600}).json["id"]
+        for path in ("/api/products", "/api/balance")
+    ]
+    answers: dict[str, int] = {}
+
+    def wait_for(path: str) -> threading.Thread:
+        def get() -> None:
+            answers[path] = http.get(path, headers=auth).status_code
+
+        thread = threading.Thread(target=get, daemon=True)
+        thread.start()
+        return thread
+
+    products, balance = wait_for("/api/products"), wait_for("/api/balance")
+    deadline = monotonic() + 10
+    while (
+        monotonic() < deadline and sum(sandbox.latency.listing()[i]["applied"] for i in (0, 1)) < 2
+    ):
+        threading.Event().wait(0.01)
+    ending(http, rules[0])
+    products.join(timeout=10)
+    assert answers.get("/api/products") == 200
+    if end == "one rule":
+        assert balance.is_alive()  # its own rule is still there
+        _end_rule(http, rules[1])
+    balance.join(timeout=10)
+    assert answers.get("/api/balance") == 200
+
+
 # --- races and determinism ------------------------------------------------------------------
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import urllib.request
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -117,6 +118,77 @@ def test_a_receiver_that_polls_while_an_advance_delivers_to_it_is_answered() -> 
         advanced = send("POST", "/_sandbox/clock/advance", {"duration": "31m"})
         assert "checkout.expire" in [entry["kind"] for entry in advanced["ran"]]
         assert seen == ["completed"]
+    finally:
+        receiver.close()
+        server.close()
+        sandbox.stop()
+
+
+def test_a_delayed_request_on_a_frozen_clock_runs_due_work_but_sends_nothing() -> None:
+    """A latency rule on a frozen clock moves the clock on by its delay before the request
+    runs: what falls due meanwhile runs (the session expires), but the request does not send
+    the attempts due (it made the API request wait for receivers); the next flush does."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1)
+    http = create_app(sandbox).test_client()
+    org = sandbox.info()["organizations"][0]["id"]
+    calls: list[str] = []
+    sandbox.add_webhook_receiver(org, lambda body, headers: calls.append(body.decode()) or 200)
+    auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
+    session = http.post("/api/checkout", json={"amount": 1000, "description": "x"}, headers=auth)
+    http.post("/_sandbox/events/trigger", json={"type": "order.created"})
+    rule = {"method": "GET", "path": "/api/checkout/*", "delaySeconds": 1860}
+    assert http.post("/_sandbox/faults/latency", json=rule).status_code == 201
+    start = sandbox.now()
+
+    polled = http.get(f"/api/checkout/{session.json['sessionId']}", headers=auth)
+
+    assert polled.json["status"] == "expired"
+    assert sandbox.now() - start == timedelta(seconds=1860)
+    assert calls == []
+    flushed = http.post("/_sandbox/webhooks/flush", json={}).json
+    assert [a["eventType"] for a in flushed["attempts"]] == [
+        "order.created",
+        "checkout.session.expired",
+    ]
+    assert len(calls) == 2
+
+
+def test_a_receiver_polling_a_delayed_path_while_an_advance_delivers_to_it_is_answered() -> None:
+    """Frozen clock: an advance sends to a receiver that calls a path a latency rule delays.
+    The delay moves the clock on without waiting for the advance (which waits for the
+    receiver); it used to wait, and the receiver's call timed out."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, port=0)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    origin = f"http://127.0.0.1:{server.port}"
+    token = token_of(sandbox)
+    seen: list[Any] = []
+
+    def on_post(path: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+        request = urllib.request.Request(
+            origin + "/api/products", headers={"Authorization": f"Bearer {token}"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=5) as answer:
+                seen.append(answer.status)
+        except OSError as error:  # waited for the advance
+            seen.append(error)
+        return 200, b""
+
+    receiver = LoopbackServer(on_post, "polling-receiver")
+    http = create_app(sandbox).test_client()
+    try:
+        org = sandbox.info()["organizations"][0]["id"]
+        http.post("/_sandbox/webhooks/endpoints", json={"orgId": org, "url": receiver.origin})
+        http.post("/_sandbox/events/trigger", json={"type": "order.created"})
+        rule = {"method": "GET", "path": "/api/products", "delaySeconds": 60}
+        assert http.post("/_sandbox/faults/latency", json=rule).status_code == 201
+        start = sandbox.now()
+
+        advanced = http.post("/_sandbox/clock/advance", json={"seconds": 1})
+
+        assert advanced.status_code == 200
+        assert seen == [200]
+        assert sandbox.now() - start == timedelta(seconds=60)
     finally:
         receiver.close()
         server.close()

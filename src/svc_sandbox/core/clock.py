@@ -93,11 +93,6 @@ def monotonic() -> float:
     return time.monotonic()
 
 
-def wall_sleep(seconds: float) -> None:
-    """Waits ``seconds`` of wall time (an injected latency on a real or scaled clock)."""
-    time.sleep(seconds)
-
-
 def parse_instant(value: str) -> datetime:
     """Parses an ISO 8601 instant; a naive one is taken as UTC."""
     return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
