@@ -72,6 +72,11 @@ from svc_sandbox.webhooks.sender import Receiver
 
 #: Entries an advance runs per hold of the lock before letting other requests in.
 ADVANCE_BATCH = 256
+#: How many times an explicit advance, set, run-due or flush sends at one instant. Requests
+#: made while it sends (a receiver calling back, other clients) may make more work due at
+#: that instant; past this many rounds it is left for the next call, so a call returns under
+#: traffic that never stops (it used to send until the traffic stopped).
+ROUNDS_AT_ONE_INSTANT = 100
 
 
 class Stateful(Protocol):
@@ -437,24 +442,36 @@ class Sandbox:
     def _walk_to(self, target: datetime, background: bool, send: bool) -> list[RanEntry]:
         ran: list[RanEntry] = []
         generation = self.generation
+        explicit = send and not background
+        paused_at: datetime | None = None
+        rounds = 0
+        #: The instant whose further work this walk leaves to the next call (rounds used up).
+        settled: datetime | None = None
         while True:
             with self.lock:
                 if self.generation != generation:
                     # A reset or import replaced the state while the lock was let go: this
                     # advance ends where it was, as if it had finished before the reset.
                     return ran
-                step, more = self._run_until(target, stop_for_work=not background)
+                step, more, paused = self._run_until(target, explicit, settled)
                 ran += step
-                paused = not background and self._work_pending()
+                if explicit and not paused and not more and settled is None:
+                    paused = self._work_pending()  # made by a request meanwhile: send it too
                 now = self.clock.now()
                 if (paused or more) and step and step[-1].due > now:
                     self.clock.set(step[-1].due)
                 elif not paused and not more and target > now:
                     self.clock.set(target)
+                if paused:
+                    instant = self.clock.now()
+                    rounds = rounds + 1 if instant == paused_at else 1
+                    paused_at = instant
+                    if rounds >= ROUNDS_AT_ONE_INSTANT:
+                        settled = instant
             if more and not paused:
                 let_others_in()
                 continue
-            if send:
+            if send and (paused or settled is None):
                 self._after_work(background)
             if not paused or (not step and self._work_pending()):
                 self._prune_expired()
@@ -468,12 +485,15 @@ class Sandbox:
             self.browser_sessions.prune()
 
     def _run_until(
-        self, target: datetime, stop_for_work: bool = False
-    ) -> tuple[list[RanEntry], bool]:
-        """Runs up to ``ADVANCE_BATCH`` due entries; says whether it stopped at that limit."""
+        self, target: datetime, stop_for_work: bool = False, settled: datetime | None = None
+    ) -> tuple[list[RanEntry], bool, bool]:
+        """Runs up to ``ADVANCE_BATCH`` due entries; says whether it stopped at that limit and
+        whether it stopped for work (``stop_for_work``: after the instant at which an entry
+        left work ready, or at once when work is ready). Work made by entries due by
+        ``settled`` does not stop it: that instant's rounds are used up."""
         ran: list[RanEntry] = []
-        if stop_for_work and self._work_pending():
-            return ran, False
+        if stop_for_work and settled is None and self._work_pending():
+            return ran, False, True
         limit = target
         # Each entry runs with the clock pinned at its due time (for this thread only); the
         # pin before the batch comes back after it.
@@ -483,14 +503,19 @@ class Sandbox:
                 self.clock.pin(entry.due)
                 self.scheduler.run(entry)
                 ran.append(RanEntry(entry.due, entry.kind, entry.payload))
-                if stop_for_work and limit is target and self._work_pending():
+                if (
+                    stop_for_work
+                    and limit is target
+                    and (settled is None or entry.due > settled)
+                    and self._work_pending()
+                ):
                     limit = entry.due  # finish this instant, then pause for the work
                 if len(ran) >= ADVANCE_BATCH:
                     upcoming = self.scheduler.next_due()
-                    return ran, upcoming is not None and upcoming <= limit
+                    return ran, upcoming is not None and upcoming <= limit, limit is not target
         finally:
             self.clock.pin(before)
-        return ran, False
+        return ran, False, limit is not target
 
     def _work_pending(self) -> bool:
         return any(hook.pending() for hook in self.after_work)

@@ -13,7 +13,7 @@ import pytest
 
 from svc_sandbox.app import create_app
 from svc_sandbox.pytest_plugin import RunningServer
-from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.sandbox import ROUNDS_AT_ONE_INSTANT, Sandbox
 from svc_sandbox.server import ServerThread
 from svc_sandbox.testing.loopback import LoopbackServer
 from tests.helpers import token_of
@@ -191,6 +191,49 @@ def test_a_receiver_polling_a_delayed_path_while_an_advance_delivers_to_it_is_an
         assert sandbox.now() - start == timedelta(seconds=60)
     finally:
         receiver.close()
+        server.close()
+        sandbox.stop()
+
+
+@pytest.mark.parametrize(("chain", "sent_by_one_call"), [(5, 6), (1000, ROUNDS_AT_ONE_INSTANT)])
+def test_an_explicit_call_sends_what_requests_make_meanwhile_for_a_bounded_number_of_rounds(
+    chain: int, sent_by_one_call: int
+) -> None:
+    """Frozen clock: a receiver that answers each webhook by a request making another event
+    (as traffic that never stops would). A short chain is delivered by the one flush; a long
+    one made the flush send until it ended (never, under endless traffic): after
+    ``ROUNDS_AT_ONE_INSTANT`` rounds at one instant the rest is left to the next call."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, port=0)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    origin = f"http://127.0.0.1:{server.port}"
+    made = [0]
+    EVENT = {"type": "order.completed"}
+
+    def post(path: str, body: Any = None) -> Any:
+        request = urllib.request.Request(origin + path, json.dumps(body or {}).encode())
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.loads(answer.read())
+
+    def calls_back(body: bytes, headers: dict[str, str]) -> int:
+        if made[0] < chain:
+            made[0] += 1
+            post("/_sandbox/events/trigger", EVENT)
+        return 200
+
+    try:
+        org = sandbox.info()["organizations"][0]["id"]
+        sandbox.add_webhook_receiver(org, calls_back)
+        post("/_sandbox/events/trigger", EVENT)
+        first = post("/_sandbox/webhooks/flush")["attempts"]
+        assert len(first) == sent_by_one_call
+        assert {attempt["outcome"] for attempt in first} == {"succeeded"}
+        rest: list[Any] = []
+        while more := post("/_sandbox/webhooks/flush")["attempts"]:
+            rest += more
+        assert len(first) + len(rest) == chain + 1  # nothing lost, nothing sent twice
+        assert len({a["deliveryId"] for a in first + rest}) == chain + 1
+    finally:
         server.close()
         sandbox.stop()
 
