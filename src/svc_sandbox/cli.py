@@ -34,6 +34,7 @@ from svc_sandbox.settings import ROOT_DEFAULTS, Settings, refusal
 
 if TYPE_CHECKING:
     from svc_sandbox.sandbox import Sandbox
+    from svc_sandbox.server import ServerThread
 
 
 def _serve_parser(sub: Any) -> None:
@@ -538,7 +539,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         raise ValueError(refusal(exc, {name: option_of(name) for name in overrides})) from None
 
 
-def build_serving(settings: Settings) -> tuple[Sandbox, Any] | None:
+def build_serving(settings: Settings) -> tuple[Sandbox, ServerThread] | None:
     """What ``serve`` does before it listens: the Sandbox, the ``--state`` import, the app and
     the bound server; None (said on stderr) when the settings, the state file or the address
     do not hold up. The cyclic garbage collector is paused meanwhile (and while the launcher
@@ -552,7 +553,7 @@ def build_serving(settings: Settings) -> tuple[Sandbox, Any] | None:
         from svc_sandbox.app import create_app
         from svc_sandbox.core.errors import SandboxError
         from svc_sandbox.sandbox import Sandbox
-        from svc_sandbox.server import LISTEN_ERRORS, build_server, cannot_listen
+        from svc_sandbox.server import LISTEN_ERRORS, ServerThread, cannot_listen
 
         try:
             sandbox = Sandbox(settings)
@@ -563,7 +564,7 @@ def build_serving(settings: Settings) -> tuple[Sandbox, Any] | None:
             return None
         app = create_app(sandbox)
         try:
-            server = build_server(app, settings)
+            server = ServerThread(app, settings)
         except LISTEN_ERRORS as exc:
             print(cannot_listen(settings.host, settings.port, exc), file=sys.stderr)
             return None
@@ -594,10 +595,12 @@ def serve(settings: Settings) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-        server.run()
+        server.start().wait()
     except KeyboardInterrupt:
         pass
     finally:
+        # The sandbox first: a request sending webhooks (an advance) ends after the attempt it
+        # is sending; then the server stops taking requests and lets the running ones answer.
         sandbox.stop()
         server.close()
         exported = export_state(sandbox, settings)

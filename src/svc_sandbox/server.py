@@ -83,6 +83,11 @@ class ServerThread:
         self._thread.start()
         return self
 
+    def wait(self) -> None:
+        """Returns once the server has stopped (in the main thread, Ctrl-C or SIGTERM's
+        KeyboardInterrupt ends the wait)."""
+        self._thread.join()
+
     def close(self) -> None:
         """Stops serving; calling it again does nothing.
 

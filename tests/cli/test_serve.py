@@ -8,13 +8,16 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from svc_sandbox.cli import build_parser, main, option_of, settings_from_args
+from tests.webhooks.receiver import running_receiver
 
 #: A server on a free port, its clock frozen.
 FRESH = ("--port", "0", "--clock", "frozen")
@@ -408,6 +411,59 @@ def test_a_signal_as_soon_as_ready_is_printed_stops_cleanly(
     assert process.returncode == 0, output
     assert "Traceback" not in output
     assert json.loads(out.read_text())["version"]
+
+
+def test_sigterm_during_an_advance_sending_to_a_hanging_receiver_answers_it_and_sends_no_more(
+    tmp_path: Path,
+) -> None:
+    """The advance's client gets its answer once the attempt out times out, no other attempt
+    goes out (the retry stays due, in the export), and the process exits 0. It used to send
+    one more attempt (a second timeout) and exit with the answer unwritten."""
+    out = tmp_path / "state.json"
+    with running_receiver("hang") as receiver:
+        process, origin = _serve(
+            *FRESH[2:],
+            "--webhook-url",
+            receiver.url,
+            "--webhook-timeout-seconds",
+            "2",
+            "--export-on-exit",
+            str(out),
+        )
+        trigger = {"type": "order.completed"}
+        _post(origin, "/_sandbox/events/trigger", trigger)
+        answers: list[Any] = []
+        advance = threading.Thread(
+            target=lambda: answers.append(
+                _post(origin, "/_sandbox/clock/advance", {"seconds": 600})
+            )
+        )
+        advance.start()
+        assert receiver.hanging.wait(10)
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=60)
+        advance.join(timeout=30)
+        assert process.returncode == 0, output
+        assert len(receiver.received) == 1
+    [answer] = answers
+    # The advance ends at the first retry it could not send (the server is stopping).
+    assert answer["clock"]["now"] == "2026-01-01T00:01:00.000Z"
+    [delivery] = json.loads(out.read_text())["services"]["webhookDeliveries"]["deliveries"]
+    assert (delivery["attempts"], delivery["status"]) == (1, "pending")
+
+
+def _post(origin: str, path: str, body: Any) -> Any:
+    request = urllib.request.Request(
+        origin + path,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)
+    except OSError as error:  # the answer was cut
+        return error
 
 
 @pytest.mark.parametrize(

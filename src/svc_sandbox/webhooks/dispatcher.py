@@ -61,17 +61,18 @@ class Dispatcher:
         with self._sending, self.background.paused():
             outgoing = self.deliveries.take_next()
             while outgoing is not None:
+                if self._stop.is_set():
+                    # Stopping (serve got SIGTERM): on a flowing clock retries keep falling
+                    # due, and draining them held the process up for minutes; an advance
+                    # going on made one more attempt per flush it called. What is left stays
+                    # due, and an export keeps it.
+                    self.deliveries.put_back(outgoing)
+                    break
                 attempt, outgoing = self.deliveries.record_and_take_next(
                     outgoing, self._send(outgoing)
                 )
                 if attempt is not None:
                     made.append(attempt)
-                if outgoing is not None and self._stop.is_set():
-                    # Stopping (serve got SIGTERM): on a flowing clock retries keep falling
-                    # due, and draining them held the process up for minutes. What is left
-                    # stays due, and an export keeps it.
-                    self.deliveries.put_back(outgoing)
-                    break
         return made
 
     def _send(self, outgoing: Outgoing) -> Outcome:
