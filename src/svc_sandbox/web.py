@@ -251,9 +251,10 @@ def request_details(current: Request) -> dict[str, Any]:
         text = _utf8(data)
         form = current.form if current.mimetype == FORM_TYPE else None
         # A form is kept as a mapping (the recorder puts a fresh CSRF token in it) when that
-        # loses nothing: UTF-8 (werkzeug reads another body as an empty form), no field twice.
-        if form is not None and text is not None and not _repeats(form):
-            details["form"] = form.to_dict()
+        # loses nothing: UTF-8 (werkzeug reads another body as an empty form). A field sent
+        # more than once (the consent page's ``grant``) is the list of its values, in order.
+        if form is not None and text is not None:
+            details["form"] = journal_form(form)
         else:
             if text is not None:
                 details["body"] = text
@@ -270,5 +271,6 @@ def _utf8(data: bytes) -> str | None:
         return None
 
 
-def _repeats(form: MultiDict[str, str]) -> bool:
-    return any(len(values) > 1 for values in form.listvalues())
+def journal_form(form: MultiDict[str, str]) -> dict[str, str | list[str]]:
+    """A form's fields by name: a value, or the list of values of a field sent repeatedly."""
+    return {name: values[0] if len(values) == 1 else values for name, values in form.lists()}

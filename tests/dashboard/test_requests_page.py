@@ -73,6 +73,13 @@ def test_a_form_is_shown_field_by_field(svc_http: FlaskClient) -> None:
     assert "<code>gateway</code> = <code>telebirr</code><br>" in html
 
 
+def test_a_form_field_sent_twice_shows_each_value(svc_http: FlaskClient) -> None:
+    svc_http.post("/auth/oauth2/authorize", data={"grant": ["openid", "<profile>"]})
+    html = svc_http.get(f"{UI_REQUESTS}?path=/oauth2/").get_data(as_text=True)
+    assert "<code>grant</code> = <code>openid</code><br>" in html
+    assert "<code>grant</code> = <code>&lt;profile&gt;</code><br>" in html
+
+
 def test_a_request_with_nothing_more_says_so(svc_http: FlaskClient) -> None:
     svc_http.get("/api/nowhere")
     assert "nothing more" in svc_http.get(UI_REQUESTS).get_data(as_text=True)

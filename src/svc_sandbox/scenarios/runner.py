@@ -383,12 +383,7 @@ class _Run:
         path = as_text(spec["path"])
         url = path if root == "url" else str(plain(self.lookup(root))) + path
         if spec.get("query"):
-            # A list is a parameter repeated (``?status=a&status=b``), one per value.
-            query = {
-                k: [as_text(x) for x in v] if isinstance(v, list) else as_text(v)
-                for k, v in spec["query"].items()
-            }
-            url += ("&" if "?" in url else "?") + urlencode(query, doseq=True)
+            url += ("&" if "?" in url else "?") + _encoded(spec["query"])
         headers: dict[str, str] = {}
         auth = spec.get("auth", "token" if root == "base_url" else "none")
         if isinstance(auth, dict) and "basic" in auth:
@@ -403,7 +398,7 @@ class _Run:
             body = json.dumps(spec["json"]).encode()
             headers["Content-Type"] = "application/json"
         elif "form" in spec:
-            body = urlencode({k: as_text(v) for k, v in spec["form"].items()}).encode()
+            body = _encoded(spec["form"]).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         elif "raw" in spec:
             body = as_text(spec["raw"]).encode()
@@ -623,6 +618,16 @@ class _Run:
                 f"webhook signature time {checked.timestamp} is after the sandbox clock",
                 expectation=plain(spec),
             )
+
+
+def _encoded(fields: dict[str, Any]) -> str:
+    """A query or form, URL-encoded: a list is a field repeated (``?status=a&status=b``),
+    once per value, in order."""
+    pairs = {
+        name: [as_text(v) for v in value] if isinstance(value, list) else as_text(value)
+        for name, value in fields.items()
+    }
+    return urlencode(pairs, doseq=True)
 
 
 def unexpected(exc: Exception) -> str:
