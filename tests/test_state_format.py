@@ -962,6 +962,62 @@ COUNTERS: list[tuple[str, Edit2, str]] = [
 ]
 
 
+#: Values only the API's own parsers make: another one imported, then failed where it was
+#: used or showed what no request could make.
+PARSED: list[tuple[str, Edit2, str]] = [
+    (
+        "an event type outside the three",
+        lambda d: first(d, "events.events").update(type="order.refunded") or d,
+        "services.events.events[0].type must be 'order.created', 'order.completed' or",
+    ),
+    (
+        "a delivery's event type outside the three",
+        lambda d: first(d, "webhookDeliveries.deliveries").update(event_type="") or d,
+        "services.webhookDeliveries.deliveries[0].event_type must be 'order.created'",
+    ),
+    (
+        "an endpoint taking an unknown event type",
+        lambda d: first(d, "webhookEndpoints.endpoints").update(event_types=["order.*"]) or d,
+        "services.webhookEndpoints.endpoints[0].event_types[0] must be 'order.created'",
+    ),
+    (
+        "a notification fault of no kind",
+        lambda d: first(d, "notificationFaults.rules")["fault"].update(kind="") or d,
+        "services.notificationFaults.rules[0].fault.kind must be 'late', 'lost', 'duplicate'",
+    ),
+    (
+        "a trigger outcome outside approve, fail and wait",
+        lambda d: services(d)["triggers"]["custom"][0].update(outcome="maybe") or d,
+        "services.triggers.custom[0].outcome must be 'approve', 'fail' or 'wait'",
+    ),
+    (
+        "a planned decision no provider makes",
+        lambda d: first(d, "payments.attempts").update(decide_outcome="\u2603") or d,
+        "services.payments.attempts[0].decide_outcome must be 'approve', ",
+    ),
+    (
+        "a production push outcome outside the setting's",
+        lambda d: services(d)["payments"]["config"].update(push_outcome="later") or d,
+        "services.payments.config.push_outcome must be 'approve', ",
+    ),
+    (
+        "an empty user handle",
+        lambda d: first(d, "users.users").update(handle="") or d,
+        "services.users.users[0].handle is '', which must be 2 to 30 characters",
+    ),
+    (
+        "a user handle of 3,000 characters",
+        lambda d: first(d, "users.users").update(handle="a" * 3000) or d,
+        "services.users.users[0].handle is 'aaaa",
+    ),
+    (
+        "the clock's two instants apart",
+        lambda d: d["clock"].update(now="2026-01-02T00:00:00.000Z") or d,
+        "clock now and exact must be the same instant",
+    ),
+]
+
+
 def transfer_again(document: dict[str, Any]) -> dict[str, Any]:
     """A second transfer of the first one's sender, app and idempotency key, with its two
     ledger entries (so the ledger's own rules hold): money moved twice for one key."""
@@ -985,7 +1041,7 @@ def scheduled_attempt(document: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-REFUSED = SHAPES + KEYS + ATTEMPTS + IDS + FLOATS + DIGESTS + CONTRACT + COUNTERS
+REFUSED = SHAPES + KEYS + ATTEMPTS + IDS + FLOATS + DIGESTS + CONTRACT + COUNTERS + PARSED
 
 
 @pytest.mark.parametrize(("case", "edit", "message"), REFUSED, ids=[r[0] for r in REFUSED])
