@@ -223,6 +223,28 @@ def test_preset_consent_skips_the_consent_page(svc_http: FlaskClient, svc_sandbo
     assert response.status_code == 302 and "code=" in response.headers["Location"]
 
 
+def test_a_preset_consent_replaces_the_one_before(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    """PUT sets the consent to what it names (it used to add to the one before), so an
+    authorize for a scope no longer named shows the consent page again."""
+    client = wallet_app(svc_sandbox)
+    user = user_id(svc_sandbox, "tigist")
+    path = f"/_sandbox/users/{user}/consents/{client.client_id}"
+    svc_http.put(path, json={"scopes": ["profile", "email"]})
+    preset = svc_http.put(path, json={"scopes": ["profile"]}).json
+    assert preset["scopes"] == ["openid", "profile"]  # type: ignore[index]
+    consents = svc_http.get(f"/_sandbox/users/{user}").json["consents"]  # type: ignore[index]
+    assert consents == {client.client_id: ["openid", "profile"]}
+    session = svc_http.post(f"/_sandbox/users/{user}/session", json={}).json
+    cookie = session["cookie"]  # type: ignore[index]
+    svc_http.set_cookie(cookie["name"], cookie["value"], path=cookie["path"])
+    response = svc_http.get(
+        "/auth/oauth2/authorize", query_string=authorize_params(client, scope="openid email")
+    )
+    assert response.status_code == 200 and 'name="grant"' in response.text
+
+
 def test_authorize_as_takes_a_url_and_reports_page_errors(
     svc_http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:

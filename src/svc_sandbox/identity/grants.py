@@ -381,7 +381,7 @@ class AuthorizationService(Service):
         if unknown:
             raise ValidationFailed(f"scopes: {unknown[0]} is not allowed for this app")
         key = self._consent_key(user_id, client_id)
-        self.consents[key] = ordered({*self.consents.get(key, []), OPENID, *scopes})
+        self.consents[key] = ordered({OPENID, *scopes})  # a PUT: what it names, no more
         return self.consents[key]
 
     @locked
