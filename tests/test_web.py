@@ -124,7 +124,11 @@ def test_approving_with_no_body_or_an_empty_object_approves(
     ("body", "content_type", "kept"),
     [
         ("{}".encode("utf-16"), "application/json", {"bodyBase64": "//57AH0A"}),
-        (b"a=1&a=2", "application/x-www-form-urlencoded", {"body": "a=1&a=2"}),
+        (
+            b"a=1&a=2&b=3",
+            "application/x-www-form-urlencoded",
+            {"form": {"a": ["1", "2"], "b": "3"}},
+        ),
         (b"a=\xff", "application/x-www-form-urlencoded", {"bodyBase64": "YT3/"}),
         (b"a=1&b=2", "application/x-www-form-urlencoded", {"form": {"a": "1", "b": "2"}}),
         ("\ufeff{}".encode(), "application/json", {"body": "\ufeff{}"}),
@@ -135,7 +139,7 @@ def test_the_journal_keeps_a_body_as_it_came(
     svc_http: FlaskClient, body: bytes, content_type: str, kept: dict[str, object]
 ) -> None:
     """request_details: what a recording replays (a body not UTF-8 as its bytes in base64, a
-    form as a mapping only when that loses nothing)."""
+    form as a mapping of its fields, a field sent twice as the list of its values)."""
     svc_http.post("/api/products", data=body, headers={"Content-Type": content_type})
     (entry,) = svc_http.get("/_sandbox/requests?limit=1").json["items"]  # type: ignore[index]
     assert {k: entry.get(k) for k in kept} == kept

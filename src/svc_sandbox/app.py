@@ -37,6 +37,7 @@ from svc_sandbox.web import (
     REQUEST_ID,
     check_content_coding,
     check_no_body,
+    check_query,
     escape_query_bytes,
     json_response,
     request_details,
@@ -227,7 +228,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     @app.before_request
     def begin_request() -> None:
         """An id; the exposure rules (Host, control-plane peers, JSON-only writes); a body's
-        content coding; the body sent to a control-plane route that takes none; injected
+        content coding; the query parameters and the body sent to a control-plane route that
+        reads none of them; injected
         latency; the work due by now (a real or scaled clock); the contract check of a request
         to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
@@ -237,6 +239,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         exposure_api.guard(app, current, CONTROL_PREFIX)
         check_content_coding(current)
         if under(current.path, CONTROL_PREFIX):
+            check_query(app, current)
             check_no_body(app, current)
         inject_latency(sb, current)
         sb.catch_up()

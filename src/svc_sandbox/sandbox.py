@@ -577,13 +577,11 @@ class Sandbox:
         """A consistent copy of the whole state, taken under the lock: records are copied,
         not encoded, so the lock is held briefly; ``export`` encodes it outside the lock."""
         with self.lock, collector_paused():
+            now = self.clock.now()  # read once: a flowing clock moves between two reads
             return {
                 "format": FORMAT,
                 "version": __version__,
-                "clock": {
-                    "now": isoformat(self.clock.now()),
-                    "exact": self.clock.now().isoformat(),
-                },
+                "clock": {"now": isoformat(now), "exact": now.isoformat()},
                 "ids": self.ids.export(),
                 "scheduler": self.scheduler.export(),
                 "services": {name: s.export() for name, s in self._services.items()},

@@ -48,32 +48,19 @@ from pydantic import (
 from pydantic import ValidationError as PydanticValidationError
 from typing_extensions import is_typeddict  # the payloads are typing_extensions TypedDicts
 
+from svc_sandbox.commerce import payments
 from svc_sandbox.commerce.checkout import SESSION_LIFECYCLE, CheckoutSession
 from svc_sandbox.commerce.checkout_links import FIELD_TYPES, CheckoutField, CheckoutLink
 from svc_sandbox.commerce.customers import Customer
 from svc_sandbox.commerce.notices import NOTICE_KINDS, NoticeFault, NoticeRule
 from svc_sandbox.commerce.orders import ORDER_LIFECYCLE, Order
-from svc_sandbox.commerce.payments import (
-    APPROVE,
-    FAILURE_CODES,
-    MAX_PUSH_DELAY_SECONDS,
-    PROVIDER_FAILURE_CODES,
-    PUSH_OUTCOMES,
-    PaymentAttempt,
-    ProviderConfig,
-)
+from svc_sandbox.commerce.payments import MAX_PUSH_DELAY_SECONDS, PaymentAttempt, ProviderConfig
 from svc_sandbox.commerce.payouts import LIFECYCLE as WITHDRAWAL_LIFECYCLE
 from svc_sandbox.commerce.payouts import IdempotencyRecord, Withdrawal
 from svc_sandbox.commerce.products import RECORD_PRICE, Product, price_problem
 from svc_sandbox.commerce.schemas import Description, Gateway, Media, Money, Title, Uri
 from svc_sandbox.commerce.triggers import OUTCOMES, Trigger
-from svc_sandbox.core.clock import (
-    LATEST,
-    LATEST_RECORDED,
-    out_of_range,
-    parse_instant,
-    to_millisecond,
-)
+from svc_sandbox.core.clock import LATEST, LATEST_RECORDED, isoformat, out_of_range, parse_instant
 from svc_sandbox.core.durations import MAX_SECONDS
 from svc_sandbox.core.emails import email_key
 from svc_sandbox.core.errors import ValidationFailed
@@ -223,9 +210,9 @@ _NARROWER: dict[tuple[type, str], Any] = {
     (WebhookEndpoint, "event_types"): list[Literal[EVENT_TYPES]],  # type: ignore[valid-type]
     (NoticeFault, "kind"): Literal[NOTICE_KINDS],
     (Trigger, "outcome"): Literal[OUTCOMES],
-    (Trigger, "failure_code"): Literal[PROVIDER_FAILURE_CODES],
-    (ProviderConfig, "push_outcome"): Literal[PUSH_OUTCOMES],
-    (PaymentAttempt, "decide_outcome"): Literal[(APPROVE, *FAILURE_CODES)],
+    (Trigger, "failure_code"): Literal[payments.PROVIDER_FAILURE_CODES],
+    (ProviderConfig, "push_outcome"): Literal[payments.PUSH_OUTCOMES],
+    (PaymentAttempt, "decide_outcome"): Literal[(payments.APPROVE, *payments.FAILURE_CODES)],
     # money as the API's own schemas bound it (commerce/schemas.py)
     (Product, "amount"): Money,
     (Product, "minimum_amount"): Money,
@@ -429,7 +416,7 @@ class Clock(BaseModel):
     @model_validator(mode="after")
     def _one_instant(self) -> Clock:
         # ``exact`` is the one read; a ``now`` that says another time would import unseen
-        if to_millisecond(parse_instant(self.exact)) != parse_instant(self.now):
+        if isoformat(parse_instant(self.exact)) != isoformat(parse_instant(self.now)):
             raise ValueError("now and exact must be the same instant (now to the millisecond)")
         return self
 

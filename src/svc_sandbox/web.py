@@ -19,7 +19,7 @@ from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.core.validation import SHOWN_CHARACTERS, SingleValues, cut, parse
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, SingleValues, cut, parse, unknown_field
 from svc_sandbox.sandbox import Sandbox
 
 M = TypeVar("M", bound=BaseModel)
@@ -133,6 +133,45 @@ def check_no_body(app: Flask, current: Request) -> None:
     ):
         return  # the route reads its body itself
     parse(NoFields, json_body(optional=True))
+
+
+#: The attribute ``takes_query`` sets on a view function: the query parameters it reads.
+_QUERY_NAMES = "svc_sandbox_query_names"
+#: Control-plane views whose query is not checked: the dashboard's pages (a browser's page
+#: may carry parameters of its own; its filters are checked by their model).
+UNCHECKED_QUERY_BLUEPRINTS = frozenset({"dashboard"})
+
+
+def takes_query(*fields: str | type[BaseModel]) -> Callable[[V], V]:
+    """Marks a control-plane route that reads these query parameters (names, or a model's
+    fields): ``check_query`` refuses any other before the route runs. A route not marked
+    takes none (a misspelt ``?limt=`` is a 400, not silently the default)."""
+    names: set[str] = set()
+    for item in fields:
+        if isinstance(item, str):
+            names.add(item)
+        else:
+            names.update(info.alias or name for name, info in item.model_fields.items())
+
+    def mark(view: V) -> V:
+        setattr(view, _QUERY_NAMES, frozenset(names))
+        return view
+
+    return mark
+
+
+def check_query(app: Flask, current: Request) -> None:
+    """Before a control-plane route runs: each query parameter must be one it reads
+    (``takes_query``), else 400 "<name> is not a known field". So a refusal never acts."""
+    if not current.environ.get("QUERY_STRING") or current.url_rule is None:
+        return  # no query (the common case), or no route: its 404 or 405 answers
+    if current.blueprint in UNCHECKED_QUERY_BLUEPRINTS:
+        return
+    view = app.view_functions.get(current.endpoint or "")
+    known: frozenset[str] = getattr(view, _QUERY_NAMES, frozenset())
+    for name in current.args:
+        if name not in known:
+            raise ValidationFailed(unknown_field(name))
 
 
 #: The one content coding a body may have (RFC 9110 §12.5.3: "identity" means no encoding).

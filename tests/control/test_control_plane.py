@@ -338,3 +338,47 @@ def test_a_sub_millisecond_move_is_cut_to_the_millisecond(
     at_expiry = svc_http.post("/_sandbox/clock/set", json={"now": expires_at}).json
     assert [entry["kind"] for entry in at_expiry["ran"]] == ["checkout.expire"]
     assert svc_http.get(poll).json["status"] == "expired"
+
+
+def _control_routes() -> list[tuple[str, str]]:
+    """Every (method, rule) of the control plane but the dashboard's pages."""
+    app = create_app(Sandbox(clock_mode="frozen", seed=1))
+    return sorted(
+        (method, rule.rule)
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith("/_sandbox") and not rule.endpoint.startswith("dashboard.")
+        for method in rule.methods or ()
+        if method not in ("HEAD", "OPTIONS")
+    )
+
+
+@pytest.mark.parametrize(("method", "rule"), _control_routes())
+def test_a_query_parameter_a_control_route_does_not_read_is_a_400_naming_it(
+    svc_http: FlaskClient, method: str, rule: str
+) -> None:
+    """A misspelt parameter (``?limt=5``, ``?contrct=wallet``) was ignored: the route answered
+    its default as if asked. Checked before the route runs, so nothing changes."""
+    before = svc_http.get("/_sandbox/state").data
+    path = re.sub(r"<[^>]+>", "x" * 24, rule)
+    body = None if method == "GET" else {}
+    answer = svc_http.open(path + "?limt=5", method=method, json=body)
+    assert answer.status_code == 400, answer.data
+    assert answer.json == {"error": "limt is not a known field", "code": "validation_failed"}
+    assert svc_http.get("/_sandbox/state").data == before
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/_sandbox/clock?limit=2",
+        "/_sandbox/contract?contract=wallet&format=yaml",
+        "/_sandbox/conformance?contract=identity",
+        "/_sandbox/scenario?name=flow&limit=10",
+        "/_sandbox/requests?method=GET&status=2xx&path=/api&limit=5",
+        "/_sandbox/events?type=order.created&orgId=x&sessionId=y",
+        "/_sandbox/webhooks/attempts?eventType=order.created&limit=5",
+        "/_sandbox/withdrawals?orgId=x&org=x&status=pending&page=1&limit=5",
+    ],
+)
+def test_the_documented_query_parameters_are_read(svc_http: FlaskClient, path: str) -> None:
+    assert svc_http.get(path).status_code == 200

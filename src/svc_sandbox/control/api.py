@@ -32,6 +32,7 @@ from svc_sandbox.web import (
     query_values,
     sandbox,
     takes_no_body,
+    takes_query,
 )
 
 blueprint = Blueprint("control", __name__)
@@ -87,6 +88,7 @@ def clock_report(ran: list[RanEntry]) -> dict[str, Any]:
 
 
 @blueprint.get("/clock")
+@takes_query("limit")
 def read_clock() -> Response:
     """The clock, how many entries are queued, and the next ``limit`` of them (default 100):
     never a sort of the whole queue (see docs/control-plane.md)."""
@@ -196,6 +198,7 @@ def revoke_token(token: str) -> Response:
 
 
 @blueprint.get("/requests")
+@takes_query(JournalQuery)
 def request_journal() -> Response:
     """The newest entries (``limit``, default 100) matching ``method``, ``status`` (``404`` or
     ``4xx``) and ``path`` (text the path contains)."""

@@ -11,7 +11,7 @@ from svc_sandbox.contract.api import ROOTS
 from svc_sandbox.contract.conformance import ConformanceRecorder
 from svc_sandbox.contract.document import BY_NAME, served_contract
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.web import error_response, json_response, query_values, sandbox
+from svc_sandbox.web import error_response, json_response, query_values, sandbox, takes_query
 
 blueprint = Blueprint("control_contract", __name__)
 
@@ -38,6 +38,7 @@ def chosen_recorder() -> ConformanceRecorder:
 
 
 @blueprint.get("/contract")
+@takes_query("contract", "format")
 def contract_document() -> Response:
     """A contract (``?contract=commerce|identity|wallet``; JSON, ``?format=yaml`` for YAML)."""
     name, root = chosen_contract()
@@ -54,12 +55,14 @@ def contract_document() -> Response:
 
 
 @blueprint.get("/conformance")
+@takes_query("contract")
 def conformance_report() -> Response:
     """The report of one contract (``?contract=``, default commerce)."""
     return json_response(chosen_recorder().report())
 
 
 @blueprint.delete("/conformance")
+@takes_query("contract")
 def clear_conformance() -> Response:
     """Clears the report of the contract ``?contract=`` names, and answers it."""
     chosen = chosen_recorder()

@@ -14,7 +14,7 @@ from svc_sandbox.control.schemas import OwnerWalletBody, ReviewBody, WithdrawalL
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.core.validation import parse
-from svc_sandbox.web import json_body, json_response, parse_body, query_values, sandbox
+from svc_sandbox.web import json_body, json_response, parse_body, query_values, sandbox, takes_query
 
 blueprint = Blueprint("control_payouts", __name__)
 blueprint.register_error_handler(SandboxError, render_error)
@@ -26,6 +26,7 @@ def withdrawal_view(withdrawal: Withdrawal) -> dict[str, object]:
 
 
 @blueprint.get("/withdrawals")
+@takes_query(WithdrawalListQuery)
 def list_withdrawals() -> Response:
     """Newest first; filters ``orgId`` (or ``org``) and ``status``; an organization that does
     not exist has no withdrawals (an empty page, as the event log's ``orgId``)."""

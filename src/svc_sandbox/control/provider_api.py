@@ -12,7 +12,7 @@ from flask import Blueprint, Response
 from svc_sandbox.commerce.triggers import parse_trigger
 from svc_sandbox.control.api import render_error
 from svc_sandbox.core.errors import SandboxError
-from svc_sandbox.web import json_body, json_response, query_values, sandbox
+from svc_sandbox.web import json_body, json_response, query_values, sandbox, takes_query
 
 blueprint = Blueprint("control_provider", __name__)
 blueprint.register_error_handler(SandboxError, render_error)
@@ -40,6 +40,7 @@ def clear_triggers() -> Response:
 
 
 @blueprint.delete("/triggers/<phone>")
+@takes_query("environment")
 def remove_trigger(phone: str) -> Response:
     environment = query_values().get("environment", "sandbox")
     return json_response(sandbox().triggers.remove(phone, environment).to_public())

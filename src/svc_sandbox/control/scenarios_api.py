@@ -6,7 +6,7 @@ from flask import Blueprint, Response
 
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.validation import query_integer
-from svc_sandbox.web import error_response, query_values, sandbox
+from svc_sandbox.web import error_response, query_values, sandbox, takes_query
 
 blueprint = Blueprint("control_scenarios", __name__)
 
@@ -17,6 +17,7 @@ def render_error(error: SandboxError) -> Response:
 
 
 @blueprint.get("/scenario")
+@takes_query("name", "limit")
 def recorded_scenario() -> Response:
     query = query_values()
     name = query.get("name", "recorded flow").strip()

@@ -21,6 +21,7 @@ from svc_sandbox.web import (
     query_values,
     sandbox,
     takes_no_body,
+    takes_query,
 )
 from svc_sandbox.webhooks.delivery import Attempt
 from svc_sandbox.webhooks.events import check_event_type
@@ -77,6 +78,7 @@ def _attempts(attempts: list[Attempt]) -> list[dict[str, Any]]:
 
 
 @blueprint.get("/webhooks/endpoints")
+@takes_query(EndpointQuery)
 def list_endpoints() -> Response:
     query = _query(EndpointQuery)
     endpoints = sandbox().webhook_endpoints.list_for(query.orgId)
@@ -130,6 +132,7 @@ def delete_endpoint(endpoint_id: str) -> Response:
 
 
 @blueprint.get("/events")
+@takes_query(EventLogQuery)
 def event_log() -> Response:
     """The events the sandbox emitted, oldest first; filters ``type``, ``sessionId``, ``orgId``."""
     query = _query(EventLogQuery)
@@ -155,6 +158,7 @@ def trigger_event() -> Response:
 
 
 @blueprint.get("/webhooks/deliveries")
+@takes_query(DeliveryQuery)
 def list_deliveries() -> Response:
     deliveries = sandbox().deliveries.query(_filters(_query(DeliveryQuery)))
     return json_response({"items": [d.to_public() for d in deliveries]})
@@ -169,6 +173,7 @@ def get_delivery(delivery_id: str) -> Response:
 
 
 @blueprint.get("/webhooks/attempts")
+@takes_query(AttemptQuery)
 def list_attempts() -> Response:
     query = _query(AttemptQuery)
     attempts = sandbox().deliveries.query_attempts(_filters(query))
