@@ -229,9 +229,8 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     def begin_request() -> None:
         """An id; the exposure rules (Host, control-plane peers, JSON-only writes); a body's
         content coding; the query parameters and the body sent to a control-plane route that
-        reads none of them; injected
-        latency; the work due by now (a real or scaled clock); the contract check of a request
-        to a contract root."""
+        does not read them; injected latency; the work due by now (a real or scaled clock);
+        the contract check of a request to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
         current.environ[REQUEST_ID] = sb.next_request_id()

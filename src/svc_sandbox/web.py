@@ -19,7 +19,14 @@ from werkzeug.wsgi import get_content_length
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
-from svc_sandbox.core.validation import SHOWN_CHARACTERS, SingleValues, cut, parse, unknown_field
+from svc_sandbox.core.validation import (
+    SHOWN_CHARACTERS,
+    SingleValues,
+    cut,
+    grouped,
+    parse,
+    unknown_field,
+)
 from svc_sandbox.sandbox import Sandbox
 
 M = TypeVar("M", bound=BaseModel)
@@ -293,7 +300,7 @@ def request_details(current: Request) -> dict[str, Any]:
         # loses nothing: UTF-8 (werkzeug reads another body as an empty form). A field sent
         # more than once (the consent page's ``grant``) is the list of its values, in order.
         if form is not None and text is not None:
-            details["form"] = journal_form(form)
+            details["form"] = grouped(form.items(multi=True))
         else:
             if text is not None:
                 details["body"] = text
@@ -308,8 +315,3 @@ def _utf8(data: bytes) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def journal_form(form: MultiDict[str, str]) -> dict[str, str | list[str]]:
-    """A form's fields by name: a value, or the list of values of a field sent repeatedly."""
-    return {name: values[0] if len(values) == 1 else values for name, values in form.lists()}
