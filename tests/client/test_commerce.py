@@ -236,3 +236,21 @@ def test_every_request_of_the_client_fits_the_contract(
     assert report["violations"] == []
     exercised = {o["operationId"] for o in report["operations"] if o["requests"]}
     assert exercised == CLIENT_OPERATIONS
+
+
+def test_help_shows_each_method_with_the_parameters_of_its_operation() -> None:
+    """Each method takes its operation's parameters after ``self`` and returns what the call
+    answers: ``help(SvcClient.update_product)`` showed ``(self, /, *args, **kwargs)``."""
+    import inspect
+
+    from svc_sandbox.client import AsyncSvcClient
+
+    update = inspect.signature(SvcClient.update_product)
+    assert list(update.parameters)[:3] == ["self", "product_id", "title"]
+    assert update.parameters["amount"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert update.return_annotation == "ProductResponse"
+    for name in ("create_product", "get_product", "list_orders", "create_withdrawal"):
+        method = inspect.signature(getattr(SvcClient, name))
+        kinds = {p.kind for p in method.parameters.values()}
+        assert inspect.Parameter.VAR_POSITIONAL not in kinds, name
+        assert method == inspect.signature(getattr(AsyncSvcClient, name)), name

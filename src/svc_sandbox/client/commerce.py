@@ -178,11 +178,27 @@ def _poll_timeout(session_id: str, status: CheckoutStatus, timeout: float) -> Sv
     return error
 
 
+#: What an operation's or a flow's return annotation wraps (annotations are postponed: text).
+_WRAPPERS = ("Call[", "Flow[")
+
+
 def named(method: Callable[..., Any], build: Callable[..., Any]) -> None:
-    """The client method reads like the operation it sends (name without the leading
-    underscore of a private builder, docstring)."""
+    """The client method reads like the operation (or flow) it sends, in ``help()`` and IDEs:
+    its name (without a private builder's leading underscore), docstring and parameters
+    (``self`` first), returning what the call or flow answers (it showed ``*args, **kwargs``)."""
     method.__name__ = method.__qualname__ = build.__name__.lstrip("_")
     method.__doc__ = build.__doc__
+    signature = inspect.signature(build)
+    parameters = list(signature.parameters.values())
+    if not parameters or parameters[0].name != "self":
+        parameters.insert(0, inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY))
+    returns = signature.return_annotation
+    for wrapper in _WRAPPERS:
+        if isinstance(returns, str) and returns.startswith(wrapper) and returns.endswith("]"):
+            returns = returns[len(wrapper) : -1]
+    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=parameters, return_annotation=returns
+    )
 
 
 def _sync(build: Callable[P, Call[M]]) -> Callable[Concatenate[SvcClient, P], M]:

@@ -20,7 +20,6 @@ compose with ``yield from`` (a token request first reads the discovery document)
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Coroutine, Generator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -137,11 +136,5 @@ def awaiting(
 
 
 def _like(method: Callable[..., Any], flow: Callable[..., Flow[Any]]) -> None:
-    """The method reads like the flow in ``help()`` and IDEs: its name, docstring and
-    parameters, returning what the flow returns."""
+    """The method reads like the flow in ``help()`` and IDEs (``commerce.named``)."""
     named(method, flow)
-    signature = inspect.signature(flow)
-    returns = signature.return_annotation  # a string: annotations are postponed
-    if isinstance(returns, str) and returns.startswith("Flow[") and returns.endswith("]"):
-        returns = returns[len("Flow[") : -1]
-    method.__signature__ = signature.replace(return_annotation=returns)  # type: ignore[attr-defined]
