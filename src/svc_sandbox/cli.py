@@ -316,7 +316,10 @@ def _contract_parsers(sub: Any) -> None:
         help="leave an operation out (repeatable)",
     )
     test.add_argument("--json", action="store_true", help="print the findings as JSON")
-    actions.add_parser("show", help="print the contract (YAML)")
+    show = actions.add_parser("show", help="print a contract as shipped (YAML)")
+    show.add_argument(
+        "--contract", choices=list(BY_NAME), default="commerce", help="which contract"
+    )
 
     report = sub.add_parser(
         "conformance", help="the conformance report of a running emulator's clients"
@@ -364,7 +367,7 @@ def contract_command(args: argparse.Namespace) -> int:
     if args.contract_command == "show":
         from svc_sandbox.contract.document import contract_text
 
-        print(contract_text(), end="")
+        print(contract_text(BY_NAME[args.contract]), end="")
         return 0
     try:
         from svc_sandbox.contract.harness import run_contract_test
