@@ -238,12 +238,12 @@ BREAKING: list[tuple[str, Edit, str]] = [
     (
         "a product description longer than the schemas take",
         lambda d: services(d)["products"]["products"][0].update(description="d" * 5001),
-        "services.products.products[0].description String should have at most 5000",
+        "services.products.products[0].description must have at most 5000",
     ),
     (
         "any string past a request body's cap",
         lambda d: services(d)["orders"]["orders"][0].update(product_title="t" * (MAX_TEXT + 1)),
-        f"services.orders.orders[0].product_title String should have at most {MAX_TEXT}",
+        f"services.orders.orders[0].product_title must have at most {MAX_TEXT}",
     ),
     (
         "a bad product title after a good change",

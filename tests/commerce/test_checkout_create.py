@@ -645,9 +645,9 @@ def test_success_url_refusals_name_the_field_and_change_nothing(
 @pytest.mark.parametrize(
     ("customer", "says"),
     [
-        ({"name": "N" * 121}, "customer.name String should have at most 120 characters"),
-        ({"externalId": "u" * 201}, "customer.externalId String should have at most 200"),
-        ({"externalId": ""}, "customer.externalId String should have at least 1 character"),
+        ({"name": "N" * 121}, "customer.name must have at most 120 characters"),
+        ({"externalId": "u" * 201}, "customer.externalId must have at most 200"),
+        ({"externalId": ""}, "customer.externalId must have at least 1 character"),
     ],
 )
 def test_customer_name_and_external_id_are_bounded(

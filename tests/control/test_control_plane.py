@@ -127,6 +127,26 @@ def test_bad_control_bodies_answer_400_naming_the_field(
     assert svc_http.get("/_sandbox/state").json == before
 
 
+@pytest.mark.parametrize(
+    ("method", "body", "message"),
+    [
+        ("POST", {"name": ""}, "name must have at least 1 character"),
+        ("PATCH", {"customFeeRate": [1]}, "customFeeRate must be a decimal number"),
+        ("PATCH", {"redirectUrls": "x"}, "redirectUrls must be an array"),
+    ],
+)
+def test_a_refusal_names_the_field_in_our_words_not_pydantics(
+    svc_http: FlaskClient, method: str, body: dict[str, Any], message: str
+) -> None:
+    """pydantic's own subjects leaked: ``name String should have at least 1 character``,
+    ``customFeeRate Decimal input should be an integer, float, string or Decimal object``."""
+    org = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    path = "/_sandbox/orgs" if method == "POST" else f"/_sandbox/orgs/{org}"
+    response = svc_http.open(path, method=method, json=body)
+    assert response.status_code == 400
+    assert response.json == {"error": message, "code": "validation_failed"}
+
+
 @pytest.mark.parametrize("field", ["name", "environment", "developerMode", "kyc", "redirectUrls"])
 def test_patch_org_refuses_null_where_it_would_change_nothing(
     svc_http: FlaskClient, field: str

@@ -3,6 +3,7 @@ names the field (``price.amount: Input should be greater than or equal to 0``)."
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -25,7 +26,14 @@ _FRIENDLY = {
     "list_type": "must be an array",
     "dict_type": "must be an object",
     "model_type": "must be an object",
+    "decimal_type": "must be a decimal number",
+    "decimal_parsing": "must be a decimal number",
 }
+#: pydantic's subjects of "... should ..." (``String should have at least 1 character``): a
+#: message names the field instead, so each becomes "<field> must ...".
+_PYDANTIC_SUBJECT = re.compile(r"^(?:Input|String|List|Dictionary|Tuple|Set|Decimal input) should")
+#: What pydantic adds to a length refusal (``..., not 0``): the client knows what it sent.
+_PYDANTIC_TAIL = re.compile(r" after validation, not \d+$")
 
 
 def too_long_message(where: str) -> str:
@@ -58,7 +66,8 @@ def describe(error: dict[str, Any]) -> str:
     if error["type"].startswith("literal_") or error["type"] == "enum":
         message = error["msg"].replace("Input should be", "must be")
     elif message == error["msg"]:
-        message = message.replace("Input should", "must").replace("Value error, ", "")
+        message = _PYDANTIC_SUBJECT.sub("must", message).replace("Value error, ", "")
+        message = _PYDANTIC_TAIL.sub("", message)
     if loc[-1:] == (_DICT_KEY,):
         # ("metadata", "<key>", "[key]"): the rule is about the keys, not about this key.
         return f"{field_path(loc[:-2])} keys {message}"
