@@ -1011,6 +1011,16 @@ PARSED: list[tuple[str, Edit2, str]] = [
         "services.users.users[0].handle is 'aaaa",
     ),
     (
+        "more redirect URLs than the control plane takes",
+        lambda d: first(d, "orgs.orgs").update(redirect_urls=["https://shop.test/x"] * 101) or d,
+        "services.orgs.orgs[0].redirect_urls must have at most 100 items",
+    ),
+    (
+        "more initiate failures than the control plane takes",
+        lambda d: services(d)["payments"]["config"].update(initiate_failures=["x"] * 10_001) or d,
+        "services.payments.config.initiate_failures must have at most 10000 items",
+    ),
+    (
         "the clock's two instants apart",
         lambda d: d["clock"].update(now="2026-01-02T00:00:00.000Z") or d,
         "clock now and exact must be the same instant",

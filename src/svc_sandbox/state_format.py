@@ -50,7 +50,13 @@ from typing_extensions import is_typeddict  # the payloads are typing_extensions
 
 from svc_sandbox.commerce import payments
 from svc_sandbox.commerce.checkout import SESSION_LIFECYCLE, CheckoutSession
-from svc_sandbox.commerce.checkout_links import FIELD_TYPES, CheckoutField, CheckoutLink
+from svc_sandbox.commerce.checkout_links import (
+    FIELD_TYPES,
+    MAX_FIELD_OPTIONS,
+    MAX_FIELD_PRODUCTS,
+    CheckoutField,
+    CheckoutLink,
+)
 from svc_sandbox.commerce.customers import Customer
 from svc_sandbox.commerce.notices import NOTICE_KINDS, NoticeFault, NoticeRule
 from svc_sandbox.commerce.orders import ORDER_LIFECYCLE, Order
@@ -77,7 +83,7 @@ from svc_sandbox.identity.sessions import BrowserSession
 from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
 from svc_sandbox.identity.users import User
 from svc_sandbox.latency import LatencyRule
-from svc_sandbox.orgs.organizations import ApiToken, Organization, rate_problem
+from svc_sandbox.orgs.organizations import MAX_REDIRECT_URLS, ApiToken, Organization, rate_problem
 from svc_sandbox.state_shapes import SHAPES
 from svc_sandbox.wallet.ledger import (
     KINDS,
@@ -86,17 +92,8 @@ from svc_sandbox.wallet.ledger import (
     Transfer,
     ledger_problem,
 )
-from svc_sandbox.webhooks.delivery import (
-    ATTEMPT_KIND,
-    Attempt,
-    Delivery,
-    DueAttempt,
-    ReceiverFault,
-)
-from svc_sandbox.webhooks.endpoints import (
-    MAX_SECRET_LENGTH,
-    WebhookEndpoint,
-)
+from svc_sandbox.webhooks.delivery import ATTEMPT_KIND, Attempt, Delivery, DueAttempt, ReceiverFault
+from svc_sandbox.webhooks.endpoints import MAX_SECRET_LENGTH, WebhookEndpoint
 from svc_sandbox.webhooks.events import EVENT_TYPES, Event
 from svc_sandbox.webhooks.sender import INPROCESS_SCHEME
 
@@ -199,7 +196,13 @@ _NARROWER: dict[tuple[type, str], Any] = {
     (PaymentAttempt, "gateway"): Gateway,
     (CheckoutSession, "gateway"): Gateway,
     # PATCH /_sandbox/orgs's rule: a tokenless checkout reads each again to match its host
-    (Organization, "redirect_urls"): list[Uri],
+    (Organization, "redirect_urls"): Annotated[list[Uri], Field(max_length=MAX_REDIRECT_URLS)],
+    # the control plane's counts (a list past them was taken, then every request read it)
+    (CheckoutField, "options"): Annotated[list[Text], Field(max_length=MAX_FIELD_OPTIONS)],
+    (CheckoutField, "product_ids"): Annotated[list[Text], Field(max_length=MAX_FIELD_PRODUCTS)],
+    (ProviderConfig, "initiate_failures"): Annotated[
+        list[Text], Field(max_length=payments.MAX_INITIATE_FAILURES)
+    ],
     (LedgerEntry, "kind"): Literal[KINDS],
     (Transfer, "status"): Literal[TRANSFER_STATUSES],
     # what the API's own parsers take (an event type, a fault kind, an outcome): another

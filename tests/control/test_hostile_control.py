@@ -144,6 +144,33 @@ def test_provider_numbers_are_finite_and_bounded_and_a_refusal_changes_nothing(
     assert status.json["status"] == "completed"  # type: ignore[index]
 
 
+@pytest.mark.parametrize(
+    ("method", "route", "body", "message"),
+    [
+        ("PATCH", "/orgs/{org}", {"redirectUrls": ["https://shop.test/x"] * 101}, "redirectUrls"),
+        ("POST", "/faults", {"initiateFailures": ["no"] * 10_001}, "initiateFailures"),
+        ("POST", "/orgs/{org}/checkout-fields", {"label": "L", "options": ["a"] * 101}, "options"),
+        (
+            "POST",
+            "/orgs/{org}/checkout-fields",
+            {"label": "L", "productIds": ["p"] * 101},
+            "productIds",
+        ),
+    ],
+)
+def test_a_list_past_its_count_is_a_400_naming_it(
+    svc_http: FlaskClient, method: str, route: str, body: dict[str, Any], message: str
+) -> None:
+    """These lists had no count: a million redirect URLs were taken and every tokenless
+    checkout then matched its successUrl against each."""
+    org = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
+    before = svc_http.get("/_sandbox/state").data
+    response = svc_http.open("/_sandbox" + route.format(org=org), method=method, json=body)
+    assert response.status_code == 400
+    assert response.json["error"].startswith(f"{message} must have at most")  # type: ignore[index]
+    assert svc_http.get("/_sandbox/state").data == before
+
+
 @pytest.mark.parametrize("body", ["[]", "null", "1", '"approve"'])
 def test_simulator_fail_with_a_body_that_is_not_an_object_is_a_400(
     svc_http: FlaskClient, auth: dict[str, str], body: str

@@ -20,6 +20,9 @@ from svc_sandbox.orgs.organizations import OrganizationService
 
 FIELD_TYPES = ("text", "email", "phone", "number", "select")
 FIELD_VALUE_MAX = 500
+#: Choices of a ``select`` field, and products a field is shown for.
+MAX_FIELD_OPTIONS = 100
+MAX_FIELD_PRODUCTS = 100
 
 
 @dataclass

@@ -79,6 +79,8 @@ PROMPT_TIMEOUT = timedelta(seconds=150)
 #: The longest a production push may wait for its default outcome (one day; a session lasts
 #: 30 minutes, so anything longer behaves as "none").
 MAX_PUSH_DELAY_SECONDS = 86400
+#: Attempts the control plane may make fail at start, one reason each (as refuseCheckouts).
+MAX_INITIATE_FAILURES = 10_000
 DECIDE = "payments.decide"
 NOTIFY = "payments.notify"
 

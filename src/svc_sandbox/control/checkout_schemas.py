@@ -15,6 +15,8 @@ from pydantic import (
     StrictStr,
 )
 
+from svc_sandbox.commerce.checkout_links import MAX_FIELD_OPTIONS, MAX_FIELD_PRODUCTS
+from svc_sandbox.commerce.payments import MAX_INITIATE_FAILURES
 from svc_sandbox.commerce.schemas import NoNulls, SuccessUri
 
 
@@ -43,7 +45,10 @@ class FaultsBody(Strict):
     #: answer's name; ``initiateFailed`` (the first name) is still read.
     initiateFailures: Annotated[
         list[Annotated[StrictStr, Field(min_length=1, max_length=500)]],
-        Field(validation_alias=AliasChoices("initiateFailures", "initiateFailed")),
+        Field(
+            max_length=MAX_INITIATE_FAILURES,
+            validation_alias=AliasChoices("initiateFailures", "initiateFailed"),
+        ),
     ] = []
 
 
@@ -67,19 +72,21 @@ class CheckoutLinkUpdateBody(NoNulls):
 
 FieldLabel = Annotated[StrictStr, Field(min_length=1, max_length=120)]
 FieldOption = Annotated[StrictStr, Field(min_length=1, max_length=120)]
+FieldOptions = Annotated[list[FieldOption], Field(max_length=MAX_FIELD_OPTIONS)]
+FieldProducts = Annotated[list[StrictStr], Field(max_length=MAX_FIELD_PRODUCTS)]
 
 
 class CheckoutFieldBody(Strict):
     label: FieldLabel
     type: StrictStr = "text"
     required: StrictBool = False
-    productIds: list[StrictStr] = []
-    options: list[FieldOption] = []
+    productIds: FieldProducts = []
+    options: FieldOptions = []
 
 
 class CheckoutFieldUpdateBody(Strict):
     label: FieldLabel | None = None
     type: StrictStr | None = None
     required: StrictBool | None = None
-    productIds: list[StrictStr] | None = None
-    options: list[FieldOption] | None = None
+    productIds: FieldProducts | None = None
+    options: FieldOptions | None = None

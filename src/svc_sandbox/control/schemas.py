@@ -19,7 +19,7 @@ from svc_sandbox.commerce.schemas import NoNulls, Uri
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.journal import JournalFilter
 from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
-from svc_sandbox.orgs.organizations import Environment, KycStatus
+from svc_sandbox.orgs.organizations import MAX_REDIRECT_URLS, Environment, KycStatus
 
 
 def _ascii_rate(value: Any) -> Any:
@@ -72,7 +72,7 @@ class OrganizationUpdateBody(NoNulls):
     #: A fraction, 0.05 = 5%; null goes back to the platform default. Its range and places
     #: are the organization's rule (orgs/organizations.py: ``rate_problem``).
     customFeeRate: Annotated[Decimal, BeforeValidator(_ascii_rate)] | None = None
-    redirectUrls: list[Uri] | None = None
+    redirectUrls: Annotated[list[Uri], Field(max_length=MAX_REDIRECT_URLS)] | None = None
 
 
 class TokenCreateBody(Strict):

@@ -40,6 +40,9 @@ RETIRED_MESSAGE = (
 #: Decimal places a custom fee rate may have. A finer rate changes no fee (fees are rounded
 #: to whole santim), and the answer writes the rate out in full.
 MAX_RATE_PLACES = 30
+#: Redirect URLs an organization may register (each tokenless checkout's ``successUrl`` is
+#: matched against them).
+MAX_REDIRECT_URLS = 100
 
 
 def rate_text(rate: Decimal | None) -> str | None:
