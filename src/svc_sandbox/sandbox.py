@@ -10,7 +10,7 @@ import json
 import queue
 import threading
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from svc_sandbox import __version__
 from svc_sandbox.commerce.checkout import CheckoutService
@@ -77,6 +77,18 @@ ADVANCE_BATCH = 256
 #: that instant; past this many rounds it is left for the next call, so a call returns under
 #: traffic that never stops (it used to send until the traffic stopped).
 ROUNDS_AT_ONE_INSTANT = 100
+
+
+class _Step(NamedTuple):
+    """What one hold of the lock of a walk did (``Sandbox._run_until``)."""
+
+    ran: list[RanEntry]
+    #: It stopped at ``ADVANCE_BATCH`` with more entries due by its limit.
+    more: bool
+    #: It stopped for work ready (webhook attempts due): the walk sends, then goes on.
+    paused: bool
+    #: Every entry it ran was scheduled after the walk last let go of the lock to send.
+    fresh: bool
 
 
 class Stateful(Protocol):
@@ -443,6 +455,9 @@ class Sandbox:
         ran: list[RanEntry] = []
         generation = self.generation
         explicit = send and not background
+        #: The scheduler's last entry when the walk last let go of the lock to send: entries
+        #: after it were made while it sent (a receiver calling back, other clients).
+        mark = self.scheduler.last_seq
         paused_at: datetime | None = None
         rounds = 0
         #: The instant whose further work this walk leaves to the next call (rounds used up).
@@ -453,27 +468,29 @@ class Sandbox:
                     # A reset or import replaced the state while the lock was let go: this
                     # advance ends where it was, as if it had finished before the reset.
                     return ran
-                step, more, paused = self._run_until(target, explicit, settled)
-                ran += step
-                if explicit and not paused and not more and settled is None:
+                step = self._run_until(target, explicit, settled, mark)
+                ran += step.ran
+                paused = step.paused
+                if explicit and not paused and not step.more and settled is None:
                     paused = self._work_pending()  # made by a request meanwhile: send it too
                 now = self.clock.now()
-                if (paused or more) and step and step[-1].due > now:
-                    self.clock.set(step[-1].due)
-                elif not paused and not more and target > now:
+                if (paused or step.more) and step.ran and step.ran[-1].due > now:
+                    self.clock.set(step.ran[-1].due)
+                elif not paused and not step.more and target > now:
                     self.clock.set(target)
                 if paused:
+                    # A round: sending at one instant again for what was made meanwhile only.
                     instant = self.clock.now()
-                    rounds = rounds + 1 if instant == paused_at else 1
-                    paused_at = instant
+                    rounds = rounds + 1 if instant == paused_at and step.fresh else 1
+                    paused_at, mark = instant, self.scheduler.last_seq
                     if rounds >= ROUNDS_AT_ONE_INSTANT:
                         settled = instant
-            if more and not paused:
+            if step.more and not paused:
                 let_others_in()
                 continue
             if send and (paused or settled is None):
                 self._after_work(background)
-            if not paused or (not step and self._work_pending()):
+            if not paused or (not step.ran and self._work_pending()):
                 self._prune_expired()
                 return ran
 
@@ -485,16 +502,22 @@ class Sandbox:
             self.browser_sessions.prune()
 
     def _run_until(
-        self, target: datetime, stop_for_work: bool = False, settled: datetime | None = None
-    ) -> tuple[list[RanEntry], bool, bool]:
-        """Runs up to ``ADVANCE_BATCH`` due entries; says whether it stopped at that limit and
-        whether it stopped for work (``stop_for_work``: after the instant at which an entry
-        left work ready, or at once when work is ready). Work made by entries due by
-        ``settled`` does not stop it: that instant's rounds are used up."""
+        self,
+        target: datetime,
+        stop_for_work: bool = False,
+        settled: datetime | None = None,
+        mark: int = 0,
+    ) -> _Step:
+        """Runs up to ``ADVANCE_BATCH`` due entries (see ``_Step``). With ``stop_for_work`` it
+        stops after the instant at which an entry left work ready, or at once when work is
+        ready; work made by entries due by ``settled`` does not stop it (that instant's rounds
+        are used up)."""
         ran: list[RanEntry] = []
         if stop_for_work and settled is None and self._work_pending():
-            return ran, False, True
+            return _Step(ran, more=False, paused=True, fresh=True)
         limit = target
+        stopping = False  # (not ``limit is not target``: an entry's due may be that object)
+        fresh = True
         # Each entry runs with the clock pinned at its due time (for this thread only); the
         # pin before the batch comes back after it.
         before = self.clock.pin(None)
@@ -503,19 +526,21 @@ class Sandbox:
                 self.clock.pin(entry.due)
                 self.scheduler.run(entry)
                 ran.append(RanEntry(entry.due, entry.kind, entry.payload))
+                fresh = fresh and entry.seq > mark
                 if (
                     stop_for_work
-                    and limit is target
+                    and not stopping
                     and (settled is None or entry.due > settled)
                     and self._work_pending()
                 ):
-                    limit = entry.due  # finish this instant, then pause for the work
+                    limit, stopping = entry.due, True  # finish this instant, then pause
                 if len(ran) >= ADVANCE_BATCH:
                     upcoming = self.scheduler.next_due()
-                    return ran, upcoming is not None and upcoming <= limit, limit is not target
+                    more = upcoming is not None and upcoming <= limit
+                    return _Step(ran, more, stopping, fresh)
         finally:
             self.clock.pin(before)
-        return ran, False, limit is not target
+        return _Step(ran, False, stopping, fresh)
 
     def _work_pending(self) -> bool:
         return any(hook.pending() for hook in self.after_work)

@@ -13,7 +13,7 @@ import pytest
 
 from svc_sandbox.app import create_app
 from svc_sandbox.pytest_plugin import RunningServer
-from svc_sandbox.sandbox import ROUNDS_AT_ONE_INSTANT, Sandbox
+from svc_sandbox.sandbox import ADVANCE_BATCH, ROUNDS_AT_ONE_INSTANT, Sandbox
 from svc_sandbox.server import ServerThread
 from svc_sandbox.testing.loopback import LoopbackServer
 from tests.helpers import token_of
@@ -236,6 +236,31 @@ def test_an_explicit_call_sends_what_requests_make_meanwhile_for_a_bounded_numbe
     finally:
         server.close()
         sandbox.stop()
+
+
+def test_a_flush_of_more_attempts_at_one_instant_than_its_rounds_hold_sends_them_all() -> None:
+    """Rounds count only what was made while the call sent: a backlog made before it, at one
+    instant, more than ``ROUNDS_AT_ONE_INSTANT`` batches of ``ADVANCE_BATCH``, goes out whole
+    in the one call (a 100,000-session warp expires that many sessions at one instant)."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, rate_limits=False)
+    http = create_app(sandbox).test_client()
+    org = sandbox.info()["organizations"][0]["id"]
+    received = [0]
+
+    def count(body: bytes, headers: dict[str, str]) -> int:
+        received[0] += 1
+        return 200
+
+    sandbox.add_webhook_receiver(org, count)
+    backlog = (ROUNDS_AT_ONE_INSTANT + 2) * ADVANCE_BATCH
+    for _ in range(backlog):
+        sandbox.events.trigger(org, "sandbox", "order.completed")
+
+    flushed = http.post("/_sandbox/webhooks/flush", json={})
+
+    assert flushed.status_code == 200
+    assert received[0] == backlog
+    assert http.get("/_sandbox").json["webhooks"]["backlog"]["attemptsDue"] == 0
 
 
 def test_stopping_ends_a_drain_after_the_attempt_being_sent() -> None:

@@ -117,6 +117,11 @@ class Scheduler:
         except IndexError:
             return None
 
+    @property
+    def last_seq(self) -> int:
+        """The sequence number of the entry scheduled last (entries after it have more)."""
+        return self._seq
+
     def pop_due(self, until: datetime) -> Entry | None:
         """Removes and returns the earliest live entry due at or before ``until``."""
         head = self._live_head()
