@@ -588,6 +588,7 @@ def serve(settings: Settings) -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         sandbox.start_background()
+        server.start()  # before "Ready": a signal sent once it is read finds the loop running
         # Ready first; then the validators and the signing key, off the start-up path.
         threading.Thread(target=warm_up_and_freeze, args=(sandbox,), daemon=True).start()
         print(banner(sandbox.info(), usable_origins(settings)), flush=True)
@@ -598,7 +599,7 @@ def serve(settings: Settings) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-        server.start().wait()
+        server.wait()
     except KeyboardInterrupt:
         pass
     finally:

@@ -70,9 +70,19 @@ class ServerThread:
         self.host = settings.host
         self.port = int(self._server.effective_port)
         self._closing = threading.Event()
+        #: Whether the thread entered its loop, and whether close() came first (then the
+        #: thread never runs it): decided under one lock, as Ctrl-C may interrupt start()
+        #: before or after the thread began, and is_alive() says neither for sure.
+        self._gate = threading.Lock()
+        self._looping = False
+        self._closed_first = False
         self._thread = threading.Thread(target=self._serve, name="svc-sandbox-server", daemon=True)
 
     def _serve(self) -> None:
+        with self._gate:
+            if self._closed_first:
+                return
+            self._looping = True
         self._server.run()  # returns once close() has emptied the socket map
 
     @property
@@ -110,7 +120,10 @@ class ServerThread:
         server = self._server
         sockets = server._map
         trigger = server.trigger
-        if not self._thread.is_alive():  # never started: no loop, no race
+        with self._gate:
+            looping = self._looping
+            self._closed_first = not looping
+        if not looping:  # no loop runs or will: no race
             server.task_dispatcher.shutdown()
             wasyncore.close_all(sockets)
             return
@@ -125,4 +138,9 @@ class ServerThread:
         server.task_dispatcher.shutdown()  # running requests end; queued ones are cancelled
         trigger.pull_trigger(close_all_but_the_trigger)
         self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            # Still looping (a loaded machine, a worker slow to end): closing the trigger
+            # under its select() breaks the loop with a traceback. Left to the daemon thread,
+            # which ends with the process or once the loop empties its map.
+            return
         trigger.close()
