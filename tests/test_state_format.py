@@ -993,12 +993,12 @@ PARSED: list[tuple[str, Edit2, str]] = [
     (
         "a planned decision no provider makes",
         lambda d: first(d, "payments.attempts").update(decide_outcome="\u2603") or d,
-        "services.payments.attempts[0].decide_outcome must be 'approve', ",
+        "services.payments.attempts[0].decide_outcome must be one of approve, payment_rejected",
     ),
     (
         "a production push outcome outside the setting's",
         lambda d: services(d)["payments"]["config"].update(push_outcome="later") or d,
-        "services.payments.config.push_outcome must be 'approve', ",
+        "services.payments.config.push_outcome must be one of approve, payment_rejected",
     ),
     (
         "an empty user handle",
@@ -1026,6 +1026,36 @@ PARSED: list[tuple[str, Edit2, str]] = [
         "clock now and exact must be the same instant",
     ),
 ]
+
+
+def test_an_export_holding_new_failure_codes_imports_again() -> None:
+    """The control plane takes a failure code of the team's own (lowercase words joined by
+    _) as the push outcome and a trigger's code; a production push then plans it. The
+    import refused all three in the sandbox's own export."""
+    sandbox = Sandbox(
+        clock_mode="frozen", seed=3, production_push_outcome="payment_blocked_by_bank"
+    )
+    http = create_app(sandbox).test_client()
+    trigger = {
+        "phone": "0911000111",
+        "outcome": "fail",
+        "failureCode": "wallet_frozen_by_bank",
+        "decisionDelaySeconds": 60,
+    }
+    assert http.post("/_sandbox/triggers", json=trigger).status_code == 201
+    token = {"Authorization": f"Bearer {token_of(sandbox, 'production')}"}
+    push = {
+        "amount": 1000,
+        "description": "x",
+        "gateway": "telebirr",
+        "customer": {"email": "b@example.com", "phone": "0911223344"},
+    }
+    assert http.post("/api/checkout", json=push, headers=token).status_code == 200
+    exported = http.get("/_sandbox/state").data
+    assert b"payment_blocked_by_bank" in exported and b"wallet_frozen_by_bank" in exported
+    imported = http.put("/_sandbox/state", data=exported, content_type="application/json")
+    assert imported.status_code == 200, imported.json
+    assert http.get("/_sandbox/state").data == exported
 
 
 def transfer_again(document: dict[str, Any]) -> dict[str, Any]:

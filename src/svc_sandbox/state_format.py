@@ -48,7 +48,7 @@ from pydantic import (
 from pydantic import ValidationError as PydanticValidationError
 from typing_extensions import is_typeddict  # the payloads are typing_extensions TypedDicts
 
-from svc_sandbox.commerce import payments
+from svc_sandbox.commerce import payments, schemas
 from svc_sandbox.commerce.checkout import SESSION_LIFECYCLE, CheckoutSession
 from svc_sandbox.commerce.checkout_links import (
     FIELD_TYPES,
@@ -213,9 +213,9 @@ _NARROWER: dict[tuple[type, str], Any] = {
     (WebhookEndpoint, "event_types"): list[Literal[EVENT_TYPES]],  # type: ignore[valid-type]
     (NoticeFault, "kind"): Literal[NOTICE_KINDS],
     (Trigger, "outcome"): Literal[OUTCOMES],
-    (Trigger, "failure_code"): Literal[payments.PROVIDER_FAILURE_CODES],
-    (ProviderConfig, "push_outcome"): Literal[payments.PUSH_OUTCOMES],
-    (PaymentAttempt, "decide_outcome"): Literal[(payments.APPROVE, *payments.FAILURE_CODES)],
+    (Trigger, "failure_code"): schemas.provider_decision_type(payments.PROVIDER_FAILURE_CODES),
+    (ProviderConfig, "push_outcome"): schemas.provider_decision_type(payments.PUSH_OUTCOMES),
+    (PaymentAttempt, "decide_outcome"): schemas.provider_decision_type(payments.PLANNED_OUTCOMES),
     # money as the API's own schemas bound it (commerce/schemas.py)
     (Product, "amount"): Money,
     (Product, "minimum_amount"): Money,

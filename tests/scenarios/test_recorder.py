@@ -591,3 +591,27 @@ def test_a_control_request_a_control_step_cannot_send_is_recorded_as_sent(
     file.write_text(dump(document), "utf-8")
     result = Runner(InProcessTarget()).run(load_file(file)[0])
     assert result.status == PASSED, result.failure
+
+
+def test_a_control_write_with_a_query_replays_with_it(
+    svc_http: FlaskClient, tmp_path: Path
+) -> None:
+    """A trigger removed from production (``?environment=production``) was recorded without
+    the query and replayed against the sandbox trigger; a write refused for a parameter it
+    does not read (``?dry=1``) was recorded as a control step that carried it out."""
+    svc_http.post("/_sandbox/reset", json={})
+    production = {"phone": "0911000111", "outcome": "approve", "environment": "production"}
+    assert svc_http.post("/_sandbox/triggers", json=production).status_code == 201
+    removed = svc_http.delete("/_sandbox/triggers/251911000111?environment=production", json={})
+    assert removed.status_code == 200, removed.json
+    refused = svc_http.post("/_sandbox/clock/advance?dry=1", json={"duration": "10m"})
+    assert refused.status_code == 400
+    document = recorded(svc_http)
+    remove, advance = document["steps"][-2:]
+    assert remove["control"]["environment"] == "production"
+    assert advance["request"]["path"] == "${control_url}/clock/advance"
+    assert advance["request"]["query"] == {"dry": "1"}
+    file = tmp_path / "query.yaml"
+    file.write_text(dump(document))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])
+    assert result.status == PASSED, result.failure

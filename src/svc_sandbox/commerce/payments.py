@@ -72,6 +72,9 @@ PROVIDER_FAILURE_CODES = tuple(code for code in FAILURE_CODES if code != SESSION
 APPROVE = "approve"
 #: What a production prompt does by itself: approve, fail with a code, or wait ("none").
 PUSH_OUTCOMES = (APPROVE, *PROVIDER_FAILURE_CODES, "none")
+#: What a prompt's planned decision may be (``_plans``): a trigger's or the push outcome, or
+#: a payment link's timeout; a new failure code as well.
+PLANNED_OUTCOMES = (APPROVE, *PROVIDER_FAILURE_CODES)
 
 PAYS_AT_ONCE = "251900000001"
 FAILS_AT_ONCE = "251900000002"

@@ -27,6 +27,8 @@ from svc_sandbox.commerce.checkout_input import (
     normalize_phone,
 )
 from svc_sandbox.commerce.fees import MAX_MINOR
+from svc_sandbox.commerce.payments import provider_decision
+from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.validation import http_url_problem, success_url_problem
 
 Money = Annotated[StrictInt, Field(ge=0, le=MAX_MINOR)]
@@ -124,6 +126,21 @@ class ProductUpdateBody(NoNulls):
 # --- checkout (§4 POST /checkout, payment link attempts) -----------------------------------
 
 Gateway = Literal["telebirr", "mpesa", "cbe"]
+
+
+def provider_decision_type(allowed: tuple[str, ...]) -> Any:
+    """A provider decision as the control plane takes it (``payments.provider_decision``): one
+    of ``allowed`` or a new failure code (a state import's push outcome, trigger code, plan)."""
+
+    def check(value: str) -> str:
+        try:
+            return provider_decision(value, allowed, "")
+        except ValidationFailed as exc:
+            raise ValueError(exc.message.strip()) from None
+
+    return Annotated[StrictStr, AfterValidator(check)]
+
+
 Email = Annotated[StrictStr, AfterValidator(check_email)]
 Phone = Annotated[StrictStr, AfterValidator(normalize_phone)]
 CheckoutLinkToken = Annotated[StrictStr, AfterValidator(check_checkout_link)]

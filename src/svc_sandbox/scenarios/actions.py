@@ -1,7 +1,8 @@
 """The ``control`` step: each action is one control-plane route (docs/control-plane.md).
 
-An action's ``{name}`` arguments fill the path; the rest go in the JSON body (or the query of a
-GET). The same table turns a recorded control-plane request back into an action (recorder.py).
+An action's ``{name}`` arguments fill the path; those its route reads from the query go there
+(every argument of a GET); the rest go in the JSON body. The same table turns a recorded
+control-plane request back into an action (recorder.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ class Action:
     #: Path under the control plane, with ``{argument}`` parts.
     path: str
     doc: str
+    #: Arguments sent in the query, not the body (a GET sends every argument there).
+    query: tuple[str, ...] = ()
 
     @property
     def path_arguments(self) -> list[str]:
@@ -32,6 +35,9 @@ class Action:
         for name in self.path_arguments:
             path = path.replace("{" + name + "}", quote(str(rest.pop(name)), safe=""))
         return CONTROL_PREFIX + path, rest
+
+    def in_query(self, argument: str) -> bool:
+        return self.method == "GET" or argument in self.query
 
     def pattern(self) -> re.Pattern[str]:
         escaped = re.escape(CONTROL_PREFIX + self.path)
@@ -71,7 +77,9 @@ ACTIONS: dict[str, Action] = {
     ),
     "triggers": Action("GET", "/triggers", "the trigger registry"),
     "add_trigger": Action("POST", "/triggers", "a custom trigger phone (outcome, delay, fault)"),
-    "remove_trigger": Action("DELETE", "/triggers/{phone}", "remove a custom trigger"),
+    "remove_trigger": Action(
+        "DELETE", "/triggers/{phone}", "remove a custom trigger (environment)", ("environment",)
+    ),
     "clear_triggers": Action("DELETE", "/triggers", "remove every custom trigger"),
     "notification_fault": Action(
         "POST", "/faults/notifications", "late, lost, duplicate or out_of_order notices"

@@ -29,7 +29,7 @@ from svc_sandbox.core.errors import Conflict, ValidationFailed
 from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
 from svc_sandbox.core.validation import ELLIPSIS, grouped
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS
-from svc_sandbox.scenarios.actions import CONTROL_PREFIX, action_for
+from svc_sandbox.scenarios.actions import ACTIONS, CONTROL_PREFIX, action_for
 
 #: Control-plane requests that are not replayed (reads, and the recorder's own routes).
 NOT_REPLAYED = (CONTROL_PREFIX + "/requests", CONTROL_PREFIX + "/scenario")
@@ -270,14 +270,17 @@ def _step(
         body = _body(entry)
         sent = entry.get("form") is not None or entry.get("body") or entry.get("bodyBase64")
         unsendable = sent and not (isinstance(body, dict) and entry.get("contentType") == JSON_TYPE)
+        query = _query(entry["query"]) if entry.get("query") else {}
+        if query is None or any(not ACTIONS[action].in_query(name) for name in query):
+            unsendable = True  # a parameter the action does not send (a refused ?dry=1)
         if unsendable or entry["status"] == NOT_JSON:
-            # A body a control step cannot send (it sends a JSON object), or a write refused
-            # for not being JSON (a control step would carry it out): a request to the
-            # control plane sending it as it came.
+            # A body or query a control step cannot send (it sends a JSON object and its
+            # route's own parameters), or a write refused for not being JSON (a control step
+            # would carry it out): a request to the control plane sending it as it came.
             step = _request_step(entry, "url", path[len(CONTROL_PREFIX) :], credentials)
             step["request"]["path"] = CONTROL_URL + step["request"]["path"]
             return step
-        control: dict[str, Any] = {"action": action, **arguments}
+        control: dict[str, Any] = {"action": action, **arguments, **(query or {})}
         if isinstance(body, dict):
             control.update(body)
         return {"control": _escaped(control), "expect": {"status": entry["status"]}}

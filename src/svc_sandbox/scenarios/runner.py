@@ -424,9 +424,8 @@ class _Run:
             return self._receiver_action(spec)
         action = ACTIONS[name]
         path, rest = action.route(spec)
-        query = ""
-        if action.method == "GET":
-            query, rest = urlencode({k: as_text(v) for k, v in rest.items()}), {}
+        in_query = {name: rest.pop(name) for name in list(rest) if action.in_query(name)}
+        query = _encoded(in_query) if in_query else ""
         request, response = self.session.control(action.method, path, rest, query)
         return request, response, "control"
 
