@@ -105,9 +105,9 @@ class LatencyFaults(FaultRules[LatencyRule]):
         self._waits: list[Delay] = []
 
     def wait(self, delay: Delay, seconds: float) -> None:
-        """Waits ``seconds`` of wall time, or until ``delay``'s rule is removed."""
-        with self.lock:
-            self._waits.append(delay)
+        """Waits ``seconds`` of wall time, or until ``delay``'s rule is removed. ``delay`` is
+        one ``take(waiting=True)`` registered: in the same hold of the lock as the rule was
+        counted, so a removal right after the take still ends this wait."""
         try:
             delay.ended.wait(seconds)
         finally:
@@ -185,11 +185,17 @@ class LatencyFaults(FaultRules[LatencyRule]):
 
     @locked
     def take(
-        self, method: str, path: str, token: str | None, *, count: bool = True
+        self,
+        method: str,
+        path: str,
+        token: str | None,
+        *,
+        count: bool = True,
+        waiting: bool = False,
     ) -> Delay | None:
         """The delay of this request (the first matching rule's), if any, counted (``applied``,
         ``count``) unless ``count`` is False: a request answered without its delay was not
-        delayed."""
+        delayed. ``waiting``: the caller waits it out (``wait``), registered here."""
         if not self.rules or path.startswith("/_sandbox"):
             return None
         found = self.orgs.tokens.get(token) if token else None
@@ -199,5 +205,8 @@ class LatencyFaults(FaultRules[LatencyRule]):
                 if count:
                     rule.applied += 1
                     self.count_down(rule)
-                return Delay(rule.id, timedelta(seconds=rule.delay_seconds))
+                delay = Delay(rule.id, timedelta(seconds=rule.delay_seconds))
+                if waiting:
+                    self._waits.append(delay)
+                return delay
         return None

@@ -72,11 +72,12 @@ from svc_sandbox.webhooks.sender import Receiver
 
 #: Entries an advance runs per hold of the lock before letting other requests in.
 ADVANCE_BATCH = 256
-#: How many times an explicit advance, set, run-due or flush sends at one instant. Requests
-#: made while it sends (a receiver calling back, other clients) may make more work due at
-#: that instant; past this many rounds it is left for the next call, so a call returns under
-#: traffic that never stops (it used to send until the traffic stopped).
-ROUNDS_AT_ONE_INSTANT = 100
+#: How many rounds in a row an explicit advance, set, run-due or flush sends only what requests
+#: made while it sent (a receiver calling back, other clients, a delayed request moving the
+#: clock). Past them it stops sending: it runs the rest of its due work and leaves the attempts
+#: due for the next call, so a call returns under traffic that never stops (it used to send
+#: until the traffic stopped). A backlog made before the call never counts.
+LATE_WORK_ROUNDS = 100
 
 
 class _Step(NamedTuple):
@@ -148,8 +149,9 @@ class Sandbox:
             settings = settings.model_copy(update=overrides)
         self.settings = settings
         self.lock = threading.RLock()
-        #: Bumped each time a reset or an import replaces the state: work begun on the old
-        #: state (an advance paused outside the lock) stops rather than carry on in the new one.
+        #: Bumped each time a reset or an import replaces the state, or the clock is set back:
+        #: a move aimed from the old state or time (an advance paused outside the lock, a
+        #: delayed request's) stops rather than carry on in the new one. Read with the target.
         self.generation = 0
         #: One move of the clock at a time (advance, set, run-due). Each works out its target
         #: from the clock as it finds it and lets the state lock go between batches, so two
@@ -331,7 +333,8 @@ class Sandbox:
                 # The clock keeps milliseconds (core/clock.py): a finer part is cut.
                 target = to_millisecond(self.clock.now() + delta)
                 target = self._bounded(target, f"{field} takes the clock too far: it")
-            return self._move_to(target)
+                generation = self.generation
+            return self._move_to(target, generation)
 
     def delay_request(
         self, method: str, path: str, token: str | None
@@ -354,7 +357,7 @@ class Sandbox:
         if not self._waiting.acquire(blocking=False):
             return None, True
         try:  # taken again, counted: the rule may have run out or gone meanwhile
-            delay = self.latency.take(method, path, token)
+            delay = self.latency.take(method, path, token, waiting=True)
             if delay is not None:
                 self.latency.wait(delay, delay.length.total_seconds() / self.clock.factor)
         finally:
@@ -371,8 +374,9 @@ class Sandbox:
         clock only ever moves forward. Past the clock's last instant it stays where it is."""
         with self.lock:
             target = to_millisecond(self.clock.now() + delay)
+            generation = self.generation
         if out_of_range(target) is None:
-            self._move_to(target, background=True, send=False)
+            self._move_to(target, generation, background=True, send=False)
 
     @staticmethod
     def _bounded(instant: datetime, what: str) -> datetime:
@@ -396,7 +400,9 @@ class Sandbox:
                     self.clock.set(instant)
                     instant = self.clock.now()
                     self.payments.clock_set_back(instant)
-            return self._move_to(instant)
+                    self.generation += 1  # a delayed request's move aimed from the old time
+                generation = self.generation
+            return self._move_to(instant, generation)
 
     def run_due(self, background: bool = False) -> list[RanEntry]:
         """Runs what is due now (a real or scaled clock's ticker calls this, ``background``)."""
@@ -405,8 +411,8 @@ class Sandbox:
             self._moving_in_background = background
             try:
                 with self.lock:
-                    now = self.clock.now()
-                return self._move_to(now, background)
+                    now, generation = self.clock.now(), self.generation
+                return self._move_to(now, generation, background)
             finally:
                 self._moving_in_background = outer
 
@@ -434,7 +440,7 @@ class Sandbox:
             self.run_due(background=True)
 
     def _move_to(
-        self, target: datetime, background: bool = False, send: bool = True
+        self, target: datetime, generation: int, background: bool = False, send: bool = True
     ) -> list[RanEntry]:
         """Runs due work up to ``target``; when an entry leaves after-work ready (a webhook
         attempt due), the clock stops after the entries due at that same instant, the lock
@@ -443,35 +449,37 @@ class Sandbox:
         after every ``ADVANCE_BATCH`` entries (the clock then reads the last one's due time),
         so a long advance never stalls other requests; the order stays the due order.
         ``send=False`` runs the due work only: the after-work (sending) is left for later.
+        ``generation`` is the one read with ``target``: a reset, import or set back since
+        then ends the move where it is.
 
         The cyclic garbage collector is paused meanwhile (for the process): a warp makes and
         drops records by the hundred thousand, none in a cycle, and the collections they
         triggered walked the whole state (a tenth of a 24 h warp of 10,000 sessions, a fifth
         at 100,000); what a receiver or a request leaves in cycles is collected after."""
         with collector_paused():
-            return self._walk_to(target, background, send)
+            return self._walk_to(target, generation, background, send)
 
-    def _walk_to(self, target: datetime, background: bool, send: bool) -> list[RanEntry]:
+    def _walk_to(
+        self, target: datetime, generation: int, background: bool, send: bool
+    ) -> list[RanEntry]:
         ran: list[RanEntry] = []
-        generation = self.generation
         explicit = send and not background
         #: The scheduler's last entry when the walk last let go of the lock to send: entries
-        #: after it were made while it sent (a receiver calling back, other clients).
+        #: after it were made while it sent.
         mark = self.scheduler.last_seq
-        paused_at: datetime | None = None
+        #: Rounds in a row that sent only such late work; at LATE_WORK_ROUNDS, no more.
         rounds = 0
-        #: The instant whose further work this walk leaves to the next call (rounds used up).
-        settled: datetime | None = None
         while True:
+            sending = explicit and rounds < LATE_WORK_ROUNDS
             with self.lock:
                 if self.generation != generation:
                     # A reset or import replaced the state while the lock was let go: this
                     # advance ends where it was, as if it had finished before the reset.
                     return ran
-                step = self._run_until(target, explicit, settled, mark)
+                step = self._run_until(target, sending, mark)
                 ran += step.ran
                 paused = step.paused
-                if explicit and not paused and not step.more and settled is None:
+                if sending and not paused and not step.more:
                     paused = self._work_pending()  # made by a request meanwhile: send it too
                 now = self.clock.now()
                 if (paused or step.more) and step.ran and step.ran[-1].due > now:
@@ -479,16 +487,12 @@ class Sandbox:
                 elif not paused and not step.more and target > now:
                     self.clock.set(target)
                 if paused:
-                    # A round: sending at one instant again for what was made meanwhile only.
-                    instant = self.clock.now()
-                    rounds = rounds + 1 if instant == paused_at and step.fresh else 1
-                    paused_at, mark = instant, self.scheduler.last_seq
-                    if rounds >= ROUNDS_AT_ONE_INSTANT:
-                        settled = instant
+                    rounds = rounds + 1 if step.fresh else 0
+                    mark = self.scheduler.last_seq
             if step.more and not paused:
                 let_others_in()
                 continue
-            if send and (paused or settled is None):
+            if send and (paused or not explicit):
                 self._after_work(background)
             if not paused or (not step.ran and self._work_pending()):
                 self._prune_expired()
@@ -501,19 +505,12 @@ class Sandbox:
             self.oauth.prune()
             self.browser_sessions.prune()
 
-    def _run_until(
-        self,
-        target: datetime,
-        stop_for_work: bool = False,
-        settled: datetime | None = None,
-        mark: int = 0,
-    ) -> _Step:
+    def _run_until(self, target: datetime, stop_for_work: bool = False, mark: int = 0) -> _Step:
         """Runs up to ``ADVANCE_BATCH`` due entries (see ``_Step``). With ``stop_for_work`` it
         stops after the instant at which an entry left work ready, or at once when work is
-        ready; work made by entries due by ``settled`` does not stop it (that instant's rounds
-        are used up)."""
+        ready."""
         ran: list[RanEntry] = []
-        if stop_for_work and settled is None and self._work_pending():
+        if stop_for_work and self._work_pending():
             return _Step(ran, more=False, paused=True, fresh=True)
         limit = target
         stopping = False  # (not ``limit is not target``: an entry's due may be that object)
@@ -527,12 +524,7 @@ class Sandbox:
                 self.scheduler.run(entry)
                 ran.append(RanEntry(entry.due, entry.kind, entry.payload))
                 fresh = fresh and entry.seq > mark
-                if (
-                    stop_for_work
-                    and not stopping
-                    and (settled is None or entry.due > settled)
-                    and self._work_pending()
-                ):
+                if stop_for_work and not stopping and self._work_pending():
                     limit, stopping = entry.due, True  # finish this instant, then pause
                 if len(ran) >= ADVANCE_BATCH:
                     upcoming = self.scheduler.next_due()

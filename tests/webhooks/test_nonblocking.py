@@ -13,7 +13,7 @@ import pytest
 
 from svc_sandbox.app import create_app
 from svc_sandbox.pytest_plugin import RunningServer
-from svc_sandbox.sandbox import ADVANCE_BATCH, ROUNDS_AT_ONE_INSTANT, Sandbox
+from svc_sandbox.sandbox import ADVANCE_BATCH, LATE_WORK_ROUNDS, Sandbox
 from svc_sandbox.server import ServerThread
 from svc_sandbox.testing.loopback import LoopbackServer
 from tests.helpers import token_of
@@ -195,14 +195,15 @@ def test_a_receiver_polling_a_delayed_path_while_an_advance_delivers_to_it_is_an
         sandbox.stop()
 
 
-@pytest.mark.parametrize(("chain", "sent_by_one_call"), [(5, 6), (1000, ROUNDS_AT_ONE_INSTANT)])
+@pytest.mark.parametrize(("chain", "sent_by_one_call"), [(5, 6), (1000, LATE_WORK_ROUNDS + 1)])
 def test_an_explicit_call_sends_what_requests_make_meanwhile_for_a_bounded_number_of_rounds(
     chain: int, sent_by_one_call: int
 ) -> None:
     """Frozen clock: a receiver that answers each webhook by a request making another event
     (as traffic that never stops would). A short chain is delivered by the one flush; a long
-    one made the flush send until it ended (never, under endless traffic): after
-    ``ROUNDS_AT_ONE_INSTANT`` rounds at one instant the rest is left to the next call."""
+    one made the flush send until it ended (never, under endless traffic): after the call's
+    own round and ``LATE_WORK_ROUNDS`` rounds of only such late work, the rest is left to the
+    next call."""
     sandbox = Sandbox(clock_mode="frozen", seed=1, port=0)
     server = ServerThread(create_app(sandbox), sandbox.settings).start()
     origin = f"http://127.0.0.1:{server.port}"
@@ -240,8 +241,8 @@ def test_an_explicit_call_sends_what_requests_make_meanwhile_for_a_bounded_numbe
 
 def test_a_flush_of_more_attempts_at_one_instant_than_its_rounds_hold_sends_them_all() -> None:
     """Rounds count only what was made while the call sent: a backlog made before it, at one
-    instant, more than ``ROUNDS_AT_ONE_INSTANT`` batches of ``ADVANCE_BATCH``, goes out whole
-    in the one call (a 100,000-session warp expires that many sessions at one instant)."""
+    instant, more than ``LATE_WORK_ROUNDS`` batches of ``ADVANCE_BATCH``, goes out whole in
+    the one call (a 100,000-session warp expires that many sessions at one instant)."""
     sandbox = Sandbox(clock_mode="frozen", seed=1, rate_limits=False)
     http = create_app(sandbox).test_client()
     org = sandbox.info()["organizations"][0]["id"]
@@ -252,7 +253,7 @@ def test_a_flush_of_more_attempts_at_one_instant_than_its_rounds_hold_sends_them
         return 200
 
     sandbox.add_webhook_receiver(org, count)
-    backlog = (ROUNDS_AT_ONE_INSTANT + 2) * ADVANCE_BATCH
+    backlog = (LATE_WORK_ROUNDS + 2) * ADVANCE_BATCH
     for _ in range(backlog):
         sandbox.events.trigger(org, "sandbox", "order.completed")
 
@@ -261,6 +262,47 @@ def test_a_flush_of_more_attempts_at_one_instant_than_its_rounds_hold_sends_them
     assert flushed.status_code == 200
     assert received[0] == backlog
     assert http.get("/_sandbox").json["webhooks"]["backlog"]["attemptsDue"] == 0
+
+
+def test_an_advance_whose_receiver_makes_delayed_requests_returns_after_its_rounds() -> None:
+    """Frozen clock: each webhook makes the receiver trigger an event and make a request a
+    latency rule delays, which moves the clock and makes the new attempt due while the
+    advance's flush was still sending: the flush took it too, no round ended, and a 10 s
+    advance went on (5 h 33 min of sandbox time in the audit). Each flush now sends what was
+    due as it began, and the late rounds end the call."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, port=0, rate_limits=False)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    origin = f"http://127.0.0.1:{server.port}"
+    token = token_of(sandbox)
+    calls = [0]
+
+    def send(method: str, path: str, body: Any = None) -> None:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(origin + path, data, method=method)
+        request.add_header("Content-Type", "application/json")
+        request.add_header("Authorization", f"Bearer {token}")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            answer.read()
+
+    def calls_back(body: bytes, headers: dict[str, str]) -> int:
+        calls[0] += 1
+        if calls[0] <= 2000:  # bounded, so the previous code ended too
+            send("POST", "/_sandbox/events/trigger", {"type": "order.completed"})
+            send("GET", "/api/products")
+        return 200
+
+    try:
+        org = sandbox.info()["organizations"][0]["id"]
+        sandbox.add_webhook_receiver(org, calls_back)
+        rule = {"method": "GET", "path": "/api/products", "delaySeconds": 1}
+        send("POST", "/_sandbox/faults/latency", rule)
+        send("POST", "/_sandbox/events/trigger", {"type": "order.completed"})
+        send("POST", "/_sandbox/clock/advance", {"seconds": 10})
+        assert calls[0] <= LATE_WORK_ROUNDS + 1
+        assert sandbox.info()["webhooks"]["backlog"]["attemptsDue"] >= 1  # left for later
+    finally:
+        server.close()
+        sandbox.stop()
 
 
 def test_stopping_ends_a_drain_after_the_attempt_being_sent() -> None:

@@ -318,14 +318,20 @@ class DeliveryService(Service):
                 heapq.heappush(self.due, entry)
         self.parked = {}
 
+    @property
+    def last_due_seq(self) -> int:
+        """The number of the attempt made due last (those made due later have more)."""
+        return self._due_seq
+
     @locked
-    def take_next(self, busy: Collection[Lane] = ()) -> Outgoing | None:
+    def take_next(self, busy: Collection[Lane] = (), newest: int | None = None) -> Outgoing | None:
         """The earliest due attempt, signed, or None when nothing is due. An attempt to a lane
         in ``busy`` (its receiver has an earlier one in flight) is set aside, not taken: each
-        receiver gets its attempts one at a time and in due order."""
-        return self._take_next(busy)
+        receiver gets its attempts one at a time and in due order. ``newest``: only attempts
+        made due up to that number (``last_due_seq``); later ones stay due."""
+        return self._take_next(busy, newest)
 
-    def _take_next(self, busy: Collection[Lane] = ()) -> Outgoing | None:
+    def _take_next(self, busy: Collection[Lane] = (), newest: int | None = None) -> Outgoing | None:
         # Each free lane's earliest set-aside attempt competes again (the rest wait their
         # turn: moving them all back, to be set aside again at the next take, made a queue
         # of n attempts to one receiver cost n^2).
@@ -334,20 +340,28 @@ class DeliveryService(Service):
             heapq.heappush(self.due, heapq.heappop(entries))
             if not entries:
                 del self.parked[free]
-        while self.due:
-            entry = heapq.heappop(self.due)
-            due = entry[2]
-            delivery = self.deliveries.get(due.delivery_id)
-            if delivery is None or delivery.status is not DeliveryStatus.PENDING:
-                continue
-            endpoint = self.endpoints.endpoints.get(delivery.endpoint_id) if busy else None
-            if endpoint is not None and (lane := lane_of(endpoint.url)) in busy:
-                heapq.heappush(self.parked.setdefault(lane, []), entry)
-                continue
-            outgoing = self._outgoing(due, delivery)
-            self.sending[due.seq] = due
-            return outgoing
-        return None
+        later: list[tuple[datetime, int, DueAttempt]] = []  # past ``newest``: left due
+        try:
+            while self.due:
+                entry = heapq.heappop(self.due)
+                due = entry[2]
+                if newest is not None and due.seq > newest:
+                    later.append(entry)
+                    continue
+                delivery = self.deliveries.get(due.delivery_id)
+                if delivery is None or delivery.status is not DeliveryStatus.PENDING:
+                    continue
+                endpoint = self.endpoints.endpoints.get(delivery.endpoint_id) if busy else None
+                if endpoint is not None and (lane := lane_of(endpoint.url)) in busy:
+                    heapq.heappush(self.parked.setdefault(lane, []), entry)
+                    continue
+                outgoing = self._outgoing(due, delivery)
+                self.sending[due.seq] = due
+                return outgoing
+            return None
+        finally:
+            for entry in later:
+                heapq.heappush(self.due, entry)
 
     def _outgoing(self, due: DueAttempt, delivery: Delivery) -> Outgoing:
         body = self.events.body_of(delivery.event_id)
@@ -391,11 +405,11 @@ class DeliveryService(Service):
 
     @locked
     def record_and_take_next(
-        self, outgoing: Outgoing, outcome: Outcome
+        self, outgoing: Outgoing, outcome: Outcome, newest: int | None = None
     ) -> tuple[Attempt | None, Outgoing | None]:
-        """Records the attempt's outcome, then takes the next due attempt, under one hold of
-        the lock (the dispatcher's loop)."""
-        return self._record(outgoing, outcome), self._take_next()
+        """Records the attempt's outcome, then takes the next due attempt (up to ``newest``),
+        under one hold of the lock (the dispatcher's loop)."""
+        return self._record(outgoing, outcome), self._take_next(newest=newest)
 
     @locked
     def record(self, outgoing: Outgoing, outcome: Outcome) -> Attempt | None:

@@ -55,11 +55,14 @@ class Dispatcher:
     # --- sending ----------------------------------------------------------------------------
 
     def flush(self) -> list[Attempt]:
-        """Sends every due attempt now, in due-time order; returns the attempts made (after
-        the background senders' attempts out are answered: none goes out meanwhile)."""
+        """Sends every attempt due as it begins, in due-time order; returns the attempts made
+        (after the background senders' attempts out are answered: none goes out meanwhile)."""
         made: list[Attempt] = []
         with self._sending, self.background.paused():
-            outgoing = self.deliveries.take_next()
+            # Only what was due as it began: a request meanwhile (a delayed one moving a
+            # frozen clock) may make more due, which the caller's next round sends.
+            newest = self.deliveries.last_due_seq
+            outgoing = self.deliveries.take_next(newest=newest)
             while outgoing is not None:
                 if self._stop.is_set():
                     # Stopping (serve got SIGTERM): on a flowing clock retries keep falling
@@ -69,7 +72,7 @@ class Dispatcher:
                     self.deliveries.put_back(outgoing)
                     break
                 attempt, outgoing = self.deliveries.record_and_take_next(
-                    outgoing, self._send(outgoing)
+                    outgoing, self._send(outgoing), newest
                 )
                 if attempt is not None:
                     made.append(attempt)
