@@ -1021,6 +1021,11 @@ PARSED: list[tuple[str, Edit2, str]] = [
         "services.payments.config.initiate_failures must have at most 10000 items",
     ),
     (
+        "a scheduler entry that is not an object",
+        lambda d: d["scheduler"].update(entries=["x"]) or d,
+        "scheduler.entries[0] must be an object",
+    ),
+    (
         "the clock's two instants apart",
         lambda d: d["clock"].update(now="2026-01-02T00:00:00.000Z") or d,
         "clock now and exact must be the same instant",

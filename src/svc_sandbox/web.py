@@ -21,10 +21,12 @@ from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.validation import (
     SHOWN_CHARACTERS,
+    UNKNOWN,
     SingleValues,
     cut,
     grouped,
     parse,
+    shown,
     unknown_field,
 )
 from svc_sandbox.sandbox import Sandbox
@@ -178,7 +180,9 @@ def check_query(app: Flask, current: Request) -> None:
     known: frozenset[str] = getattr(view, _QUERY_NAMES, frozenset())
     for name in current.args:
         if name not in known:
-            raise ValidationFailed(unknown_field(name))
+            # An empty name, or one with spaces at an end, is quoted to be seen.
+            plain = name and name.strip() == name
+            raise ValidationFailed(unknown_field(name) if plain else f"{shown(name)} {UNKNOWN}")
 
 
 #: The one content coding a body may have (RFC 9110 §12.5.3: "identity" means no encoding).

@@ -402,3 +402,30 @@ def test_a_query_parameter_a_control_route_does_not_read_is_a_400_naming_it(
 )
 def test_the_documented_query_parameters_are_read(svc_http: FlaskClient, path: str) -> None:
     assert svc_http.get(path).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("=1", "'' is not a known field"),
+        ("+limit=1", "' limit' is not a known field"),
+    ],
+)
+def test_a_parameter_name_empty_or_spaced_is_quoted(
+    svc_http: FlaskClient, query: str, message: str
+) -> None:
+    answer = svc_http.get(f"/_sandbox/clock?{query}")
+    assert answer.status_code == 400
+    assert answer.json == {"error": message, "code": "validation_failed"}
+
+
+@pytest.mark.parametrize("limit", ["x", "", "1.5", "0", "1001"])
+def test_the_attempts_list_limit_is_worded_as_every_other_lists(
+    svc_http: FlaskClient, limit: str
+) -> None:
+    answer = svc_http.get(f"/_sandbox/webhooks/attempts?limit={limit}")
+    assert answer.status_code == 400
+    assert answer.json == {
+        "error": "limit must be an integer between 1 and 1000",
+        "code": "validation_failed",
+    }

@@ -130,13 +130,13 @@ GOOD = """
             "name: x\nsettings:\n  rate_limitz: false\nsteps:\n  - request: {path: /a}\n",
             3,
             "settings.rate_limitz",
-            "settings: Extra inputs are not permitted",
+            "settings: rate_limitz is not a known field",
         ),
         (
             "name: x\nsettings: {withdrawal_tax_base: salary}\nsteps:\n  - request: {path: /a}\n",
             2,
             "settings.withdrawal_tax_base",
-            "settings: Input should be 'fee' or 'amount'",
+            "settings: withdrawal_tax_base must be 'fee' or 'amount'",
         ),
         ("a: &a [*a]\n", 1, "a[0]", "YAML: an alias inside its own anchor"),
         (

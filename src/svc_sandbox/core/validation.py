@@ -17,8 +17,12 @@ from svc_sandbox.core.errors import ValidationFailed
 
 M = TypeVar("M", bound=BaseModel)
 
+#: What a refusal of a field or parameter nobody reads says after its name.
+UNKNOWN = "is not a known field"
+
+
 _FRIENDLY = {
-    "extra_forbidden": "is not a known field",
+    "extra_forbidden": UNKNOWN,
     "missing": "is required",
     "int_type": "must be an integer",
     "string_type": "must be a string",
@@ -26,6 +30,7 @@ _FRIENDLY = {
     "list_type": "must be an array",
     "dict_type": "must be an object",
     "model_type": "must be an object",
+    "model_attributes_type": "must be an object",  # one of a tagged union's models
     "decimal_type": "must be a decimal number",
     "decimal_parsing": "must be a decimal number",
 }

@@ -20,6 +20,7 @@ from pydantic import ValidationError as PydanticError
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.text import lone_surrogate
+from svc_sandbox.core.validation import describe
 from svc_sandbox.core.yaml_input import AliasBound  # the one alias rule of YAML
 from svc_sandbox.scenarios.actions import ACTIONS
 from svc_sandbox.scenarios.matchers import argument_problems, check_path, expectations
@@ -257,7 +258,9 @@ def check_settings(document: dict[str, Any], lines: Lines) -> None:
         Settings.model_validate(document["settings"])
     except PydanticError as exc:
         error = exc.errors()[0]
-        raise lines.error(("settings", *error["loc"]), f"settings: {error['msg']}") from None
+        raise lines.error(
+            ("settings", *error["loc"]), f"settings: {describe(dict(error))}"
+        ) from None
 
 
 def check_clock(document: dict[str, Any], lines: Lines) -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBool, StrictInt, StrictStr
+from pydantic import BeforeValidator, Field, StrictBool, StrictInt, StrictStr
 
 from svc_sandbox.commerce.schemas import NoNulls
 from svc_sandbox.control.schemas import Strict
+from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import query_integer
 
 Description = Annotated[StrictStr, Field(max_length=500)]
 
@@ -77,6 +79,19 @@ class DeliveryQuery(Strict):
     status: Literal["pending", "succeeded", "failed"] | None = None
 
 
+#: The attempts list's page: 100 by default, at most 1000.
+ATTEMPTS_SHOWN, MAX_ATTEMPTS_SHOWN = 100, 1000
+
+
+def _attempts_limit(value: Any) -> int:
+    """``limit`` read as every other control list reads it (``query_integer``), so a bad one
+    is worded as theirs (``limit must be an integer between 1 and 1000``)."""
+    try:
+        return query_integer(str(value), "limit", ATTEMPTS_SHOWN, MAX_ATTEMPTS_SHOWN)
+    except ValidationFailed as exc:
+        raise ValueError(exc.message.removeprefix("limit ")) from None
+
+
 class AttemptQuery(Strict):
     orgId: str | None = None
     endpointId: str | None = None
@@ -84,4 +99,4 @@ class AttemptQuery(Strict):
     deliveryId: str | None = None
     eventType: str | None = None
     outcome: Literal["succeeded", "failed"] | None = None
-    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    limit: Annotated[int, BeforeValidator(_attempts_limit)] = ATTEMPTS_SHOWN
