@@ -195,7 +195,7 @@ def test_a_file_with_bad_settings_runs_nothing_and_exits_2(
     captured = capsys.readouterr()
     assert "Running" not in captured.out
     assert captured.err.strip() == (
-        f"svc-sandbox: {bad}:2: settings: Extra inputs are not permitted at settings.rate_limitz"
+        f"svc-sandbox: {bad}:2: settings: rate_limitz is not a known field at settings.rate_limitz"
     )
 
 
