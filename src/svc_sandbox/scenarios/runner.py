@@ -424,7 +424,7 @@ class _Run:
             return self._receiver_action(spec)
         action = ACTIONS[name]
         path, rest = action.route(spec)
-        in_query = {name: rest.pop(name) for name in list(rest) if action.in_query(name)}
+        in_query = {arg: rest.pop(arg) for arg in list(rest) if action.in_query(arg)}
         query = _encoded(in_query) if in_query else ""
         request, response = self.session.control(action.method, path, rest, query)
         return request, response, "control"
