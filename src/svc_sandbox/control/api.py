@@ -16,12 +16,13 @@ from svc_sandbox.control.schemas import (
     OrganizationUpdateBody,
     SetClockBody,
     TokenCreateBody,
+    control_limit,
 )
 from svc_sandbox.core.clock import out_of_range, parse_instant
 from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.core.scheduler import RanEntry
-from svc_sandbox.core.validation import parse, query_integer
+from svc_sandbox.core.validation import parse
 from svc_sandbox.orgs.organizations import Organization
 from svc_sandbox.web import (
     REQUEST_ID,
@@ -92,7 +93,7 @@ def clock_report(ran: list[RanEntry]) -> dict[str, Any]:
 def read_clock() -> Response:
     """The clock, how many entries are queued, and the next ``limit`` of them (default 100):
     never a sort of the whole queue (see docs/control-plane.md)."""
-    limit = parse_limit(query_values().get("limit"))
+    limit = control_limit(query_values().get("limit"))
     sb = sandbox()
     with sb.lock:
         upcoming = [e.to_json() for e in sb.scheduler.upcoming(limit)]
@@ -100,10 +101,6 @@ def read_clock() -> Response:
     return json_response(
         {"clock": sb.clock.describe(), "scheduledCount": count, "scheduled": upcoming}
     )
-
-
-def parse_limit(raw: str | None, default: int = 100, most: int = 1000) -> int:
-    return query_integer(raw, "limit", default, most)
 
 
 @blueprint.post("/clock/advance")
@@ -203,5 +200,5 @@ def request_journal() -> Response:
     """The newest entries (``limit``, default 100) matching ``method``, ``status`` (``404`` or
     ``4xx``) and ``path`` (text the path contains)."""
     query = parse(JournalQuery, dict(query_values()))
-    limit = parse_limit(query.limit)
+    limit = control_limit(query.limit)
     return json_response({"items": sandbox().journal.recent(limit, query.only())})

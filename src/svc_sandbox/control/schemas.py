@@ -19,6 +19,7 @@ from svc_sandbox.commerce.schemas import NoNulls, Uri
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.journal import JournalFilter
 from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text
+from svc_sandbox.core.validation import query_integer
 from svc_sandbox.orgs.organizations import MAX_REDIRECT_URLS, Environment, KycStatus
 
 
@@ -100,6 +101,16 @@ class WithdrawalListQuery(Strict):
         if self.orgId is not None and self.org is not None and self.orgId != self.org:
             raise ValidationFailed("orgId and org are the same filter: send one")
         return self.orgId if self.orgId is not None else self.org
+
+
+#: A control-plane list's ``limit`` when absent, and its largest.
+CONTROL_LIMIT, MAX_CONTROL_LIMIT = 100, 1000
+
+
+def control_limit(raw: str | None) -> int:
+    """A control-plane list's ``limit`` (``/clock``, ``/requests``, ``/webhooks/attempts``),
+    read as every query integer is."""
+    return query_integer(raw, "limit", CONTROL_LIMIT, MAX_CONTROL_LIMIT)
 
 
 class JournalQuery(Strict):

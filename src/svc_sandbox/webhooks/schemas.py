@@ -11,9 +11,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, StrictBool, StrictInt, StrictStr
 
 from svc_sandbox.commerce.schemas import NoNulls
-from svc_sandbox.control.schemas import Strict
+from svc_sandbox.control.schemas import CONTROL_LIMIT, Strict, control_limit
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.validation import query_integer
 
 Description = Annotated[StrictStr, Field(max_length=500)]
 
@@ -79,15 +78,11 @@ class DeliveryQuery(Strict):
     status: Literal["pending", "succeeded", "failed"] | None = None
 
 
-#: The attempts list's page: 100 by default, at most 1000.
-ATTEMPTS_SHOWN, MAX_ATTEMPTS_SHOWN = 100, 1000
-
-
 def _attempts_limit(value: Any) -> int:
-    """``limit`` read as every other control list reads it (``query_integer``), so a bad one
+    """``limit`` read as every other control list reads it (``control_limit``), so a bad one
     is worded as theirs (``limit must be an integer between 1 and 1000``)."""
     try:
-        return query_integer(str(value), "limit", ATTEMPTS_SHOWN, MAX_ATTEMPTS_SHOWN)
+        return control_limit(str(value))
     except ValidationFailed as exc:
         raise ValueError(exc.message.removeprefix("limit ")) from None
 
@@ -99,4 +94,4 @@ class AttemptQuery(Strict):
     deliveryId: str | None = None
     eventType: str | None = None
     outcome: Literal["succeeded", "failed"] | None = None
-    limit: Annotated[int, BeforeValidator(_attempts_limit)] = ATTEMPTS_SHOWN
+    limit: Annotated[int, BeforeValidator(_attempts_limit)] = CONTROL_LIMIT
