@@ -27,7 +27,7 @@ from svc_sandbox.identity.grants import CHALLENGE_SHAPE, AuthCode
 from svc_sandbox.identity.keys import KID_SHAPE, SigningKey
 from svc_sandbox.identity.sessions import BrowserSession
 from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
-from svc_sandbox.identity.users import HANDLE_SHAPE, User
+from svc_sandbox.identity.users import HANDLE_SHAPE, HANDLE_WORDS, User
 from svc_sandbox.latency import LATENCY_PREFIX, LatencyRule
 from svc_sandbox.orgs.organizations import TOKEN_SHAPE, ApiToken, Organization
 from svc_sandbox.wallet.ledger import LedgerEntry, Transfer
@@ -137,10 +137,7 @@ SHAPES: dict[tuple[type, str], Shape] = {
         )
     },
     # looked up by at sign-in, shown on every page and token: as the control plane takes it
-    (User, "handle"): _fits(
-        lambda value: HANDLE_SHAPE.fullmatch(value) is not None,
-        "2 to 30 characters: lowercase letters, digits, '-' or '_'",
-    ),
+    (User, "handle"): _fits(lambda value: HANDLE_SHAPE.fullmatch(value) is not None, HANDLE_WORDS),
     # published in the JWKS (whose kid the contract wants non-empty) and named by every token
     (SigningKey, "kid"): _fits(
         lambda value: KID_SHAPE.fullmatch(value) is not None, "16 lowercase hex characters"

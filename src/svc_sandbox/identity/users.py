@@ -21,6 +21,7 @@ from svc_sandbox.identity.params import has_control_characters
 
 KYC_STATUSES = ("not_started", "pending", "approved", "rejected")
 HANDLE_SHAPE = re.compile(r"[a-z0-9][a-z0-9_-]{1,29}")
+HANDLE_WORDS = "2 to 30 characters: lowercase letters, digits, '-' or '_'"
 EMAIL_SHAPE = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
@@ -145,9 +146,7 @@ class UserService(Service):
 
     def _check_handle(self, handle: str, user_id: str | None) -> None:
         if not HANDLE_SHAPE.fullmatch(handle):
-            raise ValidationFailed(
-                "handle must be 2 to 30 characters: lowercase letters, digits, '-' or '_'"
-            )
+            raise ValidationFailed(f"handle must be {HANDLE_WORDS}")
         other = self._by_handle(handle)
         if other is not None and other.id != user_id:
             raise Conflict(f"handle {handle} is taken")
