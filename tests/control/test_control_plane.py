@@ -142,9 +142,11 @@ def test_a_refusal_names_the_field_in_our_words_not_pydantics(
     ``customFeeRate Decimal input should be an integer, float, string or Decimal object``."""
     org = svc_http.get("/_sandbox").json["organizations"][0]["id"]  # type: ignore[index]
     path = "/_sandbox/orgs" if method == "POST" else f"/_sandbox/orgs/{org}"
+    before = svc_http.get("/_sandbox/state").data
     response = svc_http.open(path, method=method, json=body)
     assert response.status_code == 400
     assert response.json == {"error": message, "code": "validation_failed"}
+    assert svc_http.get("/_sandbox/state").data == before
 
 
 @pytest.mark.parametrize("field", ["name", "environment", "developerMode", "kyc", "redirectUrls"])
