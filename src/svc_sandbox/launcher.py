@@ -9,6 +9,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+# Imported with the launcher, not in load_cli: the pause must begin before the import makes
+# a single object (loading this module's bytecode could trigger a collection of its own).
+from svc_sandbox.core.collector import collector_paused
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
@@ -36,8 +40,6 @@ def load_cli() -> ModuleType:
     paused: every object an import makes lives as long as the process, so the collections it
     would trigger only walk them again (cli.build_serving pauses it for the rest of the
     start-up, for the same reason)."""
-    from svc_sandbox.core.collector import collector_paused
-
     with collector_paused(freeze=True):
         from svc_sandbox import cli
     return cli
