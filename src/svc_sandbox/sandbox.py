@@ -7,8 +7,9 @@ are thin fronts over these methods.
 from __future__ import annotations
 
 import json
-import queue
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Protocol
 
@@ -49,6 +50,7 @@ from svc_sandbox.core.ids import IdFactory, RequestIds
 from svc_sandbox.core.journal import RequestJournal
 from svc_sandbox.core.locking import let_others_in
 from svc_sandbox.core.records import FORMAT, to_json
+from svc_sandbox.core.release import release_later
 from svc_sandbox.core.scheduler import RanEntry, Scheduler
 from svc_sandbox.core.validation import shown
 from svc_sandbox.identity.apps import AppService
@@ -122,24 +124,6 @@ class AfterWork(Protocol):
 _SEEDED_EXPORTS: dict[str, str] = {}
 SEEDED_EXPORTS_KEPT = 16
 
-_RELEASE: queue.SimpleQueue[object] = queue.SimpleQueue()
-_releaser: threading.Thread | None = None
-
-
-def _release_later(garbage: object) -> None:
-    """Hands ``garbage`` to a daemon thread that drops it (started on first use)."""
-    global _releaser
-    if _releaser is None:
-        _releaser = threading.Thread(target=_release_loop, name="svc-sandbox-release", daemon=True)
-        _releaser.start()
-    _RELEASE.put(garbage)
-
-
-def _release_loop() -> None:
-    while True:
-        garbage = _RELEASE.get()
-        del garbage
-
 
 class Sandbox:
     def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
@@ -157,9 +141,6 @@ class Sandbox:
         #: from the clock as it finds it and lets the state lock go between batches, so two
         #: that overlapped would both aim near the same instant and time would be lost.
         self._moving = threading.RLock()
-        #: True while the move under way is the ticker's (or a request's catch-up): it hands
-        #: webhook delivery to its own thread and so never waits for a request.
-        self._moving_in_background = False
         self.clock = Clock(settings.clock_mode, self._start_instant(), settings.clock_factor)
         self.ids = IdFactory(settings.seed)
         #: X-Request-Id: a stream of its own (reads never shift resource ids), not exported
@@ -328,13 +309,28 @@ class Sandbox:
             raise ValidationFailed(f"{field} must not be negative")
         if delta > MAX_ADVANCE:
             raise ValidationFailed(f"{field} must be at most {MAX_ADVANCE.days} days")
-        with self._moving:
+        with self._walking() as send:
             with self.lock:
                 # The clock keeps milliseconds (core/clock.py): a finer part is cut.
                 target = to_millisecond(self.clock.now() + delta)
                 target = self._bounded(target, f"{field} takes the clock too far: it")
                 generation = self.generation
-            return self._move_to(target, generation)
+            return self._move_to(target, generation, send=send)
+
+    @contextmanager
+    def _walking(self) -> Iterator[bool]:
+        """The walk lock of an advance, set or run-due; gives whether the move sends. An
+        in-process receiver's call from inside its own delivery neither takes the lock nor
+        sends: the call sending is waiting for that receiver's answer (in this thread, or
+        another thread's explicit move waiting for the background senders), so either would
+        wait for itself. The move runs the due work, entries under the lock and in due order
+        as ``_pass_time``'s do; what falls due goes out after the receiver answers, from the
+        call that was sending (its next round) or else the next one."""
+        if self.dispatcher.delivering():
+            yield False
+            return
+        with self._moving:
+            yield True
 
     def delay_request(
         self, method: str, path: str, token: str | None
@@ -372,9 +368,8 @@ class Sandbox:
         receiver may be the one making this request). Entries run under the lock, so a walk
         of the control plane going on meanwhile still runs everything in due order; the
         clock only ever moves forward. Past the clock's last instant it stays where it is."""
-        with self.lock:
-            target = to_millisecond(self.clock.now() + delay)
-            generation = self.generation
+        now, generation = self._now_and_generation()
+        target = to_millisecond(now + delay)
         if out_of_range(target) is None:
             self._move_to(target, generation, background=True, send=False)
 
@@ -392,7 +387,7 @@ class Sandbox:
         if not isinstance(instant, datetime):
             raise ValidationFailed(f"now must be a datetime, not {type(instant).__name__}")
         instant = self._bounded(to_millisecond(as_utc(instant)), "now")
-        with self._moving:
+        with self._walking() as send:
             with self.lock:
                 if instant <= self.clock.now():
                     # What ended by the time the clock leaves stays ended (identity/lifetime.py).
@@ -402,30 +397,31 @@ class Sandbox:
                     self.payments.clock_set_back(instant)
                     self.generation += 1  # a delayed request's move aimed from the old time
                 generation = self.generation
-            return self._move_to(instant, generation)
+            return self._move_to(instant, generation, send=send)
 
     def run_due(self, background: bool = False) -> list[RanEntry]:
         """Runs what is due now (a real or scaled clock's ticker calls this, ``background``)."""
-        with self._moving:
-            outer = self._moving_in_background
-            self._moving_in_background = background
-            try:
-                with self.lock:
-                    now, generation = self.clock.now(), self.generation
-                return self._move_to(now, generation, background)
-            finally:
-                self._moving_in_background = outer
+        with self._walking() as send:
+            return self._move_to(*self._now_and_generation(), background, send)
+
+    def _now_and_generation(self) -> tuple[datetime, int]:
+        with self.lock:
+            return self.clock.now(), self.generation
 
     def catch_up(self) -> None:
         """Before a request on a real or scaled clock: runs the work due by now, each entry at
         its due time, as the ticker would (``run_due(background=True)``), so that what the
         request sees and stamps does not depend on whether the ticker got there first (a
         poll just after a session's expiry finds it expired at ``expiresAt``, not at the
-        poll). It waits for the ticker working through due work, but not for an advance, set
-        or run-due of the control plane: that one delivers webhooks as it goes and may be
-        waiting for a receiver that calls back here (the poll's settling still stamps its
-        session's due work at its due times). A frozen clock has nothing to catch up: only
-        ``advance`` and ``set`` move it, and they run what falls due."""
+        poll). When another thread is moving the clock (the ticker, or an advance, set or
+        run-due of the control plane, which delivers webhooks as it goes and may be waiting
+        for a receiver that calls back here) it does not wait for that move: it runs the work
+        due by now beside it, entries under the lock and in due order, as a delayed request's
+        move does (``_pass_time``). (It used to skip the work when the move was not the
+        ticker's, and the ticker was told apart by a flag set just after it took the walk
+        lock: in between, a request saw attempts due as not yet due.) A frozen clock has
+        nothing to catch up: only ``advance`` and ``set`` move it, and they run what falls
+        due."""
         if self.clock.mode is ClockMode.FROZEN:
             return
         due = self.scheduler.peek_due()
@@ -436,8 +432,8 @@ class Sandbox:
                 self.run_due(background=True)
             finally:
                 self._moving.release()
-        elif self._moving_in_background:
-            self.run_due(background=True)
+        else:
+            self._move_to(*self._now_and_generation(), background=True)
 
     def _move_to(
         self, target: datetime, generation: int, background: bool = False, send: bool = True
@@ -660,7 +656,7 @@ class Sandbox:
             self.generation += 1
         # Freeing the old state is the one cost that grows with it (10 ms per 2,000 paid
         # sessions): a worker thread lets go of it, so reset and import return at once.
-        _release_later(held)
+        release_later(held)
 
     def _hold(self) -> list[tuple[Any, dict[str, Any]]]:
         owners: list[Any] = [self.scheduler, *self._services.values()]

@@ -32,6 +32,8 @@ class Dispatcher:
         deliveries.endpoints.urls_in_use.append(self.sender.keep_only)
         #: One explicit flush at a time: attempts go out one by one, in due-time order.
         self._sending = threading.Lock()
+        #: ``active`` while this thread sends an attempt (an in-process receiver runs in it).
+        self._delivering = threading.local()
         self._stop = threading.Event()
         #: The background senders of a flowing clock (up to ``senders`` threads).
         self.background = _Senders(deliveries, self._send, senders, self._stop)
@@ -51,6 +53,11 @@ class Dispatcher:
     def start(self) -> None:
         """The background senders may send again (after ``stop``)."""
         self._stop.clear()
+
+    def delivering(self) -> bool:
+        """Whether this thread is sending an attempt: a call made here comes from an
+        in-process receiver, inside its own delivery."""
+        return getattr(self._delivering, "active", False)
 
     # --- sending ----------------------------------------------------------------------------
 
@@ -81,12 +88,15 @@ class Dispatcher:
     def _send(self, outgoing: Outgoing) -> Outcome:
         if not outgoing.send and outgoing.forced is not None:
             return outgoing.forced
+        self._delivering.active = True
         try:
             outcome = self.sender.post(
                 outgoing.url, outgoing.body, outgoing.headers, outgoing.timeout
             )
         except Exception as exc:  # a receiver must never crash the sandbox
             outcome = Outcome(None, "connection_error", f"{type(exc).__name__}: {exc}")
+        finally:
+            self._delivering.active = False
         if outgoing.forced is None:
             return outcome
         forced = outgoing.forced

@@ -1,0 +1,177 @@
+"""An in-process receiver may move the clock from inside its own delivery (``advance``,
+``set_time``, ``run_due``, the control plane through a test client): the move runs the due
+work and returns; what falls due goes out after the receiver answers. It used to wait for
+itself whenever an attempt was due: the call sending held the flush lock (a frozen clock's
+advance or flush) or waited for the attempts out (a real clock's background sender), and the
+receiver's move waited for that call. Every call runs in a thread with a deadline, so a hang
+fails the test instead of the suite."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.settings import Settings
+
+DEADLINE_SECONDS = 10.0
+
+Move = Callable[[Sandbox, FlaskClient], Any]
+
+MOVES: dict[str, Move] = {
+    "advance": lambda sb, http: sb.advance(timedelta(minutes=1)),
+    "set_time": lambda sb, http: sb.set_time(sb.now() + timedelta(minutes=1)),
+    "run_due": lambda sb, http: sb.run_due(),
+    "control advance": lambda sb, http: http.post("/_sandbox/clock/advance", json={"seconds": 60}),
+    "control flush": lambda sb, http: http.post("/_sandbox/webhooks/flush", json={}),
+}
+
+
+def in_thread(call: Callable[[], Any]) -> Any:
+    """``call``'s result, from a thread that must end within the deadline."""
+    results: list[Any] = []
+    thread = threading.Thread(target=lambda: results.append(call()), daemon=True)
+    thread.start()
+    thread.join(DEADLINE_SECONDS)
+    assert not thread.is_alive(), "the call waited for itself"
+    [result] = results
+    return result
+
+
+class MovingReceiver:
+    """Answers 200; on its first webhook it triggers ``trigger`` more events, then makes
+    ``move`` (the clock moved by a receiver reacting to a webhook)."""
+
+    def __init__(self, sandbox: Sandbox, http: FlaskClient, move: Move, trigger: int) -> None:
+        self.sandbox, self.http, self.move, self.trigger = sandbox, http, move, trigger
+        self.received: list[bytes] = []
+        self.moved = threading.Event()
+
+    def __call__(self, body: bytes, headers: dict[str, str]) -> int:
+        self.received.append(body)
+        if len(self.received) == 1:
+            for _ in range(self.trigger):
+                created = self.http.post("/_sandbox/events/trigger", json={"type": "order.created"})
+                assert created.status_code == 201
+            self.move(self.sandbox, self.http)
+            self.moved.set()
+        return 200
+
+
+def frozen_with(move: Move, trigger: int) -> tuple[Sandbox, FlaskClient, MovingReceiver]:
+    sandbox = Sandbox(Settings.load({"clock_mode": "frozen", "seed": 7}))
+    http = create_app(sandbox).test_client()
+    receiver = MovingReceiver(sandbox, http, move, trigger)
+    sandbox.add_webhook_receiver(sandbox.info()["organizations"][0]["id"], receiver)
+    return sandbox, http, receiver
+
+
+@pytest.mark.parametrize("move", MOVES.values(), ids=MOVES.keys())
+def test_a_frozen_clock_flush_delivers_what_its_receiver_made_due_while_moving_the_clock(
+    move: Move,
+) -> None:
+    """Two events due; the receiver of the first makes a third and moves the clock: the one
+    flush delivers all three, in order, and leaves nothing due."""
+    sandbox, http, receiver = frozen_with(move, trigger=1)
+    for _ in range(2):
+        http.post("/_sandbox/events/trigger", json={"type": "order.completed"})
+    report = in_thread(lambda: http.post("/_sandbox/webhooks/flush", json={}).json)
+    assert [a["eventType"] for a in report["attempts"]] == [
+        "order.completed",
+        "order.completed",
+        "order.created",
+    ]
+    assert [a["outcome"] for a in report["attempts"]] == ["succeeded"] * 3
+    assert len(receiver.received) == 3
+    assert sandbox.info()["webhooks"]["backlog"]["attemptsDue"] == 0
+
+
+@pytest.mark.parametrize("move", ["advance", "set_time"])
+def test_a_receivers_move_inside_an_advance_moves_the_clock_once(move: str) -> None:
+    """The receiver's minute is added to the sandbox clock; the outer advance still ends at
+    its own target (the clock never goes back)."""
+    sandbox, http, receiver = frozen_with(MOVES[move], trigger=0)
+    start = sandbox.now()
+    for _ in range(2):
+        http.post("/_sandbox/events/trigger", json={"type": "order.completed"})
+    in_thread(lambda: sandbox.advance(timedelta(seconds=10)))
+    assert receiver.moved.is_set()
+    assert sandbox.now() == start + timedelta(minutes=1)
+    in_thread(lambda: sandbox.advance(timedelta(minutes=5)))
+    assert sandbox.now() == start + timedelta(minutes=6)
+
+
+def test_a_receivers_move_runs_the_due_work_on_its_way() -> None:
+    """An open checkout session expires inside the receiver's advance of 31 minutes; its
+    event goes out after the receiver answers, from the same flush."""
+    sandbox, http, receiver = frozen_with(lambda sb, _: sb.advance(timedelta(minutes=31)), 0)
+    org = sandbox.info()["organizations"][0]
+    token = next(t["token"] for t in org["tokens"])
+    created = http.post(
+        "/api/checkout",
+        json={"amount": 500, "description": "expires in the receiver's advance"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert created.status_code == 200, created.json
+    http.post("/_sandbox/events/trigger", json={"type": "order.completed"})
+    report = in_thread(lambda: http.post("/_sandbox/webhooks/flush", json={}).json)
+    types = [a["eventType"] for a in report["attempts"]]
+    assert types[-1] == "checkout.session.expired"
+    status = http.get(f"/api/checkout/{created.json['sessionId']}").json
+    assert status["status"] == "expired"
+
+
+def test_a_real_clock_background_receiver_moves_the_clock_while_an_advance_waits_for_it() -> None:
+    """A real clock: the background sender's receiver is in its delivery when an explicit
+    advance begins (that advance waits for the attempts out); the receiver then moves the
+    clock itself. Both return, and the event it made is delivered."""
+    sandbox = Sandbox(Settings.load({"clock_mode": "real", "seed": 7, "tick_seconds": 0.05}))
+    http = create_app(sandbox).test_client()
+    entered, go_on = threading.Event(), threading.Event()
+
+    def move(sb: Sandbox, client: FlaskClient) -> None:
+        entered.set()
+        assert go_on.wait(DEADLINE_SECONDS)
+        sb.advance(timedelta(seconds=1))
+
+    receiver = MovingReceiver(sandbox, http, move, trigger=1)
+    sandbox.add_webhook_receiver(sandbox.info()["organizations"][0]["id"], receiver)
+    sandbox.start_background()
+    try:
+        http.post("/_sandbox/events/trigger", json={"type": "order.completed"})
+        assert entered.wait(DEADLINE_SECONDS)
+        advancing = threading.Thread(
+            target=lambda: sandbox.advance(timedelta(seconds=1)), daemon=True
+        )
+        advancing.start()
+        time.sleep(0.2)  # the advance is waiting for the attempt out (no event marks it)
+        go_on.set()
+        advancing.join(DEADLINE_SECONDS)
+        assert not advancing.is_alive(), "the advance and the receiver waited for each other"
+        assert receiver.moved.wait(DEADLINE_SECONDS)
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while len(receiver.received) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(receiver.received) == 2
+    finally:
+        in_thread(sandbox.stop)  # bounded: a regression fails here instead of hanging
+
+
+def test_the_same_seed_gives_the_same_bodies_when_a_receiver_moves_the_clock() -> None:
+    def run() -> tuple[list[bytes], list[tuple[str, str, str]]]:
+        _, http, receiver = frozen_with(MOVES["advance"], trigger=1)
+        http.post("/_sandbox/events/trigger", json={"type": "order.completed"})
+        report = in_thread(lambda: http.post("/_sandbox/webhooks/flush", json={}).json)
+        attempts = [(a["eventId"], a["time"], a["signature"]) for a in report["attempts"]]
+        return receiver.received, attempts
+
+    first = run()
+    assert len(first[0]) == 2
+    assert first == run()
