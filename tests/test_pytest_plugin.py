@@ -607,6 +607,32 @@ def test_the_svc_freezegun_marker_in_process(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*@pytest.mark.svc_freezegun takes no arguments*"])
 
 
+FREEZEGUN_TIMED = """
+import pytest
+
+@pytest.mark.svc_freezegun
+def test_marked(svc_clock):
+    svc_clock.advance("1h")
+
+def test_following(svc_clock):
+    svc_clock.follow_with_freezegun()
+    svc_clock.advance("1h")
+"""
+
+
+def test_python_time_is_real_again_when_pytest_times_the_call(pytester: pytest.Pytester) -> None:
+    """freezegun stops as the body ends: pytest reads the clock right after to time the call
+    (``--durations``, JUnit XML), and a frozen clock made a call last 56 years and its
+    teardown a negative time."""
+    pytester.makepyfile(test_timed=FREEZEGUN_TIMED)
+    recorded = pytester.inline_run(*QUIET)
+    recorded.assertoutcome(passed=2)
+    reports = recorded.getreports("pytest_runtest_logreport")
+    durations = {(r.head_line, r.when): r.duration for r in reports}
+    assert {when for _, when in durations} == {"setup", "call", "teardown"}
+    assert all(0 <= seconds < 600 for seconds in durations.values()), durations
+
+
 WITHOUT_FREEZEGUN = """
 import sys
 
@@ -732,6 +758,43 @@ def test_a_root_from_the_environment_keeps_its_path_on_the_plugins_server(
     result.stdout.fnmatch_lines(
         ["*SVC_SANDBOX_BASE_URL=http://10.1.2.3/v2/api: the pytest plugin serves on its own*"]
     )
+
+
+UNDER_EXEC = """
+import os
+
+def test_reads_the_variables_only():
+    assert os.environ["SVC_SANDBOX_URL"]
+
+def test_uses_the_fixtures(svc_client):
+    assert svc_client.create_product("Book", "fixed", amount=5000).product.title == "Book"
+
+def test_uses_them_again(svc_client):
+    assert svc_client.list_products().total == 0
+"""
+
+
+@pytest.mark.parametrize(
+    ("tests", "warned"),
+    [("test_reads_the_variables_only", False), ("test_uses", True)],
+    ids=["variables only", "fixtures"],
+)
+def test_under_exec_without_svc_url_the_fixtures_say_they_use_their_own_emulator(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tests: str, warned: bool
+) -> None:
+    """``svc-sandbox exec -- pytest``: SVC_BASE_URL names exec's emulator, the fixtures make
+    their own; a suite that uses them is told once, one that only reads the variables not."""
+    monkeypatch.setenv("SVC_SANDBOX_URL", "http://127.0.0.1:41234")
+    pytester.makepyfile(test_exec=UNDER_EXEC)
+    result = pytester.runpytest(*QUIET, "-W", "default::pytest.PytestWarning", "-k", tests)
+    result.assert_outcomes(passed=2 if warned else 1, warnings=1 if warned else 0)
+    if warned:
+        result.stdout.fnmatch_lines(
+            [
+                "*SVC_SANDBOX_URL=http://127.0.0.1:41234 is set (svc-sandbox exec?), but the svc "
+                'fixtures use the plugin\'s own in-process emulator*--svc-url "$SVC_SANDBOX_URL"'
+            ]
+        )
 
 
 DROPPED_SANDBOXES = """

@@ -27,6 +27,8 @@ report shows the requests the emulator journaled during the test. Options, ini v
 from __future__ import annotations
 
 import itertools
+import os
+import warnings
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -208,6 +210,8 @@ class Runtime:
             import svc_sandbox.testing.emulator  # noqa: F401  (every test's journal mark reads it)
             from svc_sandbox.sandbox import Sandbox
             from svc_sandbox.testing.environment import PLUGIN_OVERRIDES, localize
+        if not self._sandbox_loaded:
+            _warn_if_another_runs()
         self._sandbox_loaded = True
 
         sandbox = Sandbox(**PLUGIN_OVERRIDES, seed=self.seed)
@@ -288,6 +292,22 @@ class Runtime:
         for part in (self._server, self._receiver, self._remote, self._http):
             if part is not None:
                 part.close()
+
+
+def _warn_if_another_runs() -> None:
+    """Under ``svc-sandbox exec`` without ``--svc-url`` the SVC_* variables name exec's
+    emulator while the fixtures make their own: a client built from them (``SvcClient()``
+    reads SVC_BASE_URL) gets 401s for a fixture's token. Said once, when a test first needs
+    the in-process one (a suite that only reads the variables is not told)."""
+    running = os.environ.get("SVC_SANDBOX_URL")
+    if running:
+        warnings.warn(
+            f"SVC_SANDBOX_URL={running} is set (svc-sandbox exec?), but the svc fixtures use "
+            "the plugin's own in-process emulator: SVC_BASE_URL and the other SVC_* roots and "
+            'tokens name the other one. To test against it, pass --svc-url "$SVC_SANDBOX_URL"',
+            pytest.PytestWarning,
+            stacklevel=2,
+        )
 
 
 _RUNTIME = pytest.StashKey["Runtime"]()
@@ -498,7 +518,10 @@ def svc_server(svc_sandbox: Sandbox, _svc_runtime: Runtime) -> RunningServer:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """Marks where the test's requests start in the emulator's journal; starts the
-    ``svc_freezegun`` marker's freezegun once the fixtures are set up."""
+    ``svc_freezegun`` marker's freezegun once the fixtures are set up, and stops it (and the
+    one ``svc_clock.follow_with_freezegun()`` started) as the body ends: pytest times the
+    call by the clock right after, and a frozen one made it last 56 years (``--durations``)
+    and each teardown a negative time."""
     funcargs: dict[str, Any] = getattr(item, "funcargs", {})
     if "svc_emulator" in funcargs or "svc_sandbox" in funcargs:
         _mark_journal(item, funcargs)
@@ -506,6 +529,14 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if follower is not None:
         follower.start()
     yield
+    if follower is not None:
+        follower.stop()
+    if "svc_clock" in funcargs:
+        from svc_sandbox.testing.clock import SvcClock
+
+        clock = funcargs["svc_clock"]
+        if isinstance(clock, SvcClock):  # (not a fixture of the user's own of that name)
+            clock.stop()
 
 
 def _mark_journal(item: pytest.Item, funcargs: dict[str, Any]) -> None:

@@ -78,7 +78,7 @@ class SvcClock:
     def follow_with_freezegun(self) -> None:
         """Opt-in: freezes Python's own clock (``datetime.now()``, ``time.time()``) at the
         sandbox time and moves it along with every move of the sandbox clock, so code under
-        test that reads the system time sees sandbox time. Undone at the end of the test."""
+        test that reads the system time sees sandbox time. Undone as the test's body ends."""
         if self._follower is None:
             self._follower = self._owned = FreezegunFollower(self._emulator)
         self._follower.start()
