@@ -3,12 +3,18 @@ signs with, so a real delivery verifies and any change to body, secret or time d
 
 from __future__ import annotations
 
+import json
+from datetime import timedelta
+from typing import Any
+
 import pytest
 
+from svc_sandbox.app import create_app
 from svc_sandbox.client import SIGNATURE_HEADER, SignatureError, build_test_webhook, verify_webhook
 from svc_sandbox.client import signing as client_signing
 from svc_sandbox.client.signing import compute_signature
 from svc_sandbox.contract.validation import commerce_contract
+from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.webhooks import signing as emulator_signing
 
 SECRET = "whsec_client_test"
@@ -45,6 +51,57 @@ def test_a_test_webhook_is_the_same_for_the_same_arguments() -> None:
     assert build_test_webhook("order.created", SECRET, timestamp=SENT_AT).body == first.body
     later = build_test_webhook("order.created", SECRET, timestamp=SENT_AT + 1)
     assert later.event["organizationId"] != first.event["organizationId"]
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"data": {"sessionId": "b" * 24}},
+        {"data": {"amount": 9999}},
+        {"environment": "production"},
+        {"organization_id": "c" * 24},
+    ],
+    ids=["another session", "another amount", "another environment", "another organization"],
+)
+def test_two_different_test_webhooks_of_one_second_have_different_event_ids(
+    other: dict[str, Any],
+) -> None:
+    """§6: a receiver ignores an event id it has processed, so a second, different test event
+    made in the same second must not reuse the first one's id (it did: type and time only)."""
+    first = build_test_webhook(
+        "order.completed", SECRET, timestamp=SENT_AT, data={"sessionId": "a" * 24}
+    )
+    arguments: dict[str, Any] = {"data": {"sessionId": "a" * 24}, **other}
+    second = build_test_webhook("order.completed", SECRET, timestamp=SENT_AT, **arguments)
+    assert second.event["id"] != first.event["id"]
+    again = build_test_webhook("order.completed", SECRET, timestamp=SENT_AT, **arguments)
+    assert again.body == second.body
+    assert (
+        build_test_webhook(
+            "order.completed", SECRET, timestamp=SENT_AT, event_id="evt_" + "d" * 24
+        ).event["id"]
+        == "evt_" + "d" * 24
+    )
+
+
+def test_the_example_expiry_says_what_a_real_expiry_says() -> None:
+    """The example ``checkout.session.expired`` (and a triggered one) carries the failure a
+    real expiry sends, message included."""
+    sandbox = Sandbox(clock_mode="frozen", seed=3)
+    http = create_app(sandbox).test_client()
+    token = sandbox.info()["organizations"][0]["tokens"][0]["token"]
+    created = http.post(
+        "/api/checkout",
+        json={"amount": 500, "description": "left to expire"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert created.status_code == 200
+    sandbox.advance(timedelta(minutes=30))
+    expiry = next(e for e in sandbox.events.events if e.type == "checkout.session.expired")
+    real = json.loads(expiry.body())["data"]["failure"]
+    example = build_test_webhook("checkout.session.expired", SECRET, timestamp=SENT_AT)
+    triggered = http.post("/_sandbox/events/trigger", json={"type": "checkout.session.expired"})
+    assert real == example.event["data"]["failure"] == triggered.json["event"]["data"]["failure"]
 
 
 @pytest.mark.parametrize(
@@ -136,3 +193,19 @@ def test_invalid_arguments_name_the_parameter(
 ) -> None:
     with pytest.raises(ValueError, match=f"^{parameter}"):
         verify_webhook(*args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("now", [None, SENT_AT + 400], ids=["machine's clock", "now given"])
+def test_a_stale_timestamp_checked_on_the_machines_clock_says_how_to_check_sandbox_time(
+    now: int | None,
+) -> None:
+    """A frozen-clock webhook (sandbox time 2026-01-01) checked against the machine's clock:
+    the refusal says to pass the sandbox time; with ``now`` given it says only the age."""
+    payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+    with pytest.raises(SignatureError) as refused:
+        verify_webhook(payload.body, payload.signature, SECRET, now=now)
+    assert refused.value.reason == "timestamp_outside_tolerance"
+    hinted = "pass the sandbox time as now (GET /_sandbox/clock)" in refused.value.message
+    assert hinted is (now is None)
+    if now is not None:
+        assert refused.value.message == "t is 400 s old; the tolerance is 300 s either way"

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from svc_sandbox.commerce.failures import FAILURE_MESSAGES, SESSION_EXPIRED
 from svc_sandbox.core.clock import isoformat
 
 
@@ -56,7 +57,7 @@ def sample_data(type_: str, session_id: str, order_id: str, at: datetime) -> dic
     if type_ == "checkout.session.expired":
         return {
             "sessionId": session_id,
-            "failure": {"code": "session_expired", "message": "The checkout session expired"},
+            "failure": {"code": SESSION_EXPIRED, "message": FAILURE_MESSAGES[SESSION_EXPIRED]},
         }
     data: dict[str, Any] = {
         "sessionId": session_id,
@@ -238,9 +239,11 @@ def build_test_payload(
     """A signed webhook for any event type, as the sandbox would send it at ``timestamp``.
 
     ``data`` defaults to the example data of the type (docs/webhooks.md); given fields replace
-    the example's. Ids not given (the organization's too) are derived from the type and time,
-    in the shapes the contract gives them, so the result is the same for the same arguments
-    and a receiver validating against the contract takes it.
+    the example's. Ids not given are derived in the shapes the contract gives them, so the
+    result is the same for the same arguments and a receiver validating against the contract
+    takes it: the example's ids and the organization's from the type and time, the event's id
+    from everything else the event says (type, time, environment, organization, data), so two
+    different events never share one (a receiver drops an event id it has processed, §6).
     """
     if not event_type:
         raise ValueError("event_type must not be empty")
@@ -250,13 +253,14 @@ def build_test_payload(
     order_digest = hashlib.sha256(digest.encode()).hexdigest()
     example = sample_data(event_type, digest[24:48], order_digest[:24], created)
     document = envelope(
-        event_id or "evt_" + digest[:24],
+        "",
         event_type,
         created,
         environment,
         organization_id or order_digest[24:48],
         {**example, **(data or {})},
     )
+    document["id"] = event_id or "evt_" + hashlib.sha256(encode(document)).hexdigest()[:24]
     body = encode(document)
     headers = {"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret, t)}
     return TestPayload(event=document, body=body, headers=headers)

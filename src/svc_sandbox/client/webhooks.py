@@ -20,6 +20,14 @@ from svc_sandbox.client.signing import (
 from svc_sandbox.core.clock import wall_now
 from svc_sandbox.core.validation import describe
 
+TOO_OLD_OR_EARLY = "timestamp_outside_tolerance"
+#: A webhook the emulator signed on a frozen or warped clock carries sandbox time, far from
+#: the machine's (the plugin's clock starts at 2026-01-01): the refusal says what to do.
+WALL_CLOCK_HINT = (
+    " of this machine's clock; a webhook signed on a frozen or warped sandbox clock carries "
+    "sandbox time: pass the sandbox time as now (GET /_sandbox/clock), or switch the window off"
+)
+
 
 def verify_webhook(
     raw_body: bytes | str,
@@ -50,7 +58,10 @@ def verify_webhook(
         tolerance=tolerance,
     )
     if not result.valid:
-        raise SignatureError(result.reason or "invalid", result.message)
+        message = result.message
+        if result.reason == TOO_OLD_OR_EARLY and now is None:
+            message += WALL_CLOCK_HINT
+        raise SignatureError(result.reason or "invalid", message)
     try:
         document = json.loads(raw_body)
     except ValueError as exc:

@@ -19,9 +19,9 @@ from typing_extensions import TypedDict
 from svc_sandbox.commerce import checkout_input as rules
 from svc_sandbox.commerce.checkout_links import CheckoutConfigService
 from svc_sandbox.commerce.customers import Customer, CustomerService
+from svc_sandbox.commerce.failures import SESSION_EXPIRED
 from svc_sandbox.commerce.orders import CUSTOM_PAYMENT_TITLE, ORDER_LIFECYCLE, Order, OrderService
 from svc_sandbox.commerce.payments import (
-    SESSION_EXPIRED,
     Channel,
     Failure,
     PaymentAttempt,

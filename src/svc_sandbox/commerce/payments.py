@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict
 
+from svc_sandbox.commerce.failures import FAILURE_MESSAGES, SESSION_EXPIRED
 from svc_sandbox.commerce.notices import (
     DUPLICATE,
     LATE,
@@ -50,21 +51,7 @@ from svc_sandbox.core.records import from_json, snapshot
 if TYPE_CHECKING:
     from svc_sandbox.commerce.triggers import Trigger, TriggerService
 
-#: §7 session failure codes with the buyer-safe message the emulator shows for each.
-FAILURE_MESSAGES: dict[str, str] = {
-    "payment_rejected": "The payment provider declined the payment before a prompt reached "
-    "your phone.",
-    # No "try again" here: a failed push ends its session (§3); the link page offers a retry.
-    "payment_failed": "The payment failed (wrong PIN, canceled on the phone or low balance).",
-    "payment_canceled": "You canceled the payment.",
-    "payment_timed_out": "The payment prompt was not answered in time.",
-    "initiate_failed": "The payment could not be started.",
-    "session_expired": "This checkout expired after 30 minutes without payment.",
-}
 FAILURE_CODES = tuple(FAILURE_MESSAGES)
-#: §7 "30 minutes passed without payment": the session's own ending (``checkout.expire``),
-#: never a provider's decision on a prompt.
-SESSION_EXPIRED = "session_expired"
 #: What the provider may decide a prompt failed with: every §7 code but ``session_expired``.
 #: The one list behind the control plane's fail routes, productionPushOutcome (and its
 #: setting), triggers (and the triggers file), the simulator page and the contract.

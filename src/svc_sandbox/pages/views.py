@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 from svc_sandbox.commerce.checkout import LINK_MODES, CheckoutSession
 from svc_sandbox.commerce.checkout_input import MAX_AMOUNT, check_pwyw_bounds
-from svc_sandbox.commerce.payments import FAILURE_MESSAGES, PROVIDER_FAILURE_CODES
+from svc_sandbox.commerce.failures import FAILURE_MESSAGES
+from svc_sandbox.commerce.payments import PROVIDER_FAILURE_CODES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.errors import ValidationFailed
