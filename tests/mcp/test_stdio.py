@@ -170,6 +170,34 @@ def test_every_input_schema_refuses_unknown_arguments(mcp: Session) -> None:
 
 
 @pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (
+            {"amount_minor": 500, "description": "Tip", "customer": {"externalId": "u-1"}},
+            "customer.externalId: unknown parameter (got 'u-1'). customer takes: email, phone, "
+            "name, external_id",
+        ),
+        (
+            {"amount_minor": 500, "descripton": "Tip", "customer": {"fax": "1"}},
+            ". svc_create_checkout takes: product_id, amount_minor, description, customer",
+        ),
+    ],
+    ids=["nested", "top level and nested"],
+)
+def test_an_unknown_field_of_an_object_parameter_is_named_with_the_fields_it_takes(
+    mcp: Session, arguments: dict[str, Any], says: str
+) -> None:
+    """The spec's wire name ``externalId`` inside ``customer`` is refused with the names the
+    tool takes there (it said only "unknown parameter")."""
+    said = mcp.error("svc_create_checkout", arguments)
+    assert says in said, said
+    if "descripton" in arguments:
+        assert "descripton: unknown parameter (got 'Tip')" in said
+        assert "customer.fax: unknown parameter (got '1')" in said
+        assert ". customer takes: email, phone, name, external_id" in said
+
+
+@pytest.mark.parametrize(
     ("tool", "arguments", "unknown"),
     [
         (
@@ -351,11 +379,32 @@ def test_titles_and_descriptions_are_measured_after_trimming(mcp: Session) -> No
     assert "title must be at most 120 characters after trimming, got 121" in too_long
 
 
+AMOUNT_REQUIRED = (
+    "**Error (HTTP 400, code `invalid_request`)**: amount is required when productId is "
+    "omitted: an integer in ETB minor units, at least 100 (1.00 ETB)"
+)
+DESCRIPTION_REQUIRED = (
+    "**Error (HTTP 400, code `invalid_request`)**: description is required when productId is "
+    "omitted (what the buyer is paying for)"
+)
+
+
 @pytest.mark.parametrize(
     ("arguments", "says"),
     [
-        ({"amount_minor": 50, "description": "Tip"}, "amount_minor must be at least 100"),
-        ({"amount_minor": 500}, "product_id is required"),
+        # §7's words to the letter: the tool sends what it is given and the service answers.
+        ({"amount_minor": 50, "description": "Tip"}, AMOUNT_REQUIRED),
+        ({"description": "Tip"}, AMOUNT_REQUIRED),
+        ({"amount_minor": 500}, DESCRIPTION_REQUIRED),
+        (
+            {"product_id": "p_x", "customer": {"email": "not-an-email"}},
+            "HTTP 400, code `invalid_request`)**: customer.email must be a valid email address",
+        ),
+        ({"product_id": "p_x", "success_url": "not a url"}, "successUrl must be an absolute URI"),
+        (
+            {"product_id": "p_x", "metadata": {f"k{i}": "v" for i in range(21)}},
+            "metadata can have at most 20 keys",
+        ),
         ({"product_id": "p_missing"}, "HTTP 404"),
         ({"product_id": "p_x", "gateway": "paypal"}, "gateway:"),
         ({"product_id": "p_x", "customer": {"phone": "123"}}, "customer.phone must be"),
@@ -363,7 +412,8 @@ def test_titles_and_descriptions_are_measured_after_trimming(mcp: Session) -> No
     ],
 )
 def test_checkout_errors(mcp: Session, arguments: dict[str, Any], says: str) -> None:
-    assert says in mcp.error("svc_create_checkout", arguments)
+    said = mcp.error("svc_create_checkout", arguments)
+    assert says in said, said
 
 
 def test_checkout_status_errors(mcp: Session) -> None:

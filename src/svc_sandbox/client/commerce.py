@@ -105,7 +105,8 @@ def transport_error(
     where: str, timeout: float, exc: httpx.HTTPError | httpx.InvalidURL
 ) -> SvcTransportError:
     if isinstance(exc, httpx.TimeoutException):
-        message = f"{where}: no answer within {timeout:g} s ({redact(str(exc))})"
+        detail = redact(str(exc))  # httpx's read timeout says nothing: no empty "()"
+        message = f"{where}: no answer within {timeout:g} s" + (f" ({detail})" if detail else "")
         return SvcTransportError(message, code="timeout")
     message = f"{where}: {type(exc).__name__}: {redact(str(exc))}"
     return SvcTransportError(message, code="connection_error")
@@ -232,6 +233,7 @@ class SvcClient(SyncHttp, _ClientBase):
     archive_product = _sync(ops.archive_product)
     create_checkout = _sync(ops.create_checkout)
     create_custom_checkout = _sync(ops.create_custom_checkout)
+    create_checkout_as_given = _sync(ops.create_checkout_as_given)
     get_checkout = _sync(ops.get_checkout)
     list_orders = _sync(ops.list_orders)
     get_balance = _sync(ops.get_balance)
@@ -302,6 +304,7 @@ class AsyncSvcClient(AsyncHttp, _ClientBase):
     archive_product = _async(ops.archive_product)
     create_checkout = _async(ops.create_checkout)
     create_custom_checkout = _async(ops.create_custom_checkout)
+    create_checkout_as_given = _async(ops.create_checkout_as_given)
     get_checkout = _async(ops.get_checkout)
     list_orders = _async(ops.list_orders)
     get_balance = _async(ops.get_balance)

@@ -207,6 +207,37 @@ def create_custom_checkout(
     )
 
 
+def create_checkout_as_given(
+    *,
+    product_id: str | None = None,
+    amount: Any = None,
+    description: Any = None,
+    customer: Mapping[str, Any] | None = None,
+    gateway: Any = None,
+    success_url: Any = None,
+    metadata: Any = None,
+    checkout_link: Any = None,
+    collected_fields: Any = None,
+) -> Call[CheckoutResult]:
+    """POST /checkout with each argument given sent as it is, under its wire name, unchecked:
+    for a front that passes its caller's arguments through (the tool server), so that every
+    refusal is the service's own, worded as §7 words it (``create_checkout`` and
+    ``create_custom_checkout`` check first, and say it in the client's words)."""
+    given = {
+        "productId": product_id,
+        "amount": amount,
+        "description": description,
+        "customer": dict(customer) if customer is not None else None,
+        "gateway": gateway,
+        "successUrl": success_url,
+        "metadata": metadata,
+        "checkoutLink": checkout_link,
+        "collectedFields": collected_fields,
+    }
+    body = {name: value for name, value in given.items() if value is not None}
+    return Call("POST", "/checkout", CheckoutResult, json_body=body)
+
+
 def _checkout_fields(
     customer: Mapping[str, Any] | None,
     gateway: str | None,

@@ -78,11 +78,7 @@ class ToolServer(MCPServer[Any]):
         except ToolError as error:
             cause = error.__cause__
             if isinstance(cause, ValidationError):
-                known = [
-                    tool.input_schema.get("properties", {})
-                    for tool in await self.list_tools()
-                    if tool.name == name
-                ]
+                known = [tool.input_schema for tool in await self.list_tools() if tool.name == name]
                 raise ToolError(invalid_arguments(name, cause, *known)) from cause
             raise
 
@@ -114,22 +110,54 @@ class ToolServer(MCPServer[Any]):
 
 
 def invalid_arguments(
-    tool: str, error: ValidationError, parameters: Mapping[str, Any] | None = None
+    tool: str, error: ValidationError, schema: Mapping[str, Any] | None = None
 ) -> str:
-    """Each bad argument named with why; an unknown one (a typo) with the tool's parameters."""
+    """Each bad argument named with why; an unknown one (a typo) with the names taken where
+    it was sent: the tool's parameters, or an object parameter's fields (``customer`` takes
+    ``external_id``, not the wire name ``externalId``). ``schema``: the tool's input schema."""
     problems = []
-    unknown = False
+    takes: dict[str, list[str]] = {}  # where -> the names taken there, in order found
     for item in error.errors():
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        loc = item["loc"]
+        where = ".".join(str(part) for part in loc) or "arguments"
         if item["type"] == "extra_forbidden":
-            unknown = unknown or len(item["loc"]) == 1
             problems.append(f"{where}: unknown parameter (got {shown(item.get('input'))})")
+            if schema is not None:
+                owner = ".".join(str(part) for part in loc[:-1]) or tool
+                names = _fields_at(schema, loc[:-1])
+                if names:
+                    takes.setdefault(owner, names)
         else:
             problems.append(f"{where}: {item['msg']} (got {shown(item.get('input'))})")
     message = f"Invalid arguments for {tool}: " + "; ".join(problems)
-    if unknown and parameters:
-        message += f". {tool} takes: " + ", ".join(parameters)
+    for owner, names in takes.items():
+        message += f". {owner} takes: " + ", ".join(names)
     return message
+
+
+def _fields_at(schema: Mapping[str, Any], path: tuple[Any, ...]) -> list[str]:
+    """The property names of the object at ``path`` in a tool's input schema (through
+    ``$ref`` to its ``$defs`` and an optional parameter's ``anyOf``); [] if none is found."""
+    definitions = schema.get("$defs", {})
+
+    def objects(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        reference = node.get("$ref", "")
+        if reference.startswith("#/$defs/"):
+            node = definitions.get(reference.removeprefix("#/$defs/"), {})
+        found = [node] if "properties" in node else []
+        for option in node.get("anyOf", []):
+            found.extend(objects(option))
+        return found
+
+    nodes = objects(schema)
+    for part in path:
+        nodes = [
+            child
+            for node in nodes
+            if isinstance(part, str) and part in node.get("properties", {})
+            for child in objects(node["properties"][part])
+        ]
+    return [name for node in nodes[:1] for name in node.get("properties", {})]
 
 
 def unknown_prompt_arguments(prompt: str, unknown: list[str], takes: list[str]) -> str:

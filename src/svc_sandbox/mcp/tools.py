@@ -364,35 +364,20 @@ async def svc_create_checkout(
     """Start a checkout session (POST /checkout) for a published product, or for a custom
     amount (amount_minor >= 100 with description, no product_id). Returns the session id and,
     for a paid checkout, the URL to send the buyer to; a free product returns its order.
-    With product_id, every argument is sent as given and the service answers (a description
-    is refused there, as in REST)."""
+    Every argument is sent as given and the service answers, in the words of REST (a
+    description is refused with a product_id, a custom amount needs a description)."""
 
     def call(svc: AsyncSvcClient) -> Awaitable[CheckoutResult]:
-        buyer = customer.to_client() if customer is not None else None
-        if product_id is None:
-            if amount_minor is None or description is None:
-                raise ValueError(
-                    "product_id is required, or amount_minor (at least 100) with description "
-                    "for a custom-amount checkout"
-                )
-            return svc.create_custom_checkout(
-                amount_minor,
-                description,
-                customer=buyer,
-                gateway=gateway,
-                success_url=success_url,
-                metadata=metadata,
-            )
-        return svc.create_checkout(
-            product_id,
-            customer=buyer,
+        return svc.create_checkout_as_given(
+            product_id=product_id,
+            amount=amount_minor,
+            description=description,
+            customer=customer.to_client() if customer is not None else None,
             gateway=gateway,
             success_url=success_url,
             metadata=metadata,
-            amount=amount_minor,
-            collected_fields=collected_fields,
             checkout_link=checkout_link,
-            description=description,
+            collected_fields=collected_fields,
         )
 
     def summary(result: CheckoutResult) -> str:
