@@ -69,3 +69,53 @@ def test_a_blank_option_is_refused_naming_it(
     assert response.status_code == 400
     assert response.json["error"] == "options[1] must not be blank"  # type: ignore[index]
     assert_unharmed(svc_http, before)
+
+
+TYPED_ANSWERS = [
+    # (field type, answer, refusal or None when taken)
+    ("email", "buyer@example.com", None),
+    ("email", "not-an-email", "must be a valid email address"),
+    ("phone", "0911223344", None),
+    ("phone", "251911223344", None),
+    ("phone", "12", "must be a phone number like"),
+    ("number", "42", None),
+    ("number", 3.5, None),
+    ("number", "-1e3", None),
+    ("number", "abc", "must be a number"),
+    ("number", "NaN", "must be a number"),
+    ("number", True, "must be a number"),
+    ("text", "anything at all", None),
+]
+
+
+@pytest.mark.parametrize(("type_", "answer", "refusal"), TYPED_ANSWERS)
+def test_a_typed_fields_answer_is_checked_as_the_checkout_checks_such_a_value(
+    svc_http: FlaskClient,
+    svc_sandbox: Sandbox,
+    auth: dict[str, str],
+    type_: str,
+    answer: object,
+    refusal: str | None,
+) -> None:
+    """An email, phone or number field took any text ("abc" for a number); now the answer
+    must be one by the rule customer.email, customer.phone or a JSON number follows, and a
+    refused one changes nothing."""
+    product = create_product(svc_http, auth, status="published")["product"]["checkoutToken"]
+    org = org_id(svc_sandbox)
+    field = {"label": "Answer", "type": type_, "required": False, "productIds": [product]}
+    field_id = svc_http.post(f"/_sandbox/orgs/{org}/checkout-fields", json=field).json["id"]  # type: ignore[index]
+    body = {
+        "productId": product,
+        "customer": {"email": "a@b.co"},
+        "collectedFields": {field_id: answer},
+    }
+    before = svc_sandbox.export()
+    made = svc_http.post("/api/checkout", json=body, headers=auth)
+    if refusal is None:
+        assert made.status_code == 200, made.json
+        return
+    assert made.status_code == 400
+    message = made.json["error"]  # type: ignore[index]
+    assert message.startswith(f"collectedFields.{field_id} {refusal}"), message
+    after = svc_sandbox.export()
+    assert after["services"]["checkout"] == before["services"]["checkout"]

@@ -4,11 +4,17 @@ spec's dashboard creates; here the control plane creates them (§4 ``checkoutLin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox.commerce.checkout_input import CHECKOUT_LINK_PREFIX, stringify
+from svc_sandbox.commerce.checkout_input import (
+    CHECKOUT_LINK_PREFIX,
+    check_email,
+    normalize_phone,
+    stringify,
+)
 from svc_sandbox.commerce.products import ProductService
 from svc_sandbox.core.clock import isoformat
 from svc_sandbox.core.context import Service, ServiceContext
@@ -78,6 +84,26 @@ class CheckoutField:
             "options": list(self.options),
             "createdAt": isoformat(self.created_at),
         }
+
+
+#: A number field's answer: a decimal number, as a JSON number is written (no NaN or infinity).
+_NUMBER = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+NUMBER_MESSAGE = "must be a number"
+
+
+def check_typed_answer(type_: str, text: str, name: str) -> None:
+    """An email, phone or number field's answer by the rule the checkout applies to that
+    kind of value (``customer.email``'s, ``customer.phone``'s three formats, a decimal
+    number); a text field takes any text."""
+    try:
+        if type_ == "email":
+            check_email(text)
+        elif type_ == "phone":
+            normalize_phone(text)
+        elif type_ == "number" and not _NUMBER.fullmatch(text):
+            raise ValueError(NUMBER_MESSAGE)
+    except ValueError as problem:
+        raise ValidationFailed(f"{name} {problem}") from None
 
 
 def check_field_shape(type_: str, options: list[str]) -> list[str]:
@@ -261,8 +287,9 @@ class CheckoutConfigService(Service):
     @locked
     def collect(self, org_id: str, product_id: str, answers: dict[str, Any]) -> dict[str, str]:
         """Checks ``collectedFields`` against the organization's definitions for the product:
-        known ids only, string/number/boolean values, select answers among the options, and
-        every required field answered. Values are stored as strings."""
+        known ids only, string/number/boolean values, select answers among the options, an
+        email, phone or number field's answer one by the checkout's own rule for such a
+        value, and every required field answered. Values are stored as strings, as sent."""
         fields = {f.id: f for f in self.fields_of(org_id) if f.applies_to(product_id)}
         stored: dict[str, str] = {}
         for field_id, value in answers.items():
@@ -277,6 +304,8 @@ class CheckoutConfigService(Service):
                 raise ValidationFailed(f"{name} must be at most {FIELD_VALUE_MAX} characters")
             if definition.type == "select" and text:
                 one_of(text, definition.options, name)
+            elif text:
+                check_typed_answer(definition.type, text, name)
             stored[field_id] = text
         for definition in fields.values():
             if definition.required and not stored.get(definition.id):
