@@ -50,6 +50,27 @@ def test_a_list_cut_to_its_newest_rows_says_how_many_of_how_many() -> None:
     assert "Showing the newest" not in http.get("/_sandbox/ui/orders").get_data(as_text=True)
 
 
+def test_a_cut_list_of_products_or_orders_names_the_real_address_of_the_api() -> None:
+    """It said "every one through GET {base_url}/orders", the placeholder as it stood."""
+    sandbox = Sandbox(clock_mode="frozen", rate_limits=False)
+    http = create_app(sandbox).test_client()
+    auth = {"Authorization": f"Bearer {token_of(sandbox)}"}
+    for n in range(ROWS + 1):
+        made = http.post(
+            "/api/products",
+            json={"title": f"Gift {n}", "pricingModel": "free", "status": "published"},
+            headers=auth,
+        )
+        assert made.status_code in (200, 201), made.json
+        buyer = {"email": f"buyer{n}@example.com"}
+        checkout(http, auth, productId=made.json["product"]["_id"], customer=buyer)  # free order
+    base = sandbox.settings.root("base_url")
+    for name in ("products", "orders"):
+        html = http.get(f"/_sandbox/ui/{name}").get_data(as_text=True)
+        assert f"every one through GET {base}/{name} (per organization)." in html, name
+        assert "{base_url}" not in html
+
+
 def test_the_empty_products_list_names_the_real_address(
     svc_http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:

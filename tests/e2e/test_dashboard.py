@@ -59,6 +59,23 @@ def test_advancing_the_clock_past_an_expiry_expires_the_session_live(
     assert status_of(api, session_id)["status"] == "expired"
 
 
+def test_a_session_page_says_it_is_gone_after_a_reset_and_turns_its_buttons_off(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """The page polls its own address: once that answers 404 (a reset, another state
+    imported) it says so at its top and its Approve and Fail no longer act (it kept showing
+    "status open" with working-looking buttons)."""
+    session_id = checkout(api, auth, amount=5000, description="Donation")["sessionId"]
+    page.goto(f"{UI}/checkouts/{session_id}")
+    expect(page.locator("#session")).to_contain_text("open")
+    expect(page.locator("#page-stale")).to_have_count(0)
+    assert api.post("/_sandbox/reset", json={}).status_code == 200
+    expect(page.locator("#page-stale")).to_contain_text("This page is gone")
+    expect(page.get_by_role("alert")).to_contain_text("answers 404")
+    expect(page.get_by_role("button", name="Approve")).to_be_disabled()
+    expect(page.get_by_role("button", name="Fail")).to_be_disabled()
+
+
 def test_a_malformed_custom_duration_is_shown_next_to_the_field_and_kept(
     page: Page, svc_sandbox: Sandbox
 ) -> None:

@@ -105,6 +105,7 @@ def products(sb: Sandbox) -> dict[str, Any]:
             "products": rows[-ROWS:][::-1],
             "total": len(rows),
             "createUrl": sb.settings.root("base_url") + "/products",
+            "listUrl": sb.settings.root("base_url"),
         }
 
 
@@ -152,7 +153,7 @@ def orders(sb: Sandbox) -> dict[str, Any]:
             }
             for o in found[:ROWS]
         ]
-        return {"orders": rows, "total": len(found)}
+        return {"orders": rows, "total": len(found), "listUrl": sb.settings.root("base_url")}
 
 
 def payouts(sb: Sandbox) -> dict[str, Any]:

@@ -135,6 +135,37 @@
     target.focus();
   }
 
+  // When the page's own address stops answering it, the page says so at its top: a record
+  // gone (404: the sandbox was reset, or another state imported) ends the polling and its
+  // buttons (they would act on nothing); svc-sandbox not answering, or another error, is
+  // said until it answers again.
+  var GONE = "This page is gone: svc-sandbox now answers 404 for it (the sandbox was reset, " +
+    "or another state imported). Its buttons are off; go back to the section's list.";
+  function sayStale(text) {
+    var note = document.getElementById("page-stale");
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "page-stale";
+      note.className = "state error";
+      note.setAttribute("role", "alert");
+      var main = document.querySelector("main") || document.body;
+      main.insertBefore(note, main.firstChild);
+    }
+    if (note.textContent !== text) { note.textContent = text; }
+  }
+  function clearStale() {
+    var note = document.getElementById("page-stale");
+    if (note) { note.remove(); }
+  }
+  var timer = null;
+  function pageGone() {
+    sayStale(GONE);
+    window.clearInterval(timer);
+    document.querySelectorAll("main form button").forEach(function (button) {
+      button.disabled = true;
+    });
+  }
+
   var busy = false;
   var again = false; // asked for while a refresh was under way (an action just done)
   function refresh() {
@@ -142,7 +173,16 @@
     if (document.hidden) { return; }
     busy = true;
     fetch(window.location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
-      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (response) {
+        if (response.ok) { clearStale(); return response.text(); }
+        if (response.status === 404) { pageGone(); return null; }
+        sayStale("svc-sandbox answered " + response.status + " for this page: what it shows " +
+          "may be out of date.");
+        return null;
+      }, function () {
+        sayStale("svc-sandbox is not answering: this page shows what it last said.");
+        return null;
+      })
       .then(function (text) {
         if (text === null) { return; }
         var fresh = new DOMParser().parseFromString(text, "text/html");
@@ -171,5 +211,5 @@
         if (again) { again = false; refresh(); }
       });
   }
-  window.setInterval(refresh, REFRESH_MS);
+  timer = window.setInterval(refresh, REFRESH_MS);
 })();
