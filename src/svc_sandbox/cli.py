@@ -360,7 +360,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="the agent tool server (Model Context Protocol); see svc-sandbox mcp --help",
         add_help=False,
     )
+    _own_refusals(parser)
     return parser
+
+
+def _own_refusals(parser: argparse.ArgumentParser) -> None:
+    """Each command's parser notes itself in the arguments it parses, so that an unknown
+    option is refused with that command's usage (``svc-sandbox exec --bogus`` printed the
+    top-level usage, which lists commands, not exec's options): ``main`` parses with
+    ``parse_known_args`` and lets the deepest command's parser say what it did not know."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                command.set_defaults(command_parser=command)
+                _own_refusals(command)
+
+
+def parse_command_line(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        refuser: argparse.ArgumentParser = getattr(args, "command_parser", parser)
+        refuser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 def contract_command(args: argparse.Namespace) -> int:
@@ -603,6 +625,10 @@ def serve(settings: Settings) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        # A second Ctrl-C or SIGTERM while stopping (the attempt out may take its timeout)
+        # must not cut the steps below with a traceback, and the export unwritten.
+        signal.signal(signal.SIGTERM, already_stopping)
+        signal.signal(signal.SIGINT, already_stopping)
         # The sandbox first: a request sending webhooks (an advance) ends after the attempt it
         # is sending; then the server stops taking requests and lets the running ones answer.
         sandbox.stop()
@@ -610,6 +636,15 @@ def serve(settings: Settings) -> int:
         exported = export_state(sandbox, settings)
         print("svc-sandbox stopped", flush=True)
     return 0 if exported else 1
+
+
+def already_stopping(signum: int, frame: object) -> None:
+    print(
+        "svc-sandbox: stopping already: the attempts out end by their timeout, then "
+        "--export-on-exit is written",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def warm_up_and_freeze(sandbox: Sandbox) -> None:
@@ -684,7 +719,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from svc_sandbox.mcp.command import main as mcp_main
 
         return mcp_main(given[1:])
-    args = build_parser().parse_args(argv)
+    args = parse_command_line(argv)
     if args.command in ("serve", "exec"):
         for line in Settings.unknown_env_names():
             print(line, file=sys.stderr)

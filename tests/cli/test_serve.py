@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 
 from svc_sandbox.cli import build_parser, main, option_of, settings_from_args
-from tests.webhooks.receiver import running_receiver
+from tests.webhooks.receiver import Receiver, running_receiver
 
 #: A server on a free port, its clock frozen.
 FRESH = ("--port", "0", "--clock", "frozen")
@@ -413,6 +415,37 @@ def test_a_signal_as_soon_as_ready_is_printed_stops_cleanly(
     assert json.loads(out.read_text())["version"]
 
 
+@contextlib.contextmanager
+def _advancing_into_a_hanging_receiver(
+    out: Path, timeout_seconds: int
+) -> Iterator[tuple[subprocess.Popen[str], Receiver, list[Any], threading.Thread]]:
+    """``serve`` (exporting to ``out`` on exit) with an ``order.completed`` event for a
+    receiver that hangs, and a 10-minute advance under way in a thread, sending to it: yields
+    (the process, the receiver, the advance's answers, its thread) once the receiver holds the
+    attempt (``--webhook-timeout-seconds`` ``timeout_seconds``)."""
+    with running_receiver("hang") as receiver:
+        process, origin = _serve(
+            *FRESH[2:],
+            "--webhook-url",
+            receiver.url,
+            "--webhook-timeout-seconds",
+            str(timeout_seconds),
+            "--export-on-exit",
+            str(out),
+        )
+        _post(origin, "/_sandbox/events/trigger", {"type": "order.completed"})
+        answers: list[Any] = []
+        advance = threading.Thread(
+            target=lambda: answers.append(
+                _post(origin, "/_sandbox/clock/advance", {"seconds": 600})
+            ),
+            daemon=True,
+        )
+        advance.start()
+        assert receiver.hanging.wait(10)
+        yield process, receiver, answers, advance
+
+
 def test_sigterm_during_an_advance_sending_to_a_hanging_receiver_answers_it_and_sends_no_more(
     tmp_path: Path,
 ) -> None:
@@ -420,26 +453,7 @@ def test_sigterm_during_an_advance_sending_to_a_hanging_receiver_answers_it_and_
     goes out (the retry stays due, in the export), and the process exits 0. It used to send
     one more attempt (a second timeout) and exit with the answer unwritten."""
     out = tmp_path / "state.json"
-    with running_receiver("hang") as receiver:
-        process, origin = _serve(
-            *FRESH[2:],
-            "--webhook-url",
-            receiver.url,
-            "--webhook-timeout-seconds",
-            "2",
-            "--export-on-exit",
-            str(out),
-        )
-        trigger = {"type": "order.completed"}
-        _post(origin, "/_sandbox/events/trigger", trigger)
-        answers: list[Any] = []
-        advance = threading.Thread(
-            target=lambda: answers.append(
-                _post(origin, "/_sandbox/clock/advance", {"seconds": 600})
-            )
-        )
-        advance.start()
-        assert receiver.hanging.wait(10)
+    with _advancing_into_a_hanging_receiver(out, 4) as (process, receiver, answers, advance):
         process.send_signal(signal.SIGTERM)
         output, _ = process.communicate(timeout=60)
         advance.join(timeout=30)
@@ -450,6 +464,49 @@ def test_sigterm_during_an_advance_sending_to_a_hanging_receiver_answers_it_and_
     assert answer["clock"]["now"] == "2026-01-01T00:01:00.000Z"
     [delivery] = json.loads(out.read_text())["services"]["webhookDeliveries"]["deliveries"]
     assert (delivery["attempts"], delivery["status"]) == (1, "pending")
+
+
+@pytest.mark.parametrize("second", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_signal_while_stopping_is_told_and_the_stop_goes_on(
+    tmp_path: Path, second: signal.Signals
+) -> None:
+    """SIGTERM, then Ctrl-C or SIGTERM again while the stop waits for an attempt out to a
+    hanging receiver: the second is said on stderr and the stop finishes (export written,
+    exit 0). It raised KeyboardInterrupt inside the stop: a traceback, no export.
+
+    No timing is assumed: the attempt's timeout (30 s) outlasts the test, the second signal
+    is sent again until the process says it (a signal sent before the first was handled
+    merges with it), and only then does the receiver answer and the stop end."""
+    out = tmp_path / "state.json"
+    with _advancing_into_a_hanging_receiver(out, 30) as (process, receiver, _, advance):
+        assert process.stdout is not None
+        lines: list[str] = []
+        told = threading.Event()
+
+        def read_output() -> None:
+            assert process.stdout is not None
+            for line in process.stdout:
+                lines.append(line)
+                if "svc-sandbox: stopping already" in line:
+                    told.set()
+
+        reader = threading.Thread(target=read_output, daemon=True)
+        reader.start()
+        process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 20
+        while not told.wait(0.2) and time.monotonic() < deadline and process.poll() is None:
+            process.send_signal(second)
+        receiver.release.set()
+        process.wait(timeout=60)
+        reader.join(timeout=10)
+        process.stdout.close()
+        advance.join(timeout=30)
+    output = "".join(lines)
+    assert process.returncode == 0, output
+    assert "Traceback" not in output
+    assert "svc-sandbox: stopping already" in output
+    assert "svc-sandbox stopped" in output
+    assert json.loads(out.read_text())["version"]
 
 
 def _post(origin: str, path: str, body: Any) -> Any:
