@@ -6,13 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from svc_sandbox.app import create_app
 from svc_sandbox.pytest_plugin import RunningServer
-from svc_sandbox.scenarios.loader import load_paths, scenario_files
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.scenarios.loader import load_paths, load_text, scenario_files
 from svc_sandbox.scenarios.model import Scenario
 from svc_sandbox.scenarios.reports import failure_text
 from svc_sandbox.scenarios.results import PASSED, SKIPPED
 from svc_sandbox.scenarios.runner import Runner
-from svc_sandbox.scenarios.targets import InProcessTarget, RealTarget
+from svc_sandbox.scenarios.targets import EmulatorTarget, InProcessTarget, RealTarget
+from svc_sandbox.server import ServerThread
 
 LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
 SCENARIOS = load_paths([LIBRARY])
@@ -85,3 +88,23 @@ def test_the_library_holds_against_another_server(svc_server: RunningServer) -> 
     results = [Runner(target).run(scenario) for scenario in SCENARIOS]
     assert [failure_text(r) for r in results if r.status not in (PASSED, SKIPPED)] == []
     assert sum(r.status == PASSED for r in results) >= 50
+
+
+def test_the_first_scenario_of_the_docs_runs_and_is_skipped_where_the_clock_flows(
+    tmp_path: Path,
+) -> None:
+    """docs/scenarios.md's first example reads instants of the frozen clock: it passes
+    in-process and, saying so with ``clock:``, is skipped against an emulator whose clock
+    flows (without it, it failed there: the clock moved during the run)."""
+    docs = (LIBRARY.parent / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    block = docs.split("## A first scenario", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    [scenario] = load_text(block, tmp_path / "first.yaml")
+    assert Runner(InProcessTarget()).run(scenario).status == PASSED
+    sandbox = Sandbox(clock_mode="real", port=0)
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        result = Runner(EmulatorTarget(f"http://127.0.0.1:{server.port}")).run(scenario)
+    finally:
+        server.close()
+        sandbox.stop()
+    assert result.status == SKIPPED, failure_text(result)
