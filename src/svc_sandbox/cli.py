@@ -574,6 +574,8 @@ def build_serving(settings: Settings) -> tuple[Sandbox, ServerThread] | None:
     (bench/startup.py). They are frozen as the build ends (``gc.freeze``), so the collector's
     first runs after it do not walk them either; ``warm_up_and_freeze`` later freezes what
     warming up made."""
+    if not export_target_usable(settings):
+        return None
     with collector_paused(freeze=True):
         from svc_sandbox.app import create_app
         from svc_sandbox.core.errors import SandboxError
@@ -668,6 +670,20 @@ def import_state(sandbox: Sandbox, settings: Settings) -> bool:
         sandbox.import_file(settings.state_file)
     except (OSError, SandboxError) as exc:
         print(f"svc-sandbox: cannot import {settings.state_file}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def export_target_usable(settings: Settings) -> bool:
+    """``--export-on-exit FILE`` checked at start: False (said on stderr) when the file
+    could not be written, so the server (or exec's command) does not run for nothing."""
+    from svc_sandbox.outputs import cannot_write, why_unwritable
+
+    if not settings.export_on_exit:
+        return True
+    problem = why_unwritable(settings.export_on_exit)
+    if problem is not None:
+        print(cannot_write(settings.export_on_exit, problem), file=sys.stderr)
         return False
     return True
 

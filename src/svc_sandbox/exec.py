@@ -62,7 +62,12 @@ def wait_until_ready(origin: str, timeout: float = READY_TIMEOUT) -> bool:
 
 
 def exec_command(args: argparse.Namespace) -> int:
-    from svc_sandbox.cli import export_state, import_state, settings_from_args
+    from svc_sandbox.cli import (
+        export_state,
+        export_target_usable,
+        import_state,
+        settings_from_args,
+    )
 
     command = list(args.command_line)
     if command[:1] == ["--"]:
@@ -76,6 +81,8 @@ def exec_command(args: argparse.Namespace) -> int:
         settings = settings_from_args(args)
     except ValueError as exc:
         print(f"svc-sandbox: invalid settings: {exc}", file=sys.stderr)
+        return 2
+    if not export_target_usable(settings):  # before CMD runs for nothing
         return 2
 
     from svc_sandbox.app import create_app

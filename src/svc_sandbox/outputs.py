@@ -36,14 +36,35 @@ def write_file(path: str | Path, data: bytes | str) -> None:
         blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
         if blocker is None:
             raise
-        raise NotADirectoryError(
-            errno.ENOTDIR, f"{blocker} is a file, where a folder would have to be"
-        ) from None
+        raise _file_in_the_way(blocker) from None
     encoded = data.encode("utf-8") if isinstance(data, str) else data
     partial = target.with_name(target.name + ".partial")
     with open(partial, "wb") as out:
         out.write(encoded)
     os.replace(partial, target)
+
+
+def why_unwritable(path: str | Path) -> OSError | None:
+    """Why ``write_file(path, ...)`` would fail, found without writing anything: a folder at
+    ``path``, a file where a folder has to be, or a folder this process may not write in;
+    None when none of these holds. A command writing at its end checks this at its start, so
+    a long run does not end with its output lost (what changes meanwhile, a disk that fills,
+    is still said at the end)."""
+    target = Path(path)
+    if target.is_dir():
+        return IsADirectoryError(errno.EISDIR, "it is a folder")
+    existing = next(p for p in target.parents if p.exists())  # the root at least
+    if not existing.is_dir():
+        return _file_in_the_way(existing)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return PermissionError(errno.EACCES, f"{existing} is not a folder this user can write in")
+    return None
+
+
+def _file_in_the_way(blocker: Path) -> NotADirectoryError:
+    return NotADirectoryError(
+        errno.ENOTDIR, f"{blocker} is a file, where a folder would have to be"
+    )
 
 
 def cannot_write(path: str | Path, error: OSError) -> str:

@@ -157,18 +157,34 @@ def test_export_on_exit_makes_missing_folders_and_keeps_the_command_status(
 
 
 @pytest.mark.parametrize("status", [0, 3])
-def test_an_export_that_cannot_be_written_is_reported_and_the_command_status_kept(
+def test_an_export_that_cannot_be_written_at_the_end_is_reported_and_the_command_status_kept(
     tmp_path: Path, status: int
+) -> None:
+    """The command itself puts a file where the export's folder has to be."""
+    blocker = tmp_path / "blocker"
+    out = blocker / "deeper" / "state.json"
+    command = f"open({str(blocker)!r}, 'w').write('x'); raise SystemExit({status})"
+    result = svc_sandbox_exec("--export-on-exit", str(out), "--", sys.executable, "-c", command)
+    assert result.returncode == status
+    assert f"svc-sandbox: cannot write {out}: " in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_export_that_could_not_be_written_stops_exec_before_the_command(
+    tmp_path: Path,
 ) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where a folder would have to be")
     out = blocker / "deeper" / "state.json"
+    marker = tmp_path / "ran"
     result = svc_sandbox_exec(
-        "--export-on-exit", str(out), "--", sys.executable, "-c", f"raise SystemExit({status})"
+        "--export-on-exit", str(out), "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')"
     )
-    assert result.returncode == status
-    assert f"svc-sandbox: cannot write {out}: " in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"svc-sandbox: cannot write {out}: {blocker} is a file, where a folder would have to be\n"
+    )
+    assert not marker.exists()
 
 
 def test_the_help_says_exec_picks_a_free_port_by_default(

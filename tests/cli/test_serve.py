@@ -385,19 +385,50 @@ def _serve_then_stop(*flags: str) -> tuple[int, str]:
     return process.returncode, output
 
 
-def test_export_on_exit_makes_missing_folders_or_says_it_cannot_write(tmp_path: Path) -> None:
+def test_export_on_exit_makes_missing_folders(tmp_path: Path) -> None:
     out = tmp_path / "exports" / "nightly" / "state.json"
     status, output = _serve_then_stop("--clock", "frozen", "--export-on-exit", str(out))
     assert status == 0, output
     assert json.loads(out.read_text())["format"]
 
-    blocker = tmp_path / "blocker"
-    blocker.write_text("a file where a folder would have to be")
-    status, output = _serve_then_stop(
-        "--clock", "frozen", "--export-on-exit", str(blocker / "x" / "s.json")
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("blocker/x/s.json", "{tmp}/blocker is a file, where a folder would have to be"),
+        ("blocker", "it is a folder"),
+    ],
+)
+def test_an_export_on_exit_that_could_not_be_written_stops_the_start(
+    tmp_path: Path, target: str, reason: str
+) -> None:
+    """Found at start (exit 2, one line, nothing served), not when the server stops hours
+    later with the state lost."""
+    if target == "blocker":
+        (tmp_path / "blocker").mkdir()
+    else:
+        (tmp_path / "blocker").write_text("a file where a folder would have to be")
+    out = tmp_path / target
+    result = subprocess.run(
+        [sys.executable, "-m", "svc_sandbox.cli", "serve", *FRESH, "--export-on-exit", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
-    assert status == 1
-    assert f"svc-sandbox: cannot write {blocker / 'x' / 's.json'}: " in output
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"svc-sandbox: cannot write {out}: {reason.format(tmp=tmp_path)}\n"
+
+
+def test_an_export_on_exit_that_fails_at_stop_is_said_with_exit_1(tmp_path: Path) -> None:
+    """What changes while the server runs (here a file put where the export's folder will be
+    made) is still said when it stops, with exit status 1 and no traceback."""
+    out = tmp_path / "later" / "s.json"
+    process, origin = _serve("--clock", "frozen", "--export-on-exit", str(out))
+    (tmp_path / "later").write_text("a file where a folder would have to be")
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert f"svc-sandbox: cannot write {out}: " in output
     assert "Traceback" not in output
 
 
