@@ -10,6 +10,7 @@ from werkzeug.routing import Rule
 
 from svc_sandbox.app import CONTROL_PREFIX, create_app
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.web import wsgi_text
 from tests.commerce.checkout_helpers import push_checkout
 from tests.helpers import assert_unharmed
 
@@ -158,3 +159,21 @@ def test_a_query_with_raw_bytes_not_utf_8_is_read_as_its_escapes(
     assert raw.get_data().replace(b"\n", b"") == escaped.get_data().replace(b"\n", b"")
     entries = svc_http.get("/_sandbox/requests?limit=2").json["items"]  # type: ignore[index]
     assert [e.get("query") for e in entries] == ["status=%FF", "status=%FF"]
+
+
+@pytest.mark.parametrize(
+    ("environ_text", "read"),
+    [
+        ("/api/checkout", "/api/checkout"),
+        ("", ""),
+        ("/products/caf\xc3\xa9", "/products/caf\u00e9"),  # UTF-8 bytes, as PEP 3333 carries them
+        ("/\xff", "/\ufffd"),  # not UTF-8: replaced, as werkzeug does
+    ],
+    ids=["ascii", "empty", "utf-8", "invalid-byte"],
+)
+def test_an_environ_string_reads_as_the_text_werkzeug_makes_of_it(
+    environ_text: str, read: str
+) -> None:
+    """wsgi_text: an ASCII string is taken as it is (the fast path of every request's URL
+    adapter); any other is decoded from its latin-1 bytes as UTF-8."""
+    assert wsgi_text(environ_text) == read

@@ -48,7 +48,15 @@ CONTRACT_CHECK = "svc_sandbox.contract_check"
 
 
 def sandbox() -> Sandbox:
-    return sandbox_of(current_app)
+    return sandbox_of(current_app._get_current_object())  # type: ignore[attr-defined]
+
+
+def current_request() -> Request:
+    """The request itself. Each attribute read through Flask's ``request`` proxy first fails
+    on the proxy (Python builds and drops an AttributeError), then looks the request up: about
+    1.4 µs, against 0.2 µs on the object. Code on every request's path reads it once here."""
+    found: Request = request._get_current_object()  # type: ignore[attr-defined]
+    return found
 
 
 def sandbox_of(app: Flask) -> Sandbox:
@@ -60,12 +68,13 @@ def sandbox_of(app: Flask) -> Sandbox:
 def json_body(optional: bool = False) -> Any:
     """The request's JSON document; 415 for another content type, 400 for broken JSON or for
     what no body may hold (too deep, non-finite numbers, lone surrogates, NUL: core/json_input)."""
-    raw = request.get_data(cache=True)
+    current = current_request()
+    raw = current.get_data(cache=True)
     if not raw.strip():
         if optional:
             return {}
         raise ValidationFailed("body is required: send a JSON object")
-    if request.mimetype != "application/json":
+    if current.mimetype != "application/json":
         raise SandboxError(
             "Content-Type must be application/json", status=415, code="unsupported_media_type"
         )
@@ -242,6 +251,8 @@ def wsgi_text(value: str | None) -> str | None:
     from it: UTF-8, an invalid byte replaced."""
     if value is None:
         return None
+    if value.isascii():  # the common case (a URL's path and query are ASCII): the same text
+        return value
     return value.encode("latin-1").decode("utf-8", "replace")
 
 
@@ -250,7 +261,7 @@ _COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    response = current_app.response_class(
+    response = Response(
         _COMPACT.encode(body) + "\n",
         status=status,
         mimetype="application/json",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from svc_sandbox.commerce.checkout import fields_not_applying
 from svc_sandbox.commerce.products import Product
@@ -14,7 +14,14 @@ from svc_sandbox.core.authorization import scheme_and_credentials
 from svc_sandbox.core.errors import Forbidden, SandboxError, Unauthorized
 from svc_sandbox.core.pagination import paginate, parse_page_request
 from svc_sandbox.orgs.organizations import Principal
-from svc_sandbox.web import error_response, json_response, parse_body, query_values, sandbox
+from svc_sandbox.web import (
+    current_request,
+    error_response,
+    json_response,
+    parse_body,
+    query_values,
+    sandbox,
+)
 
 blueprint = Blueprint("commerce", __name__)
 
@@ -28,7 +35,8 @@ def render_error(error: SandboxError) -> Response:
 
 def optional_principal() -> Principal | None:
     """The caller's organization, None without an Authorization header, 401 for a bad one."""
-    header = request.headers.get("Authorization")
+    # The header as the server put it in the environ (what ``request.headers`` reads).
+    header = current_request().environ.get("HTTP_AUTHORIZATION")
     if header is None:
         return None
     scheme, token = scheme_and_credentials(header)
@@ -106,7 +114,7 @@ def archive_product(ref: str) -> Response:
 
 
 def client_ip() -> str:
-    return request.remote_addr or "unknown"
+    return current_request().remote_addr or "unknown"
 
 
 @blueprint.post("/checkout")

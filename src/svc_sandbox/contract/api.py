@@ -100,7 +100,8 @@ def validate(recorder: ConformanceRecorder, current: Request, relative: str) -> 
         # Only what the operation declares is read (most read neither query nor headers).
         current.args.to_dict(flat=False) if operation.reads_query else {},
         dict(current.headers) if operation.reads_headers else {},
-        current.content_type if operation.takes_body else None,
+        # The header as the server put it (``current.content_type`` builds a headers view).
+        current.environ.get("CONTENT_TYPE") if operation.takes_body else None,
         current.get_data(cache=True) if operation.takes_body else b"",
     )
     return ContractCheck(recorder, operation, violations)

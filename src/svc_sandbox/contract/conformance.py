@@ -24,9 +24,10 @@ MAX_VIOLATIONS = 1000
 RECORDED_CHARACTERS = 1000
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Exchange:
-    """One request to a contract root and the status it got."""
+    """One request to a contract root and the status it got. (Not frozen: one is built on
+    every request, and a frozen dataclass sets each field through ``object.__setattr__``.)"""
 
     request_id: str
     method: str

@@ -127,6 +127,13 @@ def isoformat(instant: datetime) -> str:
     return instant.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
+class _Pins(threading.local):
+    """Each thread's pin. A class default, not ``getattr(..., None)``: reading an attribute a
+    thread never set builds and drops an AttributeError (0.7 µs of every ``now()``)."""
+
+    instant: datetime | None = None
+
+
 class Clock:
     def __init__(
         self,
@@ -142,11 +149,11 @@ class Clock:
         self._anchor_sandbox = to_millisecond(start if start is not None else wall_now())
         self._anchor_wall = monotonic()
         #: The pin of each thread (``pinned``): seen by that thread only.
-        self._pins = threading.local()
+        self._pins = _Pins()
         self.listeners = ClockListeners()
 
     def now(self) -> datetime:
-        pinned: datetime | None = getattr(self._pins, "instant", None)
+        pinned = self._pins.instant
         if pinned is not None:
             return pinned
         if self.mode is ClockMode.FROZEN:
@@ -183,7 +190,7 @@ class Clock:
         as it flows. A plain call, not only ``pinned``: an advance pins every due entry it
         runs (70,000 in a 24 h warp of 10,000 sessions), where a generator-based context
         manager cost 5% of the warp."""
-        before: datetime | None = getattr(self._pins, "instant", None)
+        before = self._pins.instant
         self._pins.instant = instant
         return before
 
