@@ -319,18 +319,27 @@ class Sandbox:
 
     @contextmanager
     def _walking(self) -> Iterator[bool]:
-        """The walk lock of an advance, set or run-due; gives whether the move sends. An
-        in-process receiver's call from inside its own delivery neither takes the lock nor
-        sends: the call sending is waiting for that receiver's answer (in this thread, or
-        another thread's explicit move waiting for the background senders), so either would
-        wait for itself. The move runs the due work, entries under the lock and in due order
-        as ``_pass_time``'s do; what falls due goes out after the receiver answers, from the
-        call that was sending (its next round) or else the next one."""
+        """The walk lock of an advance, set or run-due; gives whether the move sends. A move
+        made while another call holds the lock and is flushing (sending an attempt, or
+        waiting for the background senders' attempts out) neither waits for it nor sends; nor
+        does an in-process receiver's call from inside its own delivery. Such a move may come
+        from the very receiver the flush waits for (over HTTP the sandbox cannot tell who
+        calls), and waiting would hold that receiver until its attempt timed out. The move
+        runs the due work, entries under the lock and in due order as ``_pass_time``'s do;
+        what falls due goes out from the call that was flushing (its next round) or else the
+        next one. A move arriving while the holder runs due work waits for it as before."""
         if self.dispatcher.delivering():
             yield False
             return
-        with self._moving:
+        if not self._moving.acquire(blocking=False):
+            if self.dispatcher.flushing():
+                yield False
+                return
+            self._moving.acquire()
+        try:
             yield True
+        finally:
+            self._moving.release()
 
     def delay_request(
         self, method: str, path: str, token: str | None

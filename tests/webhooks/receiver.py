@@ -8,7 +8,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,6 +16,9 @@ from typing import Any
 
 #: Longest a "hang" answer waits before it gives up by itself (keeps every test bounded).
 HANG_LIMIT_SECONDS = 15.0
+
+
+Behaviour = int | str | Callable[[], object]
 
 
 @dataclass
@@ -28,12 +31,13 @@ class Received:
 class Receiver:
     """Answers with ``behaviours`` in turn, then with ``default``.
 
-    A behaviour is an int status, or "hang", "reset", "garbage", "close".
+    A behaviour is an int status, or "hang", "reset", "garbage", "close", or a callable run
+    before answering 200 (a receiver reacting to a webhook by calling the sandbox).
     """
 
     def __init__(self, default: int | str = 200) -> None:
         self.default = default
-        self.behaviours: list[int | str] = []
+        self.behaviours: list[Behaviour] = []
         self.received: list[Received] = []
         self.arrived = threading.Condition()
         #: Set to end every hang.
@@ -66,7 +70,7 @@ class Receiver:
             self.arrived.wait_for(lambda: len(self.received) >= count, timeout)
             return list(self.received)
 
-    def _next_behaviour(self) -> int | str:
+    def _next_behaviour(self) -> Behaviour:
         with self.arrived:
             return self.behaviours.pop(0) if self.behaviours else self.default
 
@@ -84,6 +88,9 @@ class Receiver:
                 with receiver.arrived:
                     receiver.received.append(Received(self.path, dict(self.headers), body))
                     receiver.arrived.notify_all()
+                if callable(behaviour):
+                    behaviour()
+                    behaviour = 200
                 if behaviour == "hang":
                     receiver.hanging.set()
                     receiver.release.wait(HANG_LIMIT_SECONDS)

@@ -11,15 +11,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
+from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
+from tests.helpers import token_of
+from tests.webhooks.conftest import call, setup_endpoint
+from tests.webhooks.receiver import Receiver
 
 DEADLINE_SECONDS = 10.0
 
@@ -175,3 +179,93 @@ def test_the_same_seed_gives_the_same_bodies_when_a_receiver_moves_the_clock() -
     first = run()
     assert len(first[0]) == 2
     assert first == run()
+
+
+# --- over HTTP: a receiver calling the control plane from inside its delivery ---------------
+
+#: A move a receiver makes through the control plane: its path and body (from the clock now).
+HTTP_MOVES: dict[str, tuple[str, Callable[[datetime], dict[str, Any] | None]]] = {
+    "advance": ("/_sandbox/clock/advance", lambda now: {"seconds": 60}),
+    "set": ("/_sandbox/clock/set", lambda now: {"now": wire(now + timedelta(minutes=1))}),
+    "run-due": ("/_sandbox/clock/run-due", lambda now: None),
+    "flush": ("/_sandbox/webhooks/flush", lambda now: None),
+}
+
+
+def wire(instant: datetime) -> str:
+    return instant.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def clock_now(server: RunningServer) -> datetime:
+    now: str = call(server, "GET", "/_sandbox/clock")["clock"]["now"]
+    return datetime.fromisoformat(now)
+
+
+def http_move(server: RunningServer, move: str, answers: list[Any]) -> Callable[[], None]:
+    path, body = HTTP_MOVES[move]
+    return lambda: answers.append(call(server, "POST", path, body(clock_now(server))))
+
+
+@pytest.mark.parametrize("move", HTTP_MOVES)
+def test_a_receiver_moving_a_frozen_clock_over_http_inside_an_advance_is_answered(
+    svc_server: RunningServer, receiver: Receiver, move: str
+) -> None:
+    """The advance that sends to the receiver waits for its answer; the receiver's own move
+    (control plane, another connection) no longer waits for that advance: it is answered,
+    then the receiver answers, and its one attempt succeeds. It used to wait for the advance
+    until the attempt timed out (10 s) and the delivery was retried."""
+    answers: list[Any] = []
+    receiver.behaviours.append(http_move(svc_server, move, answers))
+    setup_endpoint(svc_server, receiver)
+    start = clock_now(svc_server)
+    call(svc_server, "POST", "/_sandbox/events/trigger", {"type": "order.completed"})
+
+    in_thread(lambda: call(svc_server, "POST", "/_sandbox/clock/advance", {"seconds": 3600}))
+
+    [answer] = answers
+    if move in ("advance", "set"):  # made while the advance stood at its first attempt
+        assert answer["clock"]["now"] == wire(start + timedelta(minutes=1))
+    made = call(svc_server, "GET", "/_sandbox/webhooks/attempts")["items"]
+    assert [(a["attempt"], a["outcome"]) for a in made] == [(1, "succeeded")]
+    assert len(receiver.received) == 1
+    assert clock_now(svc_server) == start + timedelta(hours=1)
+
+
+@pytest.mark.parametrize("svc_sandbox", ["real"], indirect=True)
+def test_a_receiver_moving_a_real_clock_over_http_while_an_advance_waits_for_it(
+    svc_server: RunningServer, receiver: Receiver
+) -> None:
+    """Real clock: the background sender's attempt is out; an advance that makes another
+    attempt due waits for it before sending; the receiver, meanwhile, advances the clock
+    itself. Its advance is answered, it answers, and the advance sends the next attempt."""
+    go, answers = threading.Event(), []
+    advance_60 = http_move(svc_server, "advance", answers)
+    receiver.behaviours.append(lambda: (go.wait(DEADLINE_SECONDS), advance_60()))
+    setup_endpoint(svc_server, receiver)
+    auth = {"Authorization": f"Bearer {token_of(svc_server.sandbox)}"}
+    call(svc_server, "POST", "/api/checkout", {"amount": 500, "description": "x"}, **auth)
+    call(svc_server, "POST", "/_sandbox/events/trigger", {"type": "order.completed"})
+    receiver.wait_for(1)
+
+    outer = threading.Thread(
+        target=lambda: answers.append(
+            call(svc_server, "POST", "/_sandbox/clock/advance", {"seconds": 3600})
+        ),
+        daemon=True,
+    )
+    outer.start()
+    flushing = svc_server.sandbox.dispatcher.flushing
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not flushing() and time.monotonic() < deadline:  # the advance waits for the attempt
+        time.sleep(0.01)
+    go.set()
+    outer.join(DEADLINE_SECONDS)
+    assert not outer.is_alive(), "the advance waited for its receiver's timeout"
+
+    made = call(svc_server, "GET", "/_sandbox/webhooks/attempts")["items"]
+    outcomes = sorted((a["eventType"], a["attempt"], a["outcome"]) for a in made)
+    assert outcomes == [
+        ("checkout.session.expired", 1, "succeeded"),
+        ("order.completed", 1, "succeeded"),
+    ]
+    assert len(answers) == 2

@@ -59,6 +59,13 @@ class Dispatcher:
         in-process receiver, inside its own delivery."""
         return getattr(self._delivering, "active", False)
 
+    def flushing(self) -> bool:
+        """Whether an explicit flush (of an advance, set, run-due or flush) is under way: it
+        sends one attempt at a time, or waits for the background senders' attempts out, so a
+        receiver calling the sandbox over HTTP from inside its delivery may be what it waits
+        for (``Sandbox._walking``)."""
+        return self._sending.locked()
+
     # --- sending ----------------------------------------------------------------------------
 
     def flush(self) -> list[Attempt]:
