@@ -429,7 +429,7 @@ def test_an_export_on_exit_that_fails_at_stop_is_said_with_exit_1(tmp_path: Path
     output, _ = process.communicate(timeout=30)
     assert process.returncode == 1
     assert f"svc-sandbox: cannot write {out}: " in output
-    assert "Traceback" not in output
+    assert "Traceback" not in output, output
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -442,7 +442,7 @@ def test_a_signal_as_soon_as_ready_is_printed_stops_cleanly(
     process.send_signal(signum)
     output, _ = process.communicate(timeout=30)
     assert process.returncode == 0, output
-    assert "Traceback" not in output
+    assert "Traceback" not in output, output
     assert json.loads(out.read_text())["version"]
 
 
@@ -534,7 +534,7 @@ def test_a_second_signal_while_stopping_is_told_and_the_stop_goes_on(
         advance.join(timeout=30)
     output = "".join(lines)
     assert process.returncode == 0, output
-    assert "Traceback" not in output
+    assert "Traceback" not in output, output
     assert "svc-sandbox: stopping already" in output
     assert "svc-sandbox stopped" in output
     assert json.loads(out.read_text())["version"]
