@@ -543,9 +543,11 @@ def write_page(data: dict[str, Any], png: bool) -> str:
         "garbage collector is paused while an advance runs: a full collection stops every "
         "thread whoever holds the lock and walks every object of the state (about 0.5 s at "
         "50,000 sessions, measured with gc.callbacks), which earlier runs showed as waits of "
-        "200 ms and more. A wait left is one batch's hold of the lock: timed in the advancing "
-        "thread, 256 expiries held it at most 13 ms at 30,000 sessions and 27 ms at 100,000 "
-        "(longest waits 17 and 31 ms in that run).",
+        "200 ms and more. A wait left is about one batch's hold of the lock (timed in the "
+        "advancing thread in an earlier run, 256 expiries held it at most 13 ms at 30,000 "
+        "sessions and 27 ms at 100,000): between batches the advance sleeps 0.2 ms, so that "
+        "a waiting thread is run before it takes the lock again. The longest wait is a maximum "
+        "over one run and moves with the machine's load.",
         "",
         "| sessions | poll with a prompt in flight | product by `p_` token | GET /_sandbox/clock "
         "| GET /_sandbox | longest lock wait during the advance |",
