@@ -74,6 +74,8 @@ from svc_sandbox.webhooks.sender import Receiver
 
 #: Entries an advance runs per hold of the lock before letting other requests in.
 ADVANCE_BATCH = 256
+#: How often a move waiting for the walk lock checks whether its holder flushes (then joins).
+JOIN_CHECK_SECONDS = 0.01
 #: How many rounds in a row an explicit advance, set, run-due or flush sends only what requests
 #: made while it sent (a receiver calling back, other clients, a delayed request moving the
 #: clock). Past them it stops sending: it runs the rest of its due work and leaves the attempts
@@ -318,28 +320,35 @@ class Sandbox:
             return self._move_to(target, generation, send=send)
 
     @contextmanager
-    def _walking(self) -> Iterator[bool]:
+    def _walking(self, background: bool = False) -> Iterator[bool]:
         """The walk lock of an advance, set or run-due; gives whether the move sends. A move
-        made while another call holds the lock and is flushing (sending an attempt, or
-        waiting for the background senders' attempts out) neither waits for it nor sends; nor
-        does an in-process receiver's call from inside its own delivery. Such a move may come
-        from the very receiver the flush waits for (over HTTP the sandbox cannot tell who
-        calls), and waiting would hold that receiver until its attempt timed out. The move
-        runs the due work, entries under the lock and in due order as ``_pass_time``'s do;
-        what falls due goes out from the call that was flushing (its next round) or else the
-        next one. A move arriving while the holder runs due work waits for it as before."""
+        from inside an in-process receiver's delivery, or made (or waiting) while the lock's
+        holder flushes (sends, or waits for the background senders' attempts out), joins it:
+        it runs the due work without the lock and without sending, as ``_pass_time`` does. It
+        may come from the receiver the flush waits for (over HTTP the sandbox cannot tell who
+        calls): waiting would hold that receiver until its attempt timed out."""
         if self.dispatcher.delivering():
             yield False
             return
-        if not self._moving.acquire(blocking=False):
+        acquired = self._moving.acquire(blocking=False)
+        while not acquired:
             if self.dispatcher.flushing():
                 yield False
+                self._send_what_the_flush_left(background)
                 return
-            self._moving.acquire()
+            acquired = self._moving.acquire(timeout=JOIN_CHECK_SECONDS)
         try:
             yield True
         finally:
             self._moving.release()
+
+    def _send_what_the_flush_left(self, background: bool) -> None:
+        """After a joined move: the flushing call sends what the move made due (it looks for
+        such work after each flush), unless it has ended meanwhile (another client's long
+        advance can outlast it); then this move sends it, taking the walk lock."""
+        if not self.dispatcher.flushing() and self._work_pending():
+            with self._moving:
+                self._move_to(*self._now_and_generation(), background=background)
 
     def delay_request(
         self, method: str, path: str, token: str | None
@@ -410,7 +419,7 @@ class Sandbox:
 
     def run_due(self, background: bool = False) -> list[RanEntry]:
         """Runs what is due now (a real or scaled clock's ticker calls this, ``background``)."""
-        with self._walking() as send:
+        with self._walking(background) as send:
             return self._move_to(*self._now_and_generation(), background, send)
 
     def _now_and_generation(self) -> tuple[datetime, int]:

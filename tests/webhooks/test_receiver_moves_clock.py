@@ -8,9 +8,11 @@ fails the test instead of the suite."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,6 +22,7 @@ from flask.testing import FlaskClient
 from svc_sandbox.app import create_app
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import ServerThread
 from svc_sandbox.settings import Settings
 from tests.helpers import token_of
 from tests.webhooks.conftest import call, setup_endpoint
@@ -262,10 +265,124 @@ def test_a_receiver_moving_a_real_clock_over_http_while_an_advance_waits_for_it(
     outer.join(DEADLINE_SECONDS)
     assert not outer.is_alive(), "the advance waited for its receiver's timeout"
 
-    made = call(svc_server, "GET", "/_sandbox/webhooks/attempts")["items"]
+    assert_each_delivered_once(svc_server)
+    assert len(answers) == 2
+
+
+def assert_each_delivered_once(server: RunningServer) -> None:
+    """The receiver's event and the session's expiry, each delivered by one attempt."""
+    made = call(server, "GET", "/_sandbox/webhooks/attempts")["items"]
     outcomes = sorted((a["eventType"], a["attempt"], a["outcome"]) for a in made)
     assert outcomes == [
         ("checkout.session.expired", 1, "succeeded"),
         ("order.completed", 1, "succeeded"),
     ]
-    assert len(answers) == 2
+
+
+@contextmanager
+def served_without_rate_limits(mode: str) -> Iterator[RunningServer]:
+    """A sandbox (seed 1) on a real server on 127.0.0.1, its rate limits off: the tests below
+    open thousands of sessions with one token."""
+    sandbox = Sandbox(clock_mode=mode, seed=1, port=0, tick_seconds=0.02, rate_limits=False)
+    sandbox.start_background()
+    server = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        yield RunningServer(url=server.origin, sandbox=sandbox)
+    finally:
+        server.close()
+        sandbox.stop()
+
+
+def open_sessions(sandbox: Sandbox, count: int, environment: str) -> None:
+    """``count`` open checkout sessions of ``environment``'s organization, through the API."""
+    http = create_app(sandbox).test_client()
+    auth = {"Authorization": f"Bearer {token_of(sandbox, environment)}"}
+    for _ in range(count):
+        body = {"amount": 500, "description": "x"}
+        assert http.post("/api/checkout", json=body, headers=auth).status_code == 200
+
+
+#: Sessions whose expiry an advance walks through before the one that makes an attempt due
+#: (production's: no endpoint, so no attempt), so that a move made meanwhile finds the advance
+#: running due work, not yet flushing.
+WALKED = 3000
+
+
+def test_a_receivers_move_made_while_the_advance_walks_joins_it_once_it_flushes(
+    receiver: Receiver,
+) -> None:
+    """Real clock: the background sender's attempt is out at the receiver; an advance walks
+    through thousands of expiries, the last of which makes an attempt due, so it will flush
+    and wait for the attempt out. The receiver moves the clock while the advance still walks:
+    its move waits for the advance until the advance flushes, then joins it and is answered,
+    and its attempt succeeds. It used to wait for the advance until its attempt timed out."""
+    with served_without_rate_limits("real") as svc_server:
+        moving_receiver_joins_the_walk(svc_server, receiver)
+
+
+def moving_receiver_joins_the_walk(svc_server: RunningServer, receiver: Receiver) -> None:
+    sandbox = svc_server.sandbox
+    start = clock_now(svc_server)
+    answers: list[Any] = []
+
+    def move_once_the_advance_walks() -> None:
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while clock_now(svc_server) < start + timedelta(minutes=29):
+            assert time.monotonic() < deadline, "the advance never began"
+            time.sleep(0.002)
+        answers.append(call(svc_server, "POST", "/_sandbox/clock/advance", {"seconds": 1}))
+
+    receiver.behaviours.append(move_once_the_advance_walks)
+    setup_endpoint(svc_server, receiver)
+    open_sessions(sandbox, WALKED, "production")
+    open_sessions(sandbox, 1, "sandbox")  # expires last: its event is the receiver's
+    call(svc_server, "POST", "/_sandbox/events/trigger", {"type": "order.completed"})
+    receiver.wait_for(1)
+
+    in_thread(lambda: call(svc_server, "POST", "/_sandbox/clock/advance", {"duration": "31m"}))
+    receiver.wait_for(2)
+
+    assert_each_delivered_once(svc_server)
+    assert len(answers) == 1
+
+
+def test_a_move_that_outlasts_the_flush_it_joined_sends_what_it_made_due(
+    receiver: Receiver,
+) -> None:
+    """Frozen clock: a flush is sending to a receiver; another client's advance joins it and
+    walks through thousands of expiries, the last of which makes an attempt due. The receiver
+    answers as soon as the advance walks, so the flush ends first: the advance then sends
+    the attempt itself. It used to leave it due, for nobody until the next call."""
+    with served_without_rate_limits("frozen") as svc_server:
+        joined_move_outlasts_the_flush(svc_server, receiver)
+
+
+def joined_move_outlasts_the_flush(svc_server: RunningServer, receiver: Receiver) -> None:
+    sandbox = svc_server.sandbox
+    start = clock_now(svc_server)
+
+    def answer_once_the_advance_walks() -> None:
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while clock_now(svc_server) < start + timedelta(minutes=29):
+            assert time.monotonic() < deadline, "the advance never began"
+            time.sleep(0.002)
+
+    receiver.behaviours.append(answer_once_the_advance_walks)
+    setup_endpoint(svc_server, receiver)
+    open_sessions(sandbox, WALKED, "production")
+    open_sessions(sandbox, 1, "sandbox")
+    call(svc_server, "POST", "/_sandbox/events/trigger", {"type": "order.completed"})
+    flush = threading.Thread(
+        target=lambda: call(svc_server, "POST", "/_sandbox/webhooks/flush"), daemon=True
+    )
+    flush.start()
+    receiver.wait_for(1)  # the flush is sending: the advance below joins it
+    in_thread(lambda: call(svc_server, "POST", "/_sandbox/clock/advance", {"duration": "31m"}))
+    flush.join(DEADLINE_SECONDS)
+
+    backlog = call(svc_server, "GET", "/_sandbox")["webhooks"]["backlog"]
+    assert backlog["attemptsDue"] == 0
+    assert [json.loads(r.body)["type"] for r in receiver.received] == [
+        "order.completed",
+        "checkout.session.expired",
+    ]
