@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -42,9 +43,13 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture
 def svc_sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     """The plugin's sandbox (frozen clock, seed 1); ``indirect`` "real" gives a real clock with
-    its ticker and delivery worker running."""
-    mode = getattr(request, "param", "frozen")
-    sandbox = Sandbox(clock_mode=mode, seed=1, port=0, tick_seconds=0.02)
+    its ticker and delivery worker running, and a dict gives settings (``clock_mode`` among
+    them, frozen if left out)."""
+    param = getattr(request, "param", "frozen")
+    settings = param if isinstance(param, dict) else {"clock_mode": param}
+    sandbox = Sandbox(
+        **{"clock_mode": "frozen", "seed": 1, "port": 0, "tick_seconds": 0.02, **settings}
+    )
     sandbox.start_background()
     try:
         yield sandbox
@@ -56,6 +61,15 @@ def svc_sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
 def hanging_receiver() -> Iterator[Receiver]:
     with running_receiver("hang") as receiver:
         yield receiver
+
+
+def wait_until(done: Callable[[], object], timeout: float = 10.0) -> None:
+    """Waits (bounded) for ``done()``; the assertion after it says what did not happen."""
+    finished = threading.Event()
+    while not done() and not finished.wait(0.01):
+        timeout -= 0.01
+        if timeout <= 0:
+            return
 
 
 def call(server: RunningServer, method: str, path: str, body: Any = None, **headers: str) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
 from svc_sandbox.sandbox import Sandbox
+from tests.webhooks.conftest import wait_until
 from tests.webhooks.receiver import running_receiver
 
 #: Longer than any wait of these tests: with one sender in all, the prompt receiver's event
@@ -76,15 +77,6 @@ def trigger(client: FlaskClient, org_id: str, event_type: str = "order.completed
     answer = client.post("/_sandbox/events/trigger", json=body)
     assert answer.status_code == 201, answer.get_json()
     return str(answer.get_json()["event"]["id"])
-
-
-def wait_until(done: Callable[[], object], timeout: float = 10.0) -> None:
-    """Waits (bounded) for ``done()``; the assertion after it says what did not happen."""
-    finished = threading.Event()
-    while not done() and not finished.wait(0.01):
-        timeout -= 0.01
-        if timeout <= 0:
-            return
 
 
 def backlog(client: FlaskClient) -> dict[str, Any]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,12 +19,12 @@ import pytest
 from flask.testing import FlaskClient
 
 from svc_sandbox.app import create_app
+from svc_sandbox.core.clock import isoformat
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
-from svc_sandbox.server import ServerThread
 from svc_sandbox.settings import Settings
 from tests.helpers import token_of
-from tests.webhooks.conftest import call, setup_endpoint
+from tests.webhooks.conftest import call, setup_endpoint, wait_until
 from tests.webhooks.receiver import Receiver
 
 DEADLINE_SECONDS = 10.0
@@ -189,14 +188,10 @@ def test_the_same_seed_gives_the_same_bodies_when_a_receiver_moves_the_clock() -
 #: A move a receiver makes through the control plane: its path and body (from the clock now).
 HTTP_MOVES: dict[str, tuple[str, Callable[[datetime], dict[str, Any] | None]]] = {
     "advance": ("/_sandbox/clock/advance", lambda now: {"seconds": 60}),
-    "set": ("/_sandbox/clock/set", lambda now: {"now": wire(now + timedelta(minutes=1))}),
+    "set": ("/_sandbox/clock/set", lambda now: {"now": isoformat(now + timedelta(minutes=1))}),
     "run-due": ("/_sandbox/clock/run-due", lambda now: None),
     "flush": ("/_sandbox/webhooks/flush", lambda now: None),
 }
-
-
-def wire(instant: datetime) -> str:
-    return instant.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def clock_now(server: RunningServer) -> datetime:
@@ -227,7 +222,7 @@ def test_a_receiver_moving_a_frozen_clock_over_http_inside_an_advance_is_answere
 
     [answer] = answers
     if move in ("advance", "set"):  # made while the advance stood at its first attempt
-        assert answer["clock"]["now"] == wire(start + timedelta(minutes=1))
+        assert answer["clock"]["now"] == isoformat(start + timedelta(minutes=1))
     made = call(svc_server, "GET", "/_sandbox/webhooks/attempts")["items"]
     assert [(a["attempt"], a["outcome"]) for a in made] == [(1, "succeeded")]
     assert len(receiver.received) == 1
@@ -257,10 +252,7 @@ def test_a_receiver_moving_a_real_clock_over_http_while_an_advance_waits_for_it(
         daemon=True,
     )
     outer.start()
-    flushing = svc_server.sandbox.dispatcher.flushing
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while not flushing() and time.monotonic() < deadline:  # the advance waits for the attempt
-        time.sleep(0.01)
+    wait_until(svc_server.sandbox.dispatcher.flushing)  # the advance waits for the attempt
     go.set()
     outer.join(DEADLINE_SECONDS)
     assert not outer.is_alive(), "the advance waited for its receiver's timeout"
@@ -279,24 +271,9 @@ def assert_each_delivered_once(server: RunningServer) -> None:
     ]
 
 
-@contextmanager
-def served_without_rate_limits(mode: str) -> Iterator[RunningServer]:
-    """A sandbox (seed 1) on a real server on 127.0.0.1, its rate limits off: the tests below
-    open thousands of sessions with one token."""
-    sandbox = Sandbox(clock_mode=mode, seed=1, port=0, tick_seconds=0.02, rate_limits=False)
-    sandbox.start_background()
-    server = ServerThread(create_app(sandbox), sandbox.settings).start()
-    try:
-        yield RunningServer(url=server.origin, sandbox=sandbox)
-    finally:
-        server.close()
-        sandbox.stop()
-
-
-def open_sessions(sandbox: Sandbox, count: int, environment: str) -> None:
-    """``count`` open checkout sessions of ``environment``'s organization, through the API."""
-    http = create_app(sandbox).test_client()
-    auth = {"Authorization": f"Bearer {token_of(sandbox, environment)}"}
+def open_sessions(http: FlaskClient, token: str, count: int) -> None:
+    """``count`` open checkout sessions of ``token``'s organization, through the API."""
+    auth = {"Authorization": f"Bearer {token}"}
     for _ in range(count):
         body = {"amount": 500, "description": "x"}
         assert http.post("/api/checkout", json=body, headers=auth).status_code == 200
@@ -306,36 +283,36 @@ def open_sessions(sandbox: Sandbox, count: int, environment: str) -> None:
 #: (production's: no endpoint, so no attempt), so that a move made meanwhile finds the advance
 #: running due work, not yet flushing.
 WALKED = 3000
+#: The tests opening WALKED sessions with one token: rate limits off.
+UNLIMITED = {"rate_limits": False}
 
 
+def wait_until_the_advance_walks(server: RunningServer, start: datetime) -> None:
+    """Until the clock reaches the sessions' expiry (the advance's first batch of them)."""
+    wait_until(lambda: clock_now(server) >= start + timedelta(minutes=29))
+
+
+@pytest.mark.parametrize("svc_sandbox", [{"clock_mode": "real", **UNLIMITED}], indirect=True)
 def test_a_receivers_move_made_while_the_advance_walks_joins_it_once_it_flushes(
-    receiver: Receiver,
+    svc_server: RunningServer, svc_http: FlaskClient, receiver: Receiver
 ) -> None:
     """Real clock: the background sender's attempt is out at the receiver; an advance walks
     through thousands of expiries, the last of which makes an attempt due, so it will flush
     and wait for the attempt out. The receiver moves the clock while the advance still walks:
     its move waits for the advance until the advance flushes, then joins it and is answered,
     and its attempt succeeds. It used to wait for the advance until its attempt timed out."""
-    with served_without_rate_limits("real") as svc_server:
-        moving_receiver_joins_the_walk(svc_server, receiver)
-
-
-def moving_receiver_joins_the_walk(svc_server: RunningServer, receiver: Receiver) -> None:
-    sandbox = svc_server.sandbox
     start = clock_now(svc_server)
     answers: list[Any] = []
 
     def move_once_the_advance_walks() -> None:
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while clock_now(svc_server) < start + timedelta(minutes=29):
-            assert time.monotonic() < deadline, "the advance never began"
-            time.sleep(0.002)
+        wait_until_the_advance_walks(svc_server, start)
         answers.append(call(svc_server, "POST", "/_sandbox/clock/advance", {"seconds": 1}))
 
     receiver.behaviours.append(move_once_the_advance_walks)
     setup_endpoint(svc_server, receiver)
-    open_sessions(sandbox, WALKED, "production")
-    open_sessions(sandbox, 1, "sandbox")  # expires last: its event is the receiver's
+    open_sessions(svc_http, token_of(svc_server.sandbox, "production"), WALKED)
+    # Expires last: its event is the receiver's.
+    open_sessions(svc_http, token_of(svc_server.sandbox), 1)
     call(svc_server, "POST", "/_sandbox/events/trigger", {"type": "order.completed"})
     receiver.wait_for(1)
 
@@ -346,31 +323,19 @@ def moving_receiver_joins_the_walk(svc_server: RunningServer, receiver: Receiver
     assert len(answers) == 1
 
 
+@pytest.mark.parametrize("svc_sandbox", [UNLIMITED], indirect=True)
 def test_a_move_that_outlasts_the_flush_it_joined_sends_what_it_made_due(
-    receiver: Receiver,
+    svc_server: RunningServer, svc_http: FlaskClient, receiver: Receiver
 ) -> None:
     """Frozen clock: a flush is sending to a receiver; another client's advance joins it and
     walks through thousands of expiries, the last of which makes an attempt due. The receiver
     answers as soon as the advance walks, so the flush ends first: the advance then sends
     the attempt itself. It used to leave it due, for nobody until the next call."""
-    with served_without_rate_limits("frozen") as svc_server:
-        joined_move_outlasts_the_flush(svc_server, receiver)
-
-
-def joined_move_outlasts_the_flush(svc_server: RunningServer, receiver: Receiver) -> None:
-    sandbox = svc_server.sandbox
     start = clock_now(svc_server)
-
-    def answer_once_the_advance_walks() -> None:
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while clock_now(svc_server) < start + timedelta(minutes=29):
-            assert time.monotonic() < deadline, "the advance never began"
-            time.sleep(0.002)
-
-    receiver.behaviours.append(answer_once_the_advance_walks)
+    receiver.behaviours.append(lambda: wait_until_the_advance_walks(svc_server, start))
     setup_endpoint(svc_server, receiver)
-    open_sessions(sandbox, WALKED, "production")
-    open_sessions(sandbox, 1, "sandbox")
+    open_sessions(svc_http, token_of(svc_server.sandbox, "production"), WALKED)
+    open_sessions(svc_http, token_of(svc_server.sandbox), 1)
     call(svc_server, "POST", "/_sandbox/events/trigger", {"type": "order.completed"})
     flush = threading.Thread(
         target=lambda: call(svc_server, "POST", "/_sandbox/webhooks/flush"), daemon=True
