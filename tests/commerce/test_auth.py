@@ -7,7 +7,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.orgs.organizations import Environment
 from svc_sandbox.sandbox import Sandbox
-from tests.core.test_authorization import NOT_HTTP_SPACE
+from tests.core.test_authorization import STRAY_BYTES
 from tests.helpers import token_of
 
 TOKEN_ENDPOINTS = [
@@ -160,10 +160,6 @@ def test_wrong_method_answers_json_405(svc_http: FlaskClient, auth: dict[str, st
     response = svc_http.put("/api/products", headers=auth)
     assert response.status_code == 405
     assert response.is_json
-
-
-#: The header's bytes are Latin-1 (RFC 9110 §5.5): the stray characters one byte can carry.
-STRAY_BYTES = [c for c in NOT_HTTP_SPACE if ord(c) < 256]
 
 
 @pytest.mark.parametrize("stray", STRAY_BYTES)

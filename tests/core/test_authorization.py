@@ -9,6 +9,8 @@ from svc_sandbox.core.authorization import scheme_and_credentials
 
 #: Characters str.strip() drops that HTTP does not: a token with one of them is malformed.
 NOT_HTTP_SPACE = ["\u00a0", "\u0085", "\u001c", "\u001f", "\u000b", "\u000c", "\u3000"]
+#: The header's bytes are Latin-1 (RFC 9110 §5.5): the stray characters one byte can carry.
+STRAY_BYTES = [c for c in NOT_HTTP_SPACE if ord(c) < 256]
 
 
 @pytest.mark.parametrize("stray", NOT_HTTP_SPACE)

@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
+from tests.core.test_authorization import STRAY_BYTES
 from tests.helpers import token_of
 from tests.wallet.conftest import Connect
 from tests.wallet.helpers import (
@@ -195,6 +196,19 @@ def test_a_missing_or_invalid_key_is_jamidev_key_required_with_a_valid_bearer(
     path = WALLET if method == "GET" else WALLET + "/send"
     response = http.open(path, method=method, headers=headers(token, bad_key), json=send_body())
     assert_key_required(response)
+
+
+@pytest.mark.parametrize("stray", STRAY_BYTES)
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_key_with_a_stray_character_around_it_is_refused(
+    http: FlaskClient, connect: Connect, key: str, stray: str, where: str
+) -> None:
+    """The key is read as a bearer token is (docs/spec-gaps.md, "Characters around a bearer
+    token"): only HTTP's space and tab are trimmed. str.strip() took "<key>\\xa0"."""
+    token = connect("abebe")
+    sent = f"{stray}{key}" if where == "before" else f"{key}{stray}"
+    assert_key_required(http.get(WALLET, headers=headers(token, sent)))
+    assert http.get(WALLET, headers=headers(token, f" \t{key}\t ")).status_code == 200
 
 
 def test_a_revoked_key_is_refused(http: FlaskClient, connect: Connect, key: str) -> None:

@@ -309,6 +309,27 @@ def test_redeliver_errors(svc_http: FlaskClient, svc_sandbox: Sandbox, receiver:
     assert wrong.json["error"].startswith("endpointId ")  # type: ignore[index]
 
 
+def test_redeliver_to_a_named_endpoint(svc_http: FlaskClient, receiver: Receiver) -> None:
+    """A named endpoint takes the event whatever its filter; a disabled one is refused, and
+    nothing is recorded for it."""
+    event = trigger(svc_http, "order.completed")
+    filtered = add_endpoint(svc_http, receiver.url, eventTypes=["order.created"])
+    redeliver = f"/_sandbox/webhooks/events/{event['id']}/redeliver"
+    sent = svc_http.post(redeliver, json={"endpointId": filtered["id"]})
+    assert sent.status_code == 201
+    assert [json.loads(r.body)["id"] for r in receiver.received] == [event["id"]]
+    off = svc_http.patch(f"/_sandbox/webhooks/endpoints/{filtered['id']}", json={"enabled": False})
+    assert off.status_code == 200
+    refused = svc_http.post(redeliver, json={"endpointId": filtered["id"]})
+    assert refused.status_code == 409
+    assert refused.json == {  # type: ignore[comparison-overlap]
+        "error": f"webhook endpoint {filtered['id']} is disabled: enable it to redeliver to it",
+        "code": "conflict",
+    }
+    deliveries = svc_http.get("/_sandbox/webhooks/deliveries").json["items"]  # type: ignore[index]
+    assert len(deliveries) == 1
+
+
 @pytest.mark.parametrize("send", [False, True])
 def test_receiver_outcome_fault_fails_the_next_deliveries(
     svc_http: FlaskClient, receiver: Receiver, send: bool

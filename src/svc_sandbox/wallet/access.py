@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from svc_sandbox.core.authorization import HTTP_SPACE
 from svc_sandbox.core.errors import Unauthorized
 from svc_sandbox.identity.bearer import NoBearerToken, bearer_token
 from svc_sandbox.identity.errors import InsufficientScope, InvalidToken
@@ -63,10 +64,13 @@ def authenticate(
 
 def _key_org(sandbox: Sandbox, key: str | None, owner_org_id: str) -> str:
     """The organization of a valid X-Svc-Key, or 401 ``jamidev_key_required``."""
-    if not key or not key.strip():
+    # Only HTTP's space and tab trimmed, as around a bearer token: a key with NBSP or NEL
+    # around it is malformed (``str.strip()`` took it).
+    key = (key or "").strip(HTTP_SPACE)
+    if not key:
         raise key_required("X-Svc-Key is required: send your organization's API token")
     try:
-        principal = sandbox.orgs.authenticate(key.strip())
+        principal = sandbox.orgs.authenticate(key)
     except Unauthorized as refused:
         raise key_required(f"X-Svc-Key is not a valid API key: {refused.message}") from None
     if sandbox.settings.wallet_key_org == "owner" and principal.org.id != owner_org_id:

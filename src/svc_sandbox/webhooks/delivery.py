@@ -289,6 +289,12 @@ class DeliveryService(Service):
                 raise ValidationFailed(
                     f"endpointId {endpoint_id} belongs to another organization than the event"
                 )
+            # A named endpoint takes the event whatever its filter (the redelivery is asked
+            # for by hand); a disabled one would only record attempts that are never sent.
+            if not endpoint.enabled:
+                raise Conflict(
+                    f"webhook endpoint {endpoint_id} is disabled: enable it to redeliver to it"
+                )
             targets = [endpoint]
         else:
             targets = self.endpoints.matching(event.org_id, event.type)
