@@ -282,6 +282,51 @@ def test_remembered_consent_skips_the_page_for_the_same_or_fewer_scopes(
     assert wider.status_code == 200 and "wallet:read" in wider.text
 
 
+def test_a_scope_unticked_on_the_consent_page_is_taken_back_from_the_consent(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    """Spec §5 "Users may decline individual scopes": the user's latest answer for a scope
+    stands. The remembered consent kept a scope the user had just unticked, and the next
+    authorization asking for it was granted without the page."""
+    signed_in(http, svc_sandbox)
+    authorize_as(http, confidential, user_id(svc_sandbox), scope="openid profile email")
+    asked = authorize_params(confidential, scope="openid profile email", prompt="consent")
+    page = http.get(f"{AUTH}/oauth2/authorize", query_string=asked)
+    assert page.status_code == 200
+    decided = http.post(
+        f"{AUTH}/oauth2/authorize",
+        data=MultiDict([*hidden_fields(page.text), ("grant", "profile"), ("decision", "approve")]),
+    )
+    assert decided.status_code == 303
+    answer = query_of(decided.headers["Location"])
+    assert exchange(http, confidential, answer["code"]).json["scope"] == "openid profile"  # type: ignore[index]
+    consents = svc_sandbox.oauth.consents_of(user_id(svc_sandbox))
+    assert consents == {confidential.client_id: ["openid", "profile"]}
+    again = http.get(
+        f"{AUTH}/oauth2/authorize",
+        query_string=authorize_params(confidential, scope="openid profile email"),
+    )
+    assert again.status_code == 200 and "email" in again.text  # asked again
+    kept = http.get(
+        f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential, scope="openid")
+    )
+    assert kept.status_code == 302 and "code" in query_of(kept.headers["Location"])
+
+
+def test_a_scope_not_asked_about_stays_consented(
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+) -> None:
+    """Approving a narrower request takes nothing back: only what the page asked about is the
+    user's answer. Denying the whole request leaves the consent as it was."""
+    signed_in(http, svc_sandbox)
+    user = user_id(svc_sandbox)
+    authorize_as(http, confidential, user, scope="openid profile email")
+    authorize_as(http, confidential, user, scope="openid email")
+    authorize_as(http, confidential, user, scope="openid profile", decision="deny")
+    consents = svc_sandbox.oauth.consents_of(user)
+    assert consents == {confidential.client_id: ["openid", "profile", "email"]}
+
+
 def test_control_plane_decision_deny(
     http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
 ) -> None:

@@ -410,10 +410,16 @@ def test_disabled_app_cannot_refresh_and_access_tokens_live_until_expiry(
     assert userinfo_status(http, tokens["access_token"]) == 401
 
 
+@pytest.mark.parametrize("rotations", [0, 2])
 def test_disconnected_user_stops_refresh_at_once(
-    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
+    http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, rotations: int
 ) -> None:
+    """``refreshTokensStopped`` counts the tokens that still worked: the rotated ones had
+    stopped already (each rotation counted as one more)."""
     tokens = tokens_for(http, svc_sandbox, confidential)
+    resource = svc_sandbox.settings.root("resource_url")
+    for _ in range(rotations):
+        tokens = refresh(http, confidential, tokens["refresh_token"], resource=resource).json
     user = user_id(svc_sandbox)
     response = http.post(
         f"/_sandbox/users/{user}/apps/{confidential.client_id}/disconnect", json={}

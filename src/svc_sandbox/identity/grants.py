@@ -430,7 +430,10 @@ class AuthorizationService(Service):
         chosen = request.scopes if granted is None else [*granted, OPENID]
         scopes = [s for s in request.scopes if s in chosen]
         key = self._consent_key(user_id, request.client_id)
-        self.consents[key] = ordered({*self.consents.get(key, []), *scopes})
+        # The user's latest answer for each scope asked stands: what was unticked now is
+        # taken back; what this request did not ask about stays consented.
+        kept = [s for s in self.consents.get(key, []) if s not in request.scopes]
+        self.consents[key] = ordered({*kept, *scopes})
         now = self.clock.now()
         code = self.ids.secret("ac_", 43, Digested(self.codes, digest))
         self.prune()

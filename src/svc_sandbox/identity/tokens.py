@@ -433,10 +433,13 @@ class TokenService(Service):
         """Disconnect (spec §5.6, one user and app) and app deletion (every user): refresh
         tokens stop at once; access tokens live until they expire. Returns how many stopped."""
         self.prune()
+        now = self.clock.now()
         count = 0
         for token in self.refresh.values():
             if user_id in (None, token.user_id) and client_id in (None, token.client_id):
-                count += not token.revoked
+                grant = self.grants.get(token.grant_id)
+                # Counted when it still worked: a rotated or ended one had stopped already.
+                count += grant is not None and self._refresh_active(token, grant, now)
                 token.revoked = True
         return count
 
@@ -469,9 +472,7 @@ class TokenService(Service):
         refresh = self.refresh.get(digest(value))
         grant = self.grants.get(refresh.grant_id) if refresh is not None else None
         if refresh is not None and grant is not None and refresh.client_id == app.client_id:
-            if refresh.revoked or refresh.rotated or grant.revoked:
-                return {"active": False}
-            if not self._current(refresh, now):
+            if not self._refresh_active(refresh, grant, now):
                 return {"active": False}
             scopes = app.permitted(grant.scopes)
             return self._active(refresh, scopes, "refresh_token", refresh.client_id)
@@ -491,6 +492,13 @@ class TokenService(Service):
             "aud": aud,
             "iss": self.settings.issuer,
         }
+
+    def _refresh_active(self, refresh: RefreshToken, grant: Grant, now: datetime) -> bool:
+        """Whether a refresh token works at ``now``: neither revoked nor rotated, its grant
+        not revoked, within its lifetime (introspection's ``active``)."""
+        if refresh.revoked or refresh.rotated or grant.revoked:
+            return False
+        return self._current(refresh, now)
 
     @staticmethod
     def _current(token: AccessToken | RefreshToken, now: datetime) -> bool:
