@@ -89,6 +89,29 @@ def test_trigger_phones_on_a_payment_link(
     assert status["failure"] is None
 
 
+def _order_customer(client: FlaskClient, auth: dict[str, str], session_id: str) -> Any:
+    orders = client.get("/api/orders", headers=auth).json["items"]  # type: ignore[index]
+    status = status_of(client, session_id)
+    found = next(o["customerId"] for o in orders if o["_id"] == status["orderId"])
+    return {"email": found["email"], "name": found["name"]}
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_payment_link_order_is_the_first_customer_known(
+    svc_http: FlaskClient, auth: dict[str, str], named: bool
+) -> None:
+    """docs/spec-gaps.md, "customerId of a payment-link order": the checkout's customer, else
+    the one entered with the first attempt; a later email is ignored."""
+    product = published(svc_http, auth)
+    customer = {"email": "merchant.named@example.com", "name": "Named"}
+    extra = {"customer": customer} if named else {}
+    session_id = checkout(svc_http, auth, productId=product["_id"], **extra)["sessionId"]
+    _attempt(svc_http, session_id, "0900000002", email="first@example.com", name="First")
+    _attempt(svc_http, session_id, "0900000001", email="retry@example.com", name="Retry")
+    expected = customer if named else {"email": "first@example.com", "name": "First"}
+    assert _order_customer(svc_http, auth, session_id) == expected
+
+
 def test_any_other_phone_waits_for_the_simulator(
     svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
