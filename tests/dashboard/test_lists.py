@@ -86,3 +86,16 @@ def test_the_session_page_shows_the_sandbox_time_as_every_page_does(
     session_id = checkout(svc_http, auth, amount=500, description="Tea")["sessionId"]
     html = svc_http.get(f"/_sandbox/ui/checkouts/{session_id}").get_data(as_text=True)
     assert '<span data-live id="footer-now">2026-01-01T00:00:00.000Z</span>' in html
+
+
+def test_an_order_of_a_custom_amount_checkout_shows_its_description(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """Spec §7: the description "replaces a product title on the ... dashboard, orders"; the
+    orders page showed the placeholder product's title, "Custom payment"."""
+    session_id = checkout(svc_http, auth, amount=500, description="Consulting hour")["sessionId"]
+    approved = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert approved.status_code == 200
+    html = svc_http.get("/_sandbox/ui/orders").get_data(as_text=True)
+    assert "<td>Consulting hour</td>" in html
+    assert "Custom payment" not in html

@@ -61,6 +61,17 @@ def test_email_is_not_asked_when_the_checkout_named_the_customer(
     assert 'name="email"' not in _text(svc_http, url)
 
 
+def test_the_phone_the_checkout_named_is_filled_in(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """As on the provider page: the number the merchant sent is the one the buyer likely pays
+    from (the payment-link form left it empty)."""
+    _, url = _link(svc_http, auth, customer={"name": "Bob", "phone": "0911000000"})
+    assert 'name="phone" type="tel" value="251911000000"' in _text(svc_http, url)
+    _, bare = _link(svc_http, auth)
+    assert 'name="phone" type="tel" value=""' in _text(svc_http, bare)
+
+
 def test_custom_amount_page_shows_the_description(
     svc_http: FlaskClient, auth: dict[str, str]
 ) -> None:
@@ -443,10 +454,42 @@ def test_the_product_page_words_a_refused_amount_in_etb_as_it_asks_it(
     assert svc_http.get("/_sandbox/state").data == before
 
 
-def test_a_free_product_page_gives_the_order(svc_http: FlaskClient, auth: dict[str, str]) -> None:
+def _thank_you(client: FlaskClient, response: TestResponse) -> str:
+    """The page a buy with nothing to pay redirects to (303), as a browser follows it."""
+    assert response.status_code == 303, response.get_data(as_text=True)
+    html = _text(client, path(response.headers["Location"]))
+    assert "<h1>Thank you</h1>" in html and 'data-state="paid"' in html
+    return html
+
+
+def test_a_free_product_page_gives_the_order_once_however_often_its_page_is_reloaded(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """The thank-you page answered the POST itself: a reload sent the form again and made a
+    second order. Now the POST redirects (303) to the order's page, as the paid flows do."""
     product = published(svc_http, auth, pricingModel="free", price=None)
     response = submit(svc_http, f"/p/{product['checkoutToken']}", {"email": "a@b.co"})
-    assert response.status_code == 200 and 'data-state="paid"' in response.get_data(as_text=True)
+    [order] = svc_http.get("/api/orders", headers=auth).json["items"]  # type: ignore[index]
+    done = path(response.headers["Location"])
+    assert done == f"/p/{product['checkoutToken']}/orders/{order['_id']}"
+    for _ in range(2):
+        assert f'<code id="order">{order["_id"]}</code>' in _thank_you(svc_http, response)
+    assert svc_http.get("/api/orders", headers=auth).json["total"] == 1  # type: ignore[index]
+
+
+def test_an_order_page_under_another_product_is_not_found(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    free = published(svc_http, auth, pricingModel="free", price=None)
+    other = published(svc_http, auth, pricingModel="free", price=None)
+    response = submit(svc_http, f"/p/{free['checkoutToken']}", {"email": "a@b.co"})
+    order_id = path(response.headers["Location"]).rsplit("/", 1)[1]
+    for url in (
+        f"/p/{other['checkoutToken']}/orders/{order_id}",
+        f"/p/{free['checkoutToken']}/orders/{'0' * 24}",
+    ):
+        answer = svc_http.get(url)
+        assert answer.status_code == 404 and answer.mimetype == "text/html"
 
 
 @pytest.mark.parametrize(
@@ -468,8 +511,7 @@ def test_with_nothing_to_pay_the_product_page_neither_needs_nor_checks_a_phone(
     for a payment that never comes, so a wrong one blocks nothing."""
     product = published(svc_http, auth, **product_fields)
     data = {**form, "email": "a@b.co", "phone": "not a phone"}
-    response = submit(svc_http, f"/p/{product['checkoutToken']}", data)
-    assert response.status_code == 200 and 'data-state="paid"' in response.get_data(as_text=True)
+    _thank_you(svc_http, submit(svc_http, f"/p/{product['checkoutToken']}", data))
 
 
 def test_a_fixed_price_of_0_reads_as_a_free_product_page(
@@ -557,7 +599,7 @@ def test_a_buyer_told_to_wait_reads_how_long(
     product = published(svc_http, auth, pricingModel="free", price=None)
     url = f"/p/{product['checkoutToken']}"
     for _ in range(40):  # §8: 40 checkouts without a token per 5 minutes per IP
-        assert submit(svc_http, url, {"email": "a@b.co"}).status_code == 200
+        assert submit(svc_http, url, {"email": "a@b.co"}).status_code == 303
     svc_sandbox.advance(timedelta(seconds=100))
     refused = submit(svc_http, url, {"email": "a@b.co"})
     text = refused.get_data(as_text=True)

@@ -247,8 +247,22 @@ def product_buy(token: str) -> Response:
     except SandboxError as error:
         return product_form_again(product, error)
     if "orderId" in result:
-        return page("message.html", title="Thank you", done=result, error=None)
+        # Post/redirect/get, as the paid flows: a reload of the thank-you page must not buy
+        # again (it answered the POST itself, and a reload made a second order).
+        done = f"{sb.settings.root('product_page_url')}/{token}/orders/{result['orderId']}"
+        return redirect(done, 303)  # type: ignore[return-value]
     return redirect(result["checkoutUrl"], 303)  # type: ignore[return-value]
+
+
+@product_pages.get("/<token>/orders/<order_id>")
+def product_order_page(token: str, order_id: str) -> Response:
+    """The thank-you page of an order the product page gave at once (nothing to pay)."""
+    sb = sandbox()
+    product = sb.products.find(token)
+    order = sb.orders.get(order_id)
+    if product is None or order.product_id != product.id or order.status != "paid":
+        raise NotFound(f"order {order_id} not found")
+    return page("message.html", title="Thank you", done={"orderId": order.id}, error=None)
 
 
 def product_form_again(product: Product, error: SandboxError) -> Response:
