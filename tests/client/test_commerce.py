@@ -52,6 +52,8 @@ def test_products_create_read_update_list_and_archive(svc_client: SvcClient) -> 
     assert svc_client.get_product(product.checkout_token).product.id == product.id
     updated = svc_client.update_product(product.id, title="Big book", status="published")
     assert updated.product.title == "Big book" and updated.url is not None
+    # No field: PATCH {}, the product as it stands (the client refused it; the API takes it).
+    assert svc_client.update_product(product.id).product.title == "Big book"
 
     svc_client.create_product("Tip jar", "pwyw", minimum_amount=100, status="published")
     svc_client.create_product("Sample", "free")
@@ -154,6 +156,8 @@ def test_wait_for_checkout_gives_up_with_poll_timeout(
     assert caught.value.code == "poll_timeout" and caught.value.status is None
     assert slept == [2.0] * 5
     assert caught.value.last is not None and caught.value.last.status == "open"
+    said = "after 6 polls over 10.0 s: the next poll would pass the 10 s timeout"
+    assert said in caught.value.message
 
 
 # --- balance and withdrawals ---------------------------------------------------------------

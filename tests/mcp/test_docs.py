@@ -64,3 +64,12 @@ def test_the_reference_says_which_operations_are_not_under_the_base_url() -> Non
 def test_slugs_are_githubs() -> None:
     assert docs.slug("Events and webhooks (§6, §8)") == "events-and-webhooks-6-8"
     assert docs.slug("`GET /_sandbox/requests`") == "get-_sandboxrequests"
+
+
+def test_search_reads_words_in_any_script() -> None:
+    """The words were ASCII runs only: "٣٣٣٣" (in docs/mcp.md) found nothing, and "ünïcode"
+    was searched as "n" and "code"."""
+    hits = docs.corpus().search("٣٣٣٣", 5)
+    assert hits and all("٣٣٣٣" in docs.corpus().read(h.id).text for h in hits)
+    only = docs.Corpus([docs.Doc("a", "A", "Ünïcode names"), docs.Doc("b", "B", "n code")])
+    assert [h.id for h in only.search("ünïcode", 5)] == ["a"]

@@ -147,7 +147,7 @@ def test_product_tools(mcp: Session, product: dict[str, Any], served: Served) ->
         ("svc_create_product", {"title": "", "pricing_model": "free"}, "title must not be blank"),
         ("svc_create_product", {"title": "X", "pricing_model": "rental"}, "pricing_model:"),
         ("svc_update_product", {"product_id": "p_missing", "title": "Y"}, "HTTP 404"),
-        ("svc_update_product", {"product_id": UNKNOWN_HEX}, "at least one field"),
+        ("svc_update_product", {"product_id": UNKNOWN_HEX}, "HTTP 404"),  # as PATCH {} answers
         ("svc_list_products", {"limit": 101}, "limit:"),
         ("svc_list_products", {"page": 0}, "page:"),
         ("svc_get_product", {"product_id": 123}, "product_id:"),
@@ -429,6 +429,18 @@ def test_wait_gives_up_with_poll_timeout(mcp: Session) -> None:
         {"session_id": open_session["sessionId"], "timeout_seconds": 0.6, "interval_seconds": 0.2},
     )
     assert "poll_timeout" in said and "still open" in said
+    # Every poll was answered: "gave up", not the "no answer" of an unreachable server; and
+    # what was done, not the whole timeout (it said "after 0.6 s of polling" at 0.4 s).
+    assert said.startswith("**Error (gave up, code `poll_timeout`)**")
+    assert re.search(r"after \d+ polls? over \d+\.\d s: the next poll would pass the 0\.6 s", said)
+
+
+@pytest.mark.parametrize("value", ["3", True])
+@pytest.mark.parametrize("name", ["timeout_seconds", "interval_seconds"])
+def test_wait_takes_only_numbers_for_its_seconds(mcp: Session, name: str, value: object) -> None:
+    """The schema says number: "3" and true were read as 3 and 1."""
+    said = mcp.error("svc_wait_for_checkout", {"session_id": UNKNOWN_HEX, name: value})
+    assert f"{name}:" in said
 
 
 def test_balance_orders_and_withdrawal_reads(mcp: Session) -> None:
@@ -596,6 +608,36 @@ def test_sending_to_a_dead_url_is_a_tool_error(mcp: Session) -> None:
         "svc_create_test_webhook", {"event_type": "order.created", "url": "http://127.0.0.1:9/x"}
     )
     assert said.startswith("Error executing tool") and "url: could not POST" in said
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("http://[::1", "url must be an absolute http(s) URL (it cannot be parsed)"),
+        ("http://127.0.0.1:99999/x", "url must be an absolute http(s) URL (it cannot be parsed)"),
+        ("https://\u00e9xample..com/", "url must be ASCII"),
+        ("http://127.0.0.1:0/x", "url must have a port between 1 and 65535"),
+    ],
+)
+def test_a_url_nothing_can_be_sent_to_is_a_tool_error_naming_url(
+    mcp: Session, url: str, says: str
+) -> None:
+    """The pattern ^https?:// let these through and httpx raised past the tool's handling
+    (no reason given, a traceback on the server's stderr): the endpoint's URL rule now."""
+    said = mcp.error("svc_create_test_webhook", {"event_type": "order.created", "url": url})
+    assert said.startswith("Error executing tool") and says in said
+
+
+@pytest.mark.parametrize("tool", ["svc_verify_webhook", "svc_create_test_webhook"])
+def test_an_explicit_empty_secret_is_refused_not_replaced_by_the_environments(
+    mcp: Session, tool: str
+) -> None:
+    arguments = {
+        "svc_verify_webhook": {"payload": "{}", "signature": "t=1,v1=00"},
+        "svc_create_test_webhook": {"event_type": "order.created"},
+    }[tool]
+    said = mcp.error(tool, {**arguments, "secret": ""})
+    assert "secret must not be empty" in said
 
 
 # --- docs, prompts, resource ------------------------------------------------------------

@@ -72,8 +72,8 @@ def lines() -> Iterator[Lines]:
     process.close()
 
 
-def error_of(answer: dict[str, Any]) -> tuple[int, str]:
-    assert (answer["jsonrpc"], answer["id"]) == ("2.0", None)
+def error_of(answer: dict[str, Any], request_id: int | None = None) -> tuple[int, str]:
+    assert (answer["jsonrpc"], answer["id"]) == ("2.0", request_id)
     return answer["error"]["code"], answer["error"]["message"]
 
 
@@ -84,11 +84,36 @@ def test_a_line_the_json_rule_refuses_is_a_parse_error_naming_it(
     text = json.dumps({**INITIALIZE, "id": 1})
     assert find in text
     lines.send(text.replace(find, replace, 1).encode())
-    code, message = error_of(lines.answer())
+    # Answered as the request it is (a client matches answers by id: the SDK's waited for one
+    # until its own timeout), unless the refusal is about the id: then null, none was read.
+    code, message = error_of(lines.answer(), None if says.startswith("id ") else 1)
     assert code == -32700
     assert message.startswith("Parse error: ")
     assert says in message
     assert lines.ping(7) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
+def test_a_tool_call_with_nul_in_an_argument_is_answered_with_its_id(lines: Lines) -> None:
+    """The official client got an answer with id null, matched it to no request and waited
+    until its own timeout."""
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "svc_read_doc", "arguments": {"doc_id": "a\u0000b"}},
+    }
+    lines.send(json.dumps(call).encode())
+    code, message = error_of(lines.answer(), 7)
+    assert (code, message) == (
+        -32700,
+        "Parse error: params.arguments.doc_id must not contain NUL characters",
+    )
+
+
+@pytest.mark.parametrize("id_text", ['"a\u0000"', "true", "[1]"])
+def test_an_id_that_cannot_be_read_is_answered_with_null(lines: Lines, id_text: str) -> None:
+    lines.send(('{"jsonrpc": "2.0", "id": ' + id_text + ', "method": "ping", "x": NaN}').encode())
+    assert error_of(lines.answer())[0] == -32700
 
 
 def test_a_repeated_id_is_not_answered_as_either_id(lines: Lines) -> None:

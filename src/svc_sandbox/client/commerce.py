@@ -170,9 +170,15 @@ class AsyncHttp(HttpPool[httpx.AsyncClient]):
         await self.aclose()
 
 
-def _poll_timeout(session_id: str, status: CheckoutStatus, timeout: float) -> SvcPollTimeout:
+def _poll_timeout(
+    session_id: str, status: CheckoutStatus, timeout: float, polls: int, waited: float
+) -> SvcPollTimeout:
+    """It gives up at the last poll before the timeout (the next would come after it): the
+    message says what was done, not the whole timeout."""
+    times = "poll" if polls == 1 else "polls"
     error = SvcPollTimeout(
-        f"checkout session {session_id} is still {status.status} after {timeout:g} s of polling",
+        f"checkout session {session_id} is still {status.status} after {polls} {times} over "
+        f"{waited:.1f} s: the next poll would pass the {timeout:g} s timeout",
         code="poll_timeout",
     )
     error.last = status
@@ -258,13 +264,15 @@ class SvcClient(SyncHttp, _ClientBase):
         """
         check.hex_id("session_id", session_id)
         interval, timeout = check.seconds("interval", interval), check.seconds("timeout", timeout)
-        started, slept = monotonic(), 0.0
+        started, slept, polls = monotonic(), 0.0, 0
         while True:
             status = self.get_checkout(session_id)
+            polls += 1
             if status.done:
                 return status
-            if max(slept, monotonic() - started) + interval > timeout:
-                raise _poll_timeout(session_id, status, timeout)
+            waited = max(slept, monotonic() - started)
+            if waited + interval > timeout:
+                raise _poll_timeout(session_id, status, timeout, polls, waited)
             sleep(interval)
             slept += interval
 
@@ -323,13 +331,15 @@ class AsyncSvcClient(AsyncHttp, _ClientBase):
         """As ``SvcClient.wait_for_checkout``; ``sleep`` may be a coroutine function or not."""
         check.hex_id("session_id", session_id)
         interval, timeout = check.seconds("interval", interval), check.seconds("timeout", timeout)
-        started, slept = monotonic(), 0.0
+        started, slept, polls = monotonic(), 0.0, 0
         while True:
             status: CheckoutStatus = await self.get_checkout(session_id)
+            polls += 1
             if status.done:
                 return status
-            if max(slept, monotonic() - started) + interval > timeout:
-                raise _poll_timeout(session_id, status, timeout)
+            waited = max(slept, monotonic() - started)
+            if waited + interval > timeout:
+                raise _poll_timeout(session_id, status, timeout, polls, waited)
             waited = sleep(interval)
             if inspect.isawaitable(waited):
                 await waited

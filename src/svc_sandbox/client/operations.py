@@ -110,7 +110,9 @@ def update_product(
     minimum_amount: int | None = None,
     default_amount: int | None = None,
 ) -> Call[ProductResponse]:
-    """PATCH /products/{id}: sends only the arguments given (None means unchanged)."""
+    """PATCH /products/{id}: sends only the arguments given (None means unchanged); with none,
+    PATCH ``{}``, which answers the product as it stands (404 for an unknown one), as the
+    API does."""
     ref = check.product_ref("product_id", product_id)
     body: dict[str, Any] = {}
     if title is not None:
@@ -121,8 +123,6 @@ def update_product(
     price = check.price(amount, minimum_amount, default_amount)
     if price:
         body["price"] = price
-    if not body:
-        raise ValueError("update_product needs at least one field to change")
     return Call("PATCH", f"/products/{ref}", ProductResponse, json_body=body)
 
 

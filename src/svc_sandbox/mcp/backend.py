@@ -42,7 +42,11 @@ class Backend:
         )
 
     def secret(self, given: str | None) -> str:
-        secret = given or self.config.webhook_secret
+        # Only an omitted secret falls back to the environment's: an explicit "" is the
+        # caller's value, and no endpoint signs with an empty secret.
+        if given == "":
+            raise ToolError("secret must not be empty: pass the endpoint's signing secret")
+        secret = self.config.webhook_secret if given is None else given
         if not secret:
             raise ToolError(
                 "secret is required: pass `secret` or start the tool server with "

@@ -23,7 +23,9 @@ from svc_sandbox.contract.document import shared_contract
 #: Package data folder of the docs in a built wheel.
 PACKAGE_DOCS = "docs"
 REFERENCE_ID = "reference"
-_WORD = re.compile(r"[a-z0-9_]+")
+#: Words in any script (``\w`` reads Unicode letters and digits): ``[a-z0-9_]`` dropped every
+#: other character, so "٣٣٣٣" found nothing and "ünïcode" was "n" and "code".
+_WORD = re.compile(r"\w+")
 _HEADING = re.compile(r"^(#{1,3}) +(.+?) *$", re.M)
 # BM25 constants (the usual ones).
 _K1, _B = 1.2, 0.75
@@ -51,7 +53,7 @@ def slug(heading: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return _WORD.findall(text.casefold())
 
 
 def docs_folder() -> Path | None:

@@ -31,7 +31,7 @@ from svc_sandbox.client.commerce import is_api_token
 from svc_sandbox.core.authorization import scheme_and_credentials
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
-from svc_sandbox.mcp.messages import error, rule_refusal, sdk_reads
+from svc_sandbox.mcp.messages import answered_id, error, rule_refusal, sdk_reading
 from svc_sandbox.mcp.server import NAME, build_server
 from svc_sandbox.server import LISTEN_ERRORS, MAX_REQUEST_HEAD_BYTES, cannot_listen
 
@@ -135,9 +135,11 @@ def message_refusal(body: bytes) -> Response | None:
     rule refuses (``id is repeated: send it once``); None for a message that passes, and for
     one the SDK refuses itself (broken JSON: its own parse error, worded as it words it)."""
     refused = rule_refusal(body)
-    if refused is None or not sdk_reads(body):
+    reading = sdk_reading(body) if refused is not None else None
+    if refused is None or reading is None:
         return None
-    answer = error(PARSE_ERROR, refused).model_dump(by_alias=True, exclude_unset=True)
+    refusal = error(PARSE_ERROR, refused, answered_id(reading[0], refused))
+    answer = refusal.model_dump(by_alias=True, exclude_unset=True)
     return JSONResponse(answer, status_code=400)
 
 

@@ -4,6 +4,8 @@ transports: the SDK's parser keeps the last of a repeated name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pydantic_core
 from mcp_types import (
     INVALID_PARAMS,
@@ -17,6 +19,8 @@ from pydantic import ValidationError
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
 
+PARSE_ERROR_PREFIX = "Parse error: "
+
 
 def rule_refusal(raw: bytes) -> str | None:
     """The parse error's message for a message the rule refuses (``Parse error: id is
@@ -24,18 +28,30 @@ def rule_refusal(raw: bytes) -> str | None:
     try:
         json_input.decode(raw, "message")
     except ValidationFailed as exc:
-        return f"Parse error: {exc.message}"
+        return f"{PARSE_ERROR_PREFIX}{exc.message}"
     return None
 
 
-def sdk_reads(raw: bytes) -> bool:
-    """Whether the SDK's parser reads ``raw`` as JSON (else it answers a parse error itself
-    over HTTP, worded its own way)."""
+def sdk_reading(raw: bytes) -> tuple[Any] | None:
+    """``(document,)`` as the SDK's parser reads ``raw``, or None when it cannot read it as
+    JSON (it then answers a parse error itself over HTTP, worded its own way)."""
     try:
-        pydantic_core.from_json(raw)
+        return (pydantic_core.from_json(raw),)
     except ValueError:
-        return False
-    return True
+        return None
+
+
+def answered_id(document: Any, refusal: str) -> str | int | None:
+    """The id to answer a message the rule refused with: its own when the refusal is not
+    about the id (a client matches answers by id: the SDK's waited for an answer to its
+    request until its own timeout), else null (JSON-RPC 2.0 §5: an id that could not be
+    read, a repeated one among them)."""
+    if not isinstance(document, dict) or refusal.startswith(PARSE_ERROR_PREFIX + "id "):
+        return None
+    found = document.get("id")
+    if isinstance(found, bool) or not isinstance(found, str | int):
+        return None
+    return found
 
 
 def line_refusal(raw: bytes) -> JSONRPCError | None:
@@ -50,7 +66,7 @@ def line_refusal(raw: bytes) -> JSONRPCError | None:
         return error(PARSE_ERROR, f"Parse error: {exc}")
     refused = rule_refusal(raw)
     if refused is not None:
-        return error(PARSE_ERROR, refused)
+        return error(PARSE_ERROR, refused, answered_id(document, refused))
     try:
         jsonrpc_message_adapter.validate_python(document, by_name=False)
     except ValidationError as exc:
@@ -58,6 +74,7 @@ def line_refusal(raw: bytes) -> JSONRPCError | None:
     return None
 
 
-def error(code: int, message: str) -> JSONRPCError:
-    """An error answering no request the server could read (``id`` null, JSON-RPC 2.0 §5)."""
-    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=message))
+def error(code: int, message: str, request_id: str | int | None = None) -> JSONRPCError:
+    """An error answering the request ``request_id``, or (null) no request the server could
+    read (JSON-RPC 2.0 §5)."""
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from svc_sandbox.client import SignatureError, build_test_webhook, verify_webhook
 from svc_sandbox.client.signing import DEFAULT_TOLERANCE
+from svc_sandbox.core.validation import http_url_problem
 from svc_sandbox.mcp import docs
 from svc_sandbox.mcp.backend import Backend, backend_of
 from svc_sandbox.mcp.results import Format, answer
@@ -145,6 +146,11 @@ async def svc_create_test_webhook(
     """Build a signed test webhook (no token) as the service would send it: body, headers and
     a curl command. Over stdio it can also POST it to `url`; over HTTP it never sends."""
     backend = backend_of(ctx)
+    # The rule of a webhook endpoint's url (a host, a port in 1..65535, ASCII): httpx raised
+    # past the tool's error handling for what the pattern let through (``http://[::1``).
+    problem = http_url_problem(url) if url is not None else None
+    if problem:
+        raise ToolError(f"url {problem}")
     payload = build_test_webhook(
         event_type,
         backend.secret(secret),

@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from svc_sandbox.client import SvcError, SvcRateLimitError
+from svc_sandbox.client import SvcError, SvcPollTimeout, SvcRateLimitError
 
 ResponseFormat = Literal["markdown", "json"]
 #: The ``response_format`` parameter every tool takes (its description is what a model reads).
@@ -40,7 +40,10 @@ def answer(summary: str, payload: dict[str, Any], response_format: str) -> CallT
 
 def api_error(error: SvcError) -> CallToolResult:
     """An API (or transport) failure as a tool error: status, code, message, request id."""
-    status = "no answer" if error.status is None else f"HTTP {error.status}"
+    if isinstance(error, SvcPollTimeout):
+        status = "gave up"  # every poll was answered: the session did not end in time
+    else:
+        status = "no answer" if error.status is None else f"HTTP {error.status}"
     lines = [f"**Error ({status}, code `{error.code}`)**: {error.message}"]
     if error.request_id:
         lines.append(f"Request id: `{error.request_id}`")

@@ -410,10 +410,13 @@ async def svc_wait_for_checkout(
     ctx: Context[Any, Any],
     session_id: HexId,
     timeout_seconds: Annotated[
-        float, Field(gt=0, le=300, description="give up after this long (default and max 300)")
+        float,
+        Field(
+            strict=True, gt=0, le=300, description="give up after this long (default and max 300)"
+        ),
     ] = 300,
     interval_seconds: Annotated[
-        float, Field(ge=0.1, le=60, description="seconds between polls (default 2)")
+        float, Field(strict=True, ge=0.1, le=60, description="seconds between polls (default 2)")
     ] = 2,
     response_format: Format = "markdown",
 ) -> Annotated[CallToolResult, CheckoutStatus]:
