@@ -97,6 +97,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_OPTIONS] = _read_options(config)
 
 
+def configured_seed(config: pytest.Config) -> int:
+    """``--svc-seed`` (ini ``svc_seed``): the seed of the fixtures' sandboxes, and of a
+    collected scenario file that gives none."""
+    return config.stash[_OPTIONS].seed
+
+
 @dataclass(frozen=True)
 class Options:
     scope: str

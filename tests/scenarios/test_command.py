@@ -522,3 +522,31 @@ def test_an_unknown_root_name_is_a_usage_error_naming_the_roots(
     err = capsys.readouterr().err
     assert "--root nope=http://127.0.0.1:2: expected NAME=URL with NAME one of base_url, " in err
     assert "{" not in err
+
+
+SEEDED = """
+    name: seed {seed}
+    {line}
+    steps:
+      - control: {{action: info}}
+        expect: {{json: {{seed: {expected}}}}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "line", "expected"),
+    [
+        ([], "seed: 9", 9),
+        (["--seed", "3"], "seed: 9", 9),  # the file's seed wins: a recording replays its ids
+        (["--seed", "3"], "", 3),
+        ([], "", 1),
+        (["--seed", "3"], "seed: 0", 0),  # 0 is a seed, not "none given"
+    ],
+)
+def test_a_scenarios_own_seed_wins_over_the_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], line: str, expected: int
+) -> None:
+    """docs/scenarios.md: ``seed`` is the in-process sandbox's seed, "default: --seed, else
+    1". ``run --seed`` overrode it, so a recorded file replayed with another seed failed."""
+    write(tmp_path, "s.yaml", SEEDED.format(seed=expected, line=line, expected=expected))
+    assert main(["run", *argv, str(tmp_path)]) == 0, capsys.readouterr().out

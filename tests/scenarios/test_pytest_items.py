@@ -134,3 +134,24 @@ def test_the_folder_name_can_be_another_and_svc_scenarios_still_collects(tmp_pat
     # Given on purpose, a folder's YAML errors without the hint about folder names.
     bad = pytest_run(tmp_path, "--svc-scenarios", "scenarios", "scenarios")
     assert "configmap.yaml:1: schema" in bad.stdout and "svc_scenarios_folder" not in bad.stdout
+
+
+@pytest.mark.parametrize(("line", "expected"), [("", 3), ("seed: 9", 9)])
+def test_svc_seed_is_the_seed_of_a_collected_scenario_without_its_own(
+    tmp_path: Path, line: str, expected: int
+) -> None:
+    """--svc-seed seeded the fixtures' sandboxes but not the scenario items' (always 1)."""
+    (tmp_path / "scenarios").mkdir()
+    write(
+        tmp_path / "scenarios",
+        "seeded.yaml",
+        f"""
+        name: seeded
+        {line}
+        steps:
+          - control: {{action: info}}
+            expect: {{json: {{seed: {expected}}}}}
+        """,
+    )
+    ran = pytest_run(tmp_path, "scenarios", "--svc-seed", "3")
+    assert "1 passed" in ran.stdout, ran.stdout + ran.stderr

@@ -55,7 +55,9 @@ def add_parsers(sub: Any) -> None:
     run.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
     run.add_argument("-k", dest="keyword", help="only scenarios whose name contains this")
     run.add_argument(
-        "--seed", type=whole_number, help="seed of every in-process sandbox (default 1)"
+        "--seed",
+        type=whole_number,
+        help="seed of the in-process sandbox of a scenario without its own seed (default 1)",
     )
     run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report")
     run.add_argument("--json", metavar="PATH", help="write a JSON report")

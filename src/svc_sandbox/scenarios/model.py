@@ -91,3 +91,10 @@ class Scenario:
     def seed(self) -> int | None:
         seed = self.document.get("seed")
         return int(seed) if seed is not None else None
+
+    def seed_or(self, default: int | None) -> int:
+        """The file's ``seed``, else ``default`` (``run --seed``, pytest's ``--svc-seed``),
+        else 1: a recording carries its emulator's seed, so that a replay makes its ids."""
+        if self.seed is not None:
+            return self.seed
+        return default if default is not None else 1

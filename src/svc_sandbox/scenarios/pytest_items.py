@@ -110,10 +110,12 @@ class ScenarioItem(pytest.Item):
         self.extra_keyword_matches.update(scenario.tags)
 
     def runtest(self) -> None:
+        from svc_sandbox.pytest_plugin import configured_seed
         from svc_sandbox.scenarios.runner import Runner
         from svc_sandbox.scenarios.targets import InProcessTarget
 
-        result = Runner(InProcessTarget()).run(self.scenario)
+        seed = configured_seed(self.config)  # for a file without its own seed
+        result = Runner(InProcessTarget(seed=seed), seed=seed).run(self.scenario)
         if result.status in (FAILED, ERROR):
             raise ScenarioFailed(result)
         if result.status == SKIPPED:

@@ -169,7 +169,7 @@ class _Run:
         #: Variables a skipped step would have saved, with the reason.
         self.unbound: dict[str, str] = {}
         #: ``${uuid}`` and ``${random_hex}``: from the scenario's seed, the same every run.
-        self.ids = IdFactory(f"{seed if seed is not None else scenario.seed or 1}:scenario")
+        self.ids = IdFactory(f"{scenario.seed_or(seed)}:scenario")
         self.receiver: WebhookReceiver | None = None
         self.webhook_secret: str | None = None
         self.quiet = 0

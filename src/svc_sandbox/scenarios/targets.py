@@ -126,7 +126,7 @@ def seeded_identity(identity: dict[str, Any]) -> dict[str, Any]:
 
 
 class InProcessTarget:
-    """A fresh frozen-clock Sandbox per scenario, with the scenario's (or the run's) seed."""
+    """A fresh frozen-clock Sandbox per scenario, with the scenario's seed (else the run's)."""
 
     emulator = True
     description = "in-process"
@@ -143,7 +143,7 @@ class InProcessTarget:
         overrides: dict[str, Any] = dict(document.get("settings", {}))
         overrides.update(
             clock_mode="frozen",
-            seed=seed if seed is not None else scenario.seed or self.seed,
+            seed=scenario.seed_or(seed if seed is not None else self.seed),
             strict=self.strict,
         )
         if "clock" in document:
