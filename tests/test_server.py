@@ -192,3 +192,30 @@ def test_a_body_far_over_what_the_app_takes_is_refused_before_it_is_sent(
         assert json.loads(refused.value.read())["code"] == "request_entity_too_large"
     finally:
         server.close()
+
+
+def test_a_loop_error_while_stopping_is_one_line_not_a_traceback(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Twice in full test runs, `serve`'s stop printed a traceback from the server thread
+    (cut after one frame: the process exited while it printed). Once stopping, an error of the
+    loop (here: select() on a socket closed under it) is said in one line; before, it is
+    raised as ever."""
+    sandbox = Sandbox(clock_mode="frozen")
+    sandbox.settings.host, sandbox.settings.port = "127.0.0.1", 0
+    served = ServerThread(create_app(sandbox), sandbox.settings)
+    listening = served._server.socket  # the listening socket: select() reads it
+    served._closing.set()  # what close() sets first: the stop has begun
+    served.start()
+    with urllib.request.urlopen(served.origin + "/_sandbox", timeout=10) as response:
+        assert response.status == 200  # looping
+    os.close(listening.detach())  # closed under the loop's select(): EBADF
+    served._thread.join(timeout=10)
+    assert not served._thread.is_alive()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    assert "svc-sandbox: the server loop ended while stopping: OSError: [Errno 9]" in err
+    from waitress import wasyncore
+
+    served._server.task_dispatcher.shutdown()
+    wasyncore.close_all(served._server._map, ignore_all=True)  # what the dead loop left open

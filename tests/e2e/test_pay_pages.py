@@ -5,11 +5,13 @@ them."""
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 
 import pytest
 from flask.testing import FlaskClient
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import APIResponse, Browser, Page, Route, expect
+from playwright.sync_api import Error as PlaywrightError
 
 from svc_sandbox.app import create_app
 from svc_sandbox.commerce.payments import FAILURE_MESSAGES
@@ -81,6 +83,66 @@ def test_a_waiting_number_is_refused_for_150_seconds_then_the_buyer_retries(
     fill_and_pay(page, "0900000001", email=None)
     expect(page.locator("#state")).to_have_attribute("data-state", "paid")
     assert status_of(api, session_id)["orderId"] is not None
+
+
+def test_a_second_press_on_pay_while_the_page_is_leaving_sends_nothing(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """A second press after the first attempt was sent made it again: the buyer landed on
+    its 409 ("A payment prompt is already out") instead of the simulator (forms.js). Each
+    POST reaches the server at once, and its answer is held at the browser until the second
+    press is made."""
+    session_id, url = payment_link(api, auth)
+    held: list[tuple[Route, APIResponse]] = []
+
+    def hold(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        held.append((route, route.fetch(max_redirects=0)))  # the server answers now
+
+    page.route(f"**{url}", hold)
+    page.goto(url)
+    page.get_by_label("M-Pesa").check()
+    page.get_by_label("Phone number").fill("0911223344")
+    page.get_by_label("Email (for your receipt)").fill("buyer@example.com")
+    box = page.get_by_role("button", name="Pay 50.00 ETB").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)  # the mouse, as a person: a locator waits for the navigation
+    for _ in range(STEP_TIMEOUT_MS // 20):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the first press sent nothing"
+    page.mouse.click(x, y)
+    page.wait_for_timeout(500)  # room for a second POST, were it sent
+    for route, answer in held:
+        with contextlib.suppress(PlaywrightError):  # a request the browser gave up for another
+            route.fulfill(response=answer)
+    sent = [e["status"] for e in svc_sandbox.journal.recent(50) if e["path"] == url]
+    assert sent == [303, 200], sent  # newest first: one attempt after the page
+    expect(page).to_have_url(f"{svc_sandbox.settings.root('simulate_url')}/{session_id}")
+
+
+def test_a_buyer_typing_a_retry_keeps_it_when_the_prompt_is_decided(
+    page: Page, api: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """pay-status.js reloaded the page once the prompt was decided, wiping a number being
+    typed in the retry form; now it says so and links the result."""
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, "0911223344")
+    page.goto(url)
+    expect(page.locator("#state")).to_have_attribute("data-state", "in-flight")
+    page.get_by_text("Entered the wrong number? Try again").click()
+    page.get_by_label("Phone number").fill("0922")
+    approved = api.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
+    assert approved.status_code == 200
+    expect(page.locator("#decided")).to_have_text("The payment prompt was answered. See the result")
+    expect(page.get_by_label("Phone number")).to_have_value("0922")  # not reloaded
+    page.get_by_role("link", name="See the result").click()
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
 
 
 def test_any_other_number_opens_the_simulator_where_the_buyer_approves(

@@ -1,0 +1,18 @@
+// A hosted page's form is sent once: a second press while the page is leaving (a double click
+// on Pay) is dropped, where it sent the same attempt again and the buyer landed on its 409 ("A
+// payment prompt is already out"). The pressed button is not disabled: its name and value (the
+// simulator's failure code, the consent's decision) must still be sent. A page shown again from
+// the browser's back/forward cache takes a press again.
+(function () {
+  "use strict";
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.dataset.sent) { event.preventDefault(); return; }
+    form.dataset.sent = "1";
+  });
+  window.addEventListener("pageshow", function (event) {
+    if (!event.persisted) { return; }
+    var forms = document.querySelectorAll("form[data-sent]");
+    for (var i = 0; i < forms.length; i++) { delete forms[i].dataset.sent; }
+  });
+})();
