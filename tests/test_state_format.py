@@ -774,6 +774,16 @@ ATTEMPTS: list[tuple[str, Edit2, str]] = [
         ),
         "payload.attempt repeats delivery 'whd_",
     ),
+    (
+        "a pending delivery whose next attempt is neither due nor scheduled (it stayed pending)",
+        lambda d: (
+            d["scheduler"].update(
+                entries=[e for e in d["scheduler"]["entries"] if e["kind"] != "webhook.attempt"]
+            )
+            or d
+        ),
+        "] is pending, but its next attempt (number ",
+    ),
 ]
 
 #: Id sources that re-draw: every create after the import would have made one id again.
@@ -877,6 +887,16 @@ SCOPE_WORDS = (
 #: Values the API never makes and the contract forbids: in strict mode the next ordinary GET
 #: showing them answered 500 (the emulator's own answer broke the contract).
 CONTRACT: list[tuple[str, Edit2, str]] = [
+    (
+        "an empty failure code of a session (CheckoutFailure.code minLength 1: strict mode's 500)",
+        set_first("checkout.sessions", failure={"code": "", "message": "m"}),
+        "services.checkout.sessions[0].failure.code must be one of payment_rejected",
+    ),
+    (
+        "a failure code with a space of a payment attempt",
+        set_first("payments.attempts", failure={"code": "no way", "message": "m"}),
+        "services.payments.attempts[0].failure.code must be one of payment_rejected",
+    ),
     (
         "a product image that is no URL (Media pattern; PATCH refuses it)",
         set_first("products.products", media=["x"]),

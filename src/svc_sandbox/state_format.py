@@ -177,6 +177,21 @@ def _states(lifecycle: Lifecycle) -> Any:
     return Literal[tuple(names)]
 
 
+def _failure_code(value: str) -> str:
+    """A session's or an attempt's failure code as the service makes them: a known one
+    (``session_expired`` among them) or a new one the control plane took. An empty one was
+    imported, and strict mode then answered the session's status with a 500 (the contract's
+    ``CheckoutFailure.code`` has a ``minLength`` of 1)."""
+    if value in payments.FAILURE_CODES or payments.NEW_FAILURE_CODE.fullmatch(value):
+        return value
+    raise ValueError(
+        f"must be one of {', '.join(payments.FAILURE_CODES)}, or a failure code of lowercase "
+        "words joined by _ (such as payment_blocked_by_bank), at most 64 characters"
+    )
+
+
+FailureCode = Annotated[StrictStr, AfterValidator(_failure_code)]
+
 #: Fields whose plain ``str`` type says less than the rules do: a value outside these makes
 #: later requests fail, so an import refuses it.
 _NARROWER: dict[tuple[type, str], Any] = {
@@ -216,6 +231,7 @@ _NARROWER: dict[tuple[type, str], Any] = {
     (Trigger, "failure_code"): schemas.provider_decision_type(payments.PROVIDER_FAILURE_CODES),
     (ProviderConfig, "push_outcome"): schemas.provider_decision_type(payments.PUSH_OUTCOMES),
     (PaymentAttempt, "decide_outcome"): schemas.provider_decision_type(payments.PLANNED_OUTCOMES),
+    (payments.Failure, "code"): FailureCode,
     # money as the API's own schemas bound it (commerce/schemas.py)
     (Product, "amount"): Money,
     (Product, "minimum_amount"): Money,
@@ -576,7 +592,8 @@ def check_attempts(document: dict[str, Any], max_attempts: int) -> None:
     ``webhook.attempt`` entries), as the retry schedule makes them: each numbered from 1 to
     ``max_attempts`` (the first and one per retry delay), the next of its pending delivery
     (its ``attempts`` + 1), and each (delivery, number) once among both lists (else it is
-    POSTed twice, and an attempt 0 retried after the schedule's last delay)."""
+    POSTed twice, and an attempt 0 retried after the schedule's last delay); and every pending
+    delivery's next attempt among them."""
     deliveries = {d["id"]: d for d in document["services"]["webhookDeliveries"]["deliveries"]}
     outstanding = [
         (f"services.webhookDeliveries.due[{i}].number", due["delivery_id"], due["number"])
@@ -611,6 +628,19 @@ def check_attempts(document: dict[str, Any], max_attempts: int) -> None:
                 f"{number} (of {seen[delivery_id, number]}; each attempt is due or scheduled once)"
             )
         seen[delivery_id, number] = where
+    for index, delivery in enumerate(document["services"]["webhookDeliveries"]["deliveries"]):
+        following = delivery.get("attempts", 0) + 1
+        if (
+            delivery.get("status", "pending") == "pending"
+            and (delivery["id"], following) not in seen
+        ):
+            # An export always holds it (one being POSTed as due): without it the imported
+            # delivery stayed pending forever, nothing due and nothing scheduled.
+            raise ValidationFailed(
+                f"state document: services.webhookDeliveries.deliveries[{index}] is pending, "
+                f"but its next attempt (number {following}) is neither due "
+                "(webhookDeliveries.due) nor scheduled (a webhook.attempt scheduler entry)"
+            )
 
 
 def _check_user_names(document: dict[str, Any]) -> None:

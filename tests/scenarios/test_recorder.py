@@ -130,6 +130,42 @@ def test_an_idempotency_key_and_the_wallets_second_factor_are_recorded(tmp_path:
     assert result.status == PASSED, result.failure
 
 
+def test_values_naming_the_recording_servers_roots_replay_on_another_server(
+    tmp_path: Path,
+) -> None:
+    """A recording made on another port (``exec`` picks a free one) sent a token request's
+    ``resource`` as that server's literal URL: the in-process replay answered invalid_target.
+    Such values are written with the root's variable."""
+    sandbox = Sandbox(clock_mode="frozen", seed=1, rate_limits=False, port=8123)
+    http = create_app(sandbox).test_client()
+    http.post("/_sandbox/reset", json={})
+    access = token_in_process(http, sandbox, "abebe")
+    sent = http.post(
+        "/wallet/send",
+        json=send_body(),
+        headers={"Authorization": f"Bearer {access}", "X-Svc-Key": owner_key(sandbox)},
+    )
+    assert sent.status_code == 201
+    document = yaml.safe_load(http.get("/_sandbox/scenario?name=port").get_data(as_text=True))
+    [token] = [
+        s["request"]
+        for s in document["steps"]
+        if s.get("request", {}).get("path") == "/oauth2/token"
+    ]
+    assert token["form"]["resource"] == "${resource_url}"
+    assert "8123" not in json.dumps(document["steps"])
+    # The tokens sent again as recorded name the issuer and the resource: an in-process replay
+    # is made with them (another server without them skips the scenario, saying so).
+    assert document["settings"] == {
+        "auth_url": "http://127.0.0.1:8123/auth",
+        "resource_url": "http://127.0.0.1:8123/wallet",
+    }
+    file = tmp_path / "port.yaml"
+    file.write_text(yaml.safe_dump(document, sort_keys=False))
+    result = Runner(InProcessTarget()).run(load_file(file)[0])  # its roots are on port 8700
+    assert result.status == PASSED, result.failure
+
+
 def test_a_refused_reset_starts_nothing_and_refused_writes_replay_refused(
     svc_http: FlaskClient, auth: dict[str, str], tmp_path: Path
 ) -> None:

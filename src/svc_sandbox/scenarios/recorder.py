@@ -30,10 +30,13 @@ from svc_sandbox.core.journal import JOURNAL_TEXT_CHARACTERS
 from svc_sandbox.core.validation import ELLIPSIS, grouped
 from svc_sandbox.identity.grants import AUTHORIZE_PARAMS
 from svc_sandbox.scenarios.actions import ACTIONS, CONTROL_PREFIX, action_for
+from svc_sandbox.settings import Settings
 
 #: Control-plane requests that are not replayed (reads, and the recorder's own routes).
 NOT_REPLAYED = (CONTROL_PREFIX + "/requests", CONTROL_PREFIX + "/scenario")
 RESET_PATH = CONTROL_PREFIX + "/reset"
+#: The identity provider's token endpoint under ``{auth_url}`` (identity/api.py).
+TOKEN_PATH = "/oauth2/token"
 #: Where a control-plane request a ``control`` step cannot make is sent (``root: url``).
 CONTROL_URL = "${control_url}"
 JSON_TYPE = "application/json"
@@ -71,12 +74,19 @@ def record(
         ((urlsplit(url).path.rstrip("/"), root) for root, url in info["roots"].items()),
         key=lambda item: -len(item[0]),
     )
+    #: The roots as the recording server had them, longest first, for the values sent.
+    urls = sorted(
+        ((url.rstrip("/"), root) for root, url in info["roots"].items()),
+        # A value the wallet's root shares with the resource is a token request's resource.
+        key=lambda item: (-len(item[0]), item[1] != "resource_url"),
+    )
     now = parse_instant(clock)
     for entry in entries:
         when = parse_instant(entry["time"])
         step = _step(entry, roots, credentials)
         if step is None:
             continue
+        step = _with_root_variables(step, urls)
         page = _form_page(step, steps)
         moves_clock = _action(entry) in CLOCK_ACTIONS
         # A request's own latency (a latency rule's delay, which moved the clock on a frozen
@@ -89,13 +99,37 @@ def record(
         if page is not None:
             steps.append(page)
         steps.append(step)
-    return {
+    document: dict[str, Any] = {
         "name": name,
         "description": f"Recorded from the request journal ({len(steps)} steps).",
         "tags": ["recorded"],
         "seed": info["seed"],
         "clock": clock,
-        "steps": steps,
+    }
+    issuing = _issuer_settings(steps, info["roots"])
+    if issuing:
+        document["settings"] = issuing
+    document["steps"] = steps
+    return document
+
+
+def _issuer_settings(steps: list[dict[str, Any]], roots: dict[str, str]) -> dict[str, str]:
+    """The recording server's ``auth_url`` and ``resource_url`` when a token was issued and
+    they are not a fresh sandbox's: its tokens (sent again as recorded) name them (``iss``,
+    ``aud``), so an in-process replay is made with them, and another server without them
+    skips the scenario, saying so, instead of refusing every token."""
+    issued = any(
+        step.get("request", {}).get("root") == "auth_url"
+        and step["request"].get("path") == TOKEN_PATH
+        for step in steps
+    )
+    if not issued:
+        return {}
+    fresh = Settings()
+    return {
+        name: roots[name].rstrip("/")
+        for name in ("auth_url", "resource_url")
+        if roots[name].rstrip("/") != fresh.root(name).rstrip("/")
     }
 
 
@@ -203,6 +237,32 @@ def _import_step(entry: dict[str, Any], imported: tuple[str, bytes] | None) -> d
             " the last import's): record from a later reset or import"
         )
     return {"control": _escaped({"action": "import_state", **document}), "expect": {"status": 200}}
+
+
+def _with_root_variables(step: dict[str, Any], urls: list[tuple[str, str]]) -> dict[str, Any]:
+    """``step`` with every value that is one of the recording server's roots, or an address
+    under one, written with the root's variable (``${resource_url}``): a token request's
+    ``resource``, a ``successUrl`` on this server. The replay's server has its own roots (an
+    in-process sandbox's, another port's), where a literal URL answered ``invalid_target``."""
+
+    def written(value: Any) -> Any:
+        if isinstance(value, str):
+            for url, root in urls:
+                if value == url or value.startswith((url + "/", url + "?")):
+                    return f"${{{root}}}" + value[len(url) :]
+            return value
+        if isinstance(value, dict):
+            return {k: written(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [written(item) for item in value]
+        return value
+
+    return {
+        kind: {k: (v if k in ("root", "path", "expect") else written(v)) for k, v in part.items()}
+        if isinstance(part, dict) and kind in ("request", "control")
+        else part
+        for kind, part in step.items()
+    }
 
 
 def _credentials(info: dict[str, Any]) -> dict[str, str]:
