@@ -628,15 +628,16 @@ class Sandbox:
         first (400 naming the path): its format, then that every reference between its
         records names a record it holds, then that the wallets' records keep the ledger's
         rules; nothing changes unless all of it is valid."""
-        from svc_sandbox import state_format  # its models: not on the start-up path
+        from svc_sandbox import state_consistency, state_format  # not on the start-up path
 
         state_format.validate(data, self.scheduler.payload_types())
         if self.settings.state_references == "check":
             from svc_sandbox import state_references  # imports only: not on the start-up path
 
             state_references.check(data)
-        state_format.check_ledger(data)  # after the references: a ledger's users must exist
-        state_format.check_attempts(data, self.deliveries.max_attempts)
+        # After the references: a ledger's users must exist, an attempt's delivery.
+        state_consistency.check_ledger(data)
+        state_consistency.check_attempts(data, self.deliveries.max_attempts)
         try:
             self._swap_in(data, imported=True)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

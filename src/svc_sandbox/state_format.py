@@ -14,8 +14,8 @@ one is required, unknown ones are refused. Values are bounded as the API bounds 
 types (``_NARROWER``), ids, tokens, digests and a few more by the API's own rule for them
 (``state_shapes.SHAPES``), every other string by a request body's cap; every list of records
 holds each key once (``record_lists``), and each key its service indexes it by
-(``_ALSO_UNIQUE``); the id source's next draws do not repeat. ``check_attempts`` holds the
-webhook attempts still to make to the retry schedule.
+(``_ALSO_UNIQUE``); the id source's next draws do not repeat. state_consistency.py checks what
+needs records of several kinds at once (the webhook attempts still to make, the wallet ledger).
 
 ``FORMAT`` (core/records.py) is the format's version: a change that an older sandbox could not
 read bumps it.
@@ -73,7 +73,7 @@ from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import OBJECT_ID_SHAPE, degenerate_problem, is_object_id
 from svc_sandbox.core.lifecycle import Lifecycle
 from svc_sandbox.core.numbers import EXPONENT_TEXT, decimal_text, within
-from svc_sandbox.core.records import FORMAT, from_json
+from svc_sandbox.core.records import FORMAT
 from svc_sandbox.core.validation import describe, http_url_problem, shown
 from svc_sandbox.identity.apps import App, check_app_url
 from svc_sandbox.identity.grants import AuthCode
@@ -90,9 +90,8 @@ from svc_sandbox.wallet.ledger import (
     TRANSFER_STATUSES,
     LedgerEntry,
     Transfer,
-    ledger_problem,
 )
-from svc_sandbox.webhooks.delivery import ATTEMPT_KIND, Attempt, Delivery, DueAttempt, ReceiverFault
+from svc_sandbox.webhooks.delivery import Attempt, Delivery, DueAttempt, ReceiverFault
 from svc_sandbox.webhooks.endpoints import MAX_SECRET_LENGTH, WebhookEndpoint
 from svc_sandbox.webhooks.events import EVENT_TYPES, Event
 from svc_sandbox.webhooks.sender import INPROCESS_SCHEME
@@ -248,7 +247,7 @@ _NARROWER: dict[tuple[type, str], Any] = {
 #: The integer fields the format lets be negative (every other one is 0 or more), because a
 #: rule of their own bounds them later, in one place: a ledger entry's amount is signed by its
 #: kind (a transfer out is negative), a transfer's amount is 100..1,000,000 (spec §8); both
-#: check_ledger checks (wallet/ledger.py ``ledger_problem``).
+#: state_consistency.check_ledger checks (wallet/ledger.py ``ledger_problem``).
 _SIGNED: frozenset[tuple[type, str]] = frozenset({(LedgerEntry, "amount"), (Transfer, "amount")})
 #: A scope of the provider, as app registration takes it (apps._check_scopes): every scope a
 #: grant, code, token or consent holds was one of its app's.
@@ -587,62 +586,6 @@ def _default_of(cls: type, field: str) -> Any:
     return None
 
 
-def check_attempts(document: dict[str, Any], max_attempts: int) -> None:
-    """The webhook attempts still to make (``webhookDeliveries.due`` and the scheduler's
-    ``webhook.attempt`` entries), as the retry schedule makes them: each numbered from 1 to
-    ``max_attempts`` (the first and one per retry delay), the next of its pending delivery
-    (its ``attempts`` + 1), and each (delivery, number) once among both lists (else it is
-    POSTed twice, and an attempt 0 retried after the schedule's last delay); and every pending
-    delivery's next attempt among them."""
-    deliveries = {d["id"]: d for d in document["services"]["webhookDeliveries"]["deliveries"]}
-    outstanding = [
-        (f"services.webhookDeliveries.due[{i}].number", due["delivery_id"], due["number"])
-        for i, due in enumerate(document["services"]["webhookDeliveries"]["due"])
-    ] + [
-        (
-            f"scheduler.entries[{i}].payload.attempt",
-            e["payload"]["deliveryId"],
-            e["payload"]["attempt"],
-        )
-        for i, e in enumerate(document["scheduler"]["entries"])
-        if e["kind"] == ATTEMPT_KIND
-    ]
-    seen: dict[tuple[str, int], str] = {}
-    for where, delivery_id, number in outstanding:
-        if not 1 <= number <= max_attempts:
-            raise ValidationFailed(
-                f"state document: {where} is {number}; an attempt number is from 1 to "
-                f"{max_attempts} (the first attempt and one per retry delay)"
-            )
-        delivery = deliveries.get(delivery_id)
-        if delivery is not None and delivery.get("status", "pending") == "pending":
-            made = delivery.get("attempts", 0)
-            if number != made + 1:
-                raise ValidationFailed(
-                    f"state document: {where} is {number}, but delivery {shown(delivery_id)} "
-                    f"has made {made} attempts (its attempts): its next is number {made + 1}"
-                )
-        if (delivery_id, number) in seen:
-            raise ValidationFailed(
-                f"state document: {where} repeats delivery {shown(delivery_id)}, attempt "
-                f"{number} (of {seen[delivery_id, number]}; each attempt is due or scheduled once)"
-            )
-        seen[delivery_id, number] = where
-    for index, delivery in enumerate(document["services"]["webhookDeliveries"]["deliveries"]):
-        following = delivery.get("attempts", 0) + 1
-        if (
-            delivery.get("status", "pending") == "pending"
-            and (delivery["id"], following) not in seen
-        ):
-            # An export always holds it (one being POSTed as due): without it the imported
-            # delivery stayed pending forever, nothing due and nothing scheduled.
-            raise ValidationFailed(
-                f"state document: services.webhookDeliveries.deliveries[{index}] is pending, "
-                f"but its next attempt (number {following}) is neither due "
-                "(webhookDeliveries.due) nor scheduled (a webhook.attempt scheduler entry)"
-            )
-
-
 def _check_user_names(document: dict[str, Any]) -> None:
     """A handle and an email are one user's, as the control plane keeps them (409 on a taken
     one; emails without case): two users sharing one, the sign-in finds only the first."""
@@ -806,20 +749,6 @@ def _class_of(section: str, name: str) -> type:
     """The dataclass of the records of ``services.<section>.<name>``."""
     info = services_models()[section].model_fields[name]
     return _DATACLASS_OF[get_args(info.annotation)[0]]
-
-
-def check_ledger(document: dict[str, Any]) -> None:
-    """Raises ValidationFailed naming the first path of a ``document`` (valid against the
-    format, its references checked) whose wallet records are no ledger the wallet's operations
-    could write: wallet/ledger.py states the rules (signs by kind, a transfer's two entries,
-    transfer bounds and status, no balance below 0 or past MAX_BALANCE)."""
-    wallets = document["services"]["wallets"]
-    problem = ledger_problem(
-        [from_json(LedgerEntry, e) for e in wallets["entries"]],
-        [from_json(Transfer, t) for t in wallets["transfers"]],
-    )
-    if problem:
-        raise ValidationFailed(f"state document: services.wallets.{problem}")
 
 
 def schema(payloads: Mapping[str, Any]) -> dict[str, Any]:
