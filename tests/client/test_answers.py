@@ -100,6 +100,35 @@ def test_an_html_page_instead_of_json_is_an_invalid_response(canned: list[bytes]
     assert "not valid JSON" in error.message and "text/html" in error.message
 
 
+@pytest.mark.parametrize("status", ["200 OK", "400 Bad Request"])
+def test_json_nested_past_the_decoders_depth_is_an_invalid_response(
+    canned: list[bytes], status: str
+) -> None:
+    """It raised a bare RecursionError from the JSON decoder."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    canned.append(answer(status, deep, "application/json"))
+    with client_of(canned) as client, pytest.raises(SvcError) as caught:
+        client.get_balance()
+    assert caught.value.request_id == "req_abc"
+    assert caught.value.code in ("invalid_response", "invalid_request")
+
+
+def test_a_retry_after_too_large_for_a_float_is_no_figure(canned: list[bytes]) -> None:
+    """Five thousand digits read as infinity seconds."""
+    head = "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+    body = b'{"error": "slow down"}'
+    canned.append(
+        (
+            head + f"Retry-After: {'9' * 5000}\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode()
+        + body
+    )
+    with client_of(canned) as client, pytest.raises(SvcRateLimitError) as caught:
+        client.get_balance()
+    assert caught.value.retry_after is None
+
+
 def test_a_body_cut_short_is_a_truncated_response(canned: list[bytes]) -> None:
     canned.append(answer("200 OK", b'{"eligible": tr', "application/json", length=80))
     with client_of(canned) as client, pytest.raises(SvcResponseError) as caught:

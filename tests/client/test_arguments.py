@@ -189,6 +189,51 @@ def test_every_client_takes_only_a_positive_finite_timeout(client: str, timeout:
         CLIENTS[client](timeout)
 
 
+def test_wait_for_checkout_checks_its_sleep_before_polling() -> None:
+    """It polled once, then raised a bare TypeError calling None."""
+    client = SvcClient("svc_test_abcdefgh", base_url=NOWHERE)
+    with client, pytest.raises(ValueError, match="^sleep must be a function"):
+        client.wait_for_checkout(SESSION, sleep=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("token", ["t\u00f6k", "a\nb", "two words", ""])
+def test_an_access_token_a_bearer_header_cannot_carry_is_refused(token: str) -> None:
+    """A non-ASCII one raised UnicodeEncodeError at the call, a line break was a transport
+    error: RFC 6750's token characters only."""
+    with pytest.raises(ValueError, match="^access_token"):
+        WalletClient(token, "svc_test_abcdefgh", base_url=NOWHERE)
+    identity = IdentityClient("app_1", redirect_uri="http://127.0.0.1:9/cb", auth_url=NOWHERE)
+    with identity, pytest.raises(ValueError, match="^access_token"):
+        identity.userinfo(token)
+
+
+@pytest.mark.parametrize("key", ["  abcdefgh  ", "x" * 256, "abcdefg\u00e9", "short"])
+def test_a_wallet_idempotency_key_the_service_refuses_is_refused_first(key: str) -> None:
+    """Keys with spaces at either end or over 255 characters went out and came back 400."""
+    wallet = WalletClient("at", "svc_test_abcdefgh", base_url=NOWHERE)
+    with wallet, pytest.raises(ValueError, match="^idempotency_key"):
+        wallet.send(100, recipient_handle="tigist", idempotency_key=key)
+
+
+@pytest.mark.parametrize(
+    ("scopes", "extra", "says"),
+    [
+        (["openid"], {"state": "mine"}, "extra must not set state"),
+        (["openid"], {"code_challenge_method": "plain"}, "extra must not set code_challenge_me"),
+        (None, None, "scopes must be a list"),
+        (["openid"], [1], "extra must be a mapping"),
+    ],
+)
+def test_an_authorization_url_the_client_could_not_check_back_is_refused(
+    scopes: Any, extra: Any, says: str
+) -> None:
+    """An ``extra`` state made a URL whose callback the client then refused (state_mismatch)
+    every time; None scopes raised a bare TypeError."""
+    identity = IdentityClient("app_1", redirect_uri="http://127.0.0.1:9/cb", auth_url=NOWHERE)
+    with identity, pytest.raises(ValueError, match=f"^{says}"):
+        identity.authorization_url(scopes, extra=extra)
+
+
 def test_a_custom_amount_checkout_needs_a_token() -> None:
     with SvcClient(base_url=NOWHERE) as client, pytest.raises(ValueError, match="^token"):
         client.create_custom_checkout(1000, "Tip")

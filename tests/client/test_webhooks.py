@@ -209,3 +209,50 @@ def test_a_stale_timestamp_checked_on_the_machines_clock_says_how_to_check_sandb
     assert hinted is (now is None)
     if now is not None:
         assert refused.value.message == "t is 400 s old; the tolerance is 300 s either way"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"tolerance": float("nan")}, "tolerance must be a finite number"),
+        ({"tolerance": "300"}, "tolerance must be a finite number"),
+        ({"now": "2026-01-01T00:00:00Z"}, "now must be a datetime"),
+        ({"now": float("inf")}, "now must be a datetime"),
+    ],
+)
+def test_verify_webhook_refuses_a_window_or_time_it_cannot_read(
+    arguments: dict[str, Any], says: str
+) -> None:
+    """NaN switched the replay window off (every comparison with it is False); "300" raised a
+    bare TypeError."""
+    built = build_test_webhook("order.completed", "whsec_1", timestamp=1_767_225_600)
+    with pytest.raises(ValueError, match=f"^{says}"):
+        verify_webhook(built.body, built.signature, "whsec_1", **arguments)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"data": {"amount": float("nan")}}, "data must be JSON"),
+        ({"data": [1]}, "data must be a mapping"),
+        ({"timestamp": -5}, "timestamp must be"),
+        ({"environment": "staging"}, "environment must be sandbox or production"),
+        ({"organization_id": "zzz"}, "organization_id must be 24"),
+    ],
+)
+def test_build_test_webhook_refuses_what_no_event_could_hold(
+    arguments: dict[str, Any], says: str
+) -> None:
+    """A NaN made a body that is no JSON (and verify_webhook still took it); a negative
+    timestamp a header no verifier reads."""
+    with pytest.raises(ValueError, match=f"^{says}"):
+        build_test_webhook("order.completed", "whsec_1", **arguments)
+
+
+def test_a_signed_body_nested_past_the_decoders_depth_is_invalid_body() -> None:
+    """It raised a bare RecursionError."""
+    body = b"[" * 100_000 + b"]" * 100_000
+    header = f"t=1767225600,v1={compute_signature('whsec_1', 1767225600, body)}"
+    with pytest.raises(SignatureError) as caught:
+        verify_webhook(body, header, "whsec_1", now=1_767_225_600)
+    assert caught.value.reason == "invalid_body"

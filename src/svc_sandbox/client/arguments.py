@@ -64,6 +64,28 @@ def trimmed_text(name: str, value: Any, maximum: int) -> str:
     return str(value)
 
 
+def function(name: str, value: Any) -> Any:
+    """Something to call (a ``sleep``), checked before the first request goes out."""
+    if not callable(value):
+        raise ValueError(f"{name} must be a function, not {type(value).__name__}")
+    return value
+
+
+#: RFC 6750 §2.1 ``b64token``: what a bearer token can be in a header (a JWT, an opaque
+#: token, an API key); anything else could not be sent, or would be sent as another token.
+BEARER_TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+
+
+def bearer_token(name: str, value: Any) -> str:
+    text(name, value, 1)
+    if not BEARER_TOKEN.fullmatch(value):
+        raise ValueError(
+            f"{name} must be a token as a bearer header carries it (RFC 6750: letters, digits "
+            "and -._~+/, then any =), not text with spaces, line breaks or other characters"
+        )
+    return str(value)
+
+
 def choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -226,8 +248,12 @@ def price_for(
 IDEMPOTENCY_KEY = re.compile(r"[!-~]([ -~]*[!-~])?")
 
 
-def idempotency_key(value: Any) -> str:
+def idempotency_key(value: Any, minimum: int = 1) -> str:
+    """An ``Idempotency-Key`` (a withdrawal's header, a wallet send's field): 1 (the
+    wallet: 8) to 255 printable ASCII characters, no space at either end."""
     key = text("idempotency_key", value, 1, 255)
+    if len(key) < minimum:
+        raise ValueError(f"idempotency_key must be at least {minimum} characters")
     if not IDEMPOTENCY_KEY.fullmatch(key):
         raise ValueError(
             "idempotency_key must be printable ASCII with no space at either end "

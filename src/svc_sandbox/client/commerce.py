@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Coroutine
@@ -264,6 +265,7 @@ class SvcClient(SyncHttp, _ClientBase):
         """
         check.hex_id("session_id", session_id)
         interval, timeout = check.seconds("interval", interval), check.seconds("timeout", timeout)
+        check.function("sleep", sleep)
         started, slept, polls = monotonic(), 0.0, 0
         while True:
             status = self.get_checkout(session_id)
@@ -331,6 +333,7 @@ class AsyncSvcClient(AsyncHttp, _ClientBase):
         """As ``SvcClient.wait_for_checkout``; ``sleep`` may be a coroutine function or not."""
         check.hex_id("session_id", session_id)
         interval, timeout = check.seconds("interval", interval), check.seconds("timeout", timeout)
+        check.function("sleep", sleep)
         started, slept, polls = monotonic(), 0.0, 0
         while True:
             status: CheckoutStatus = await self.get_checkout(session_id)
@@ -431,7 +434,7 @@ def decode(
     try:
         body: Any = json.loads(raw)
         parsed = True
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the decoder's depth: still no JSON here
         body, parsed = raw.decode("utf-8", "replace"), False
     if status >= 400:
         error = errors(status, body, request_id)
@@ -439,7 +442,8 @@ def decode(
             # Seconds in ASCII digits (RFC 9110 §10.2.3; core/numbers.py): "²" or "١٢" is no
             # figure, and an HTTP-date form is left to the caller (None), never an exception.
             seconds = decimal_text(response.headers.get("Retry-After", "").strip(" \t"))
-            error.retry_after = float(seconds) if seconds is not None and seconds >= 0 else None
+            readable = seconds is not None and seconds >= 0 and math.isfinite(float(seconds))
+            error.retry_after = float(seconds) if readable else None  # type: ignore[arg-type]
         raise error
     if not parsed:
         kind = response.headers.get("Content-Type", "no content type")

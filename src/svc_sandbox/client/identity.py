@@ -44,6 +44,7 @@ from svc_sandbox.client.models import (
     TokenSet,
     UserInfo,
 )
+from svc_sandbox.core.authorize import REQUEST_PARAMS
 from svc_sandbox.core.clock import wall_now
 
 M = TypeVar("M", bound=BaseModel)
@@ -192,6 +193,11 @@ class _IdentityRules(HttpPool[H]):
                 f"scopes must be a list of scope names such as ['openid', 'profile'], not the "
                 f"string {scopes!r}"
             )
+        if not isinstance(scopes, Sequence):
+            raise ValueError(
+                "scopes must be a list of scope names such as ['openid', 'profile'], not "
+                f"{type(scopes).__name__}"
+            )
         wanted = tuple(check.text("scopes", s, 1) for s in scopes)
         for scope in wanted:
             # RFC 6749 §3.3: a scope token has no space; the request joins them with one.
@@ -199,6 +205,15 @@ class _IdentityRules(HttpPool[H]):
                 raise ValueError(f"scopes: {scope!r} is not one scope name (a list item each)")
         if "openid" not in wanted:
             raise ValueError("scopes must include openid (spec §5)")
+        added = check.string_map("extra", extra or {})
+        # What the request object holds and checks later (state, PKCE, nonce) is the client's:
+        # an ``extra`` state made a URL that its own callback check then refused.
+        owned = sorted(set(added) & set(REQUEST_PARAMS))
+        if owned:
+            raise ValueError(
+                f"extra must not set {', '.join(owned)}: the client sets it (pass state= or "
+                "nonce= for your own)"
+            )
         verifier, challenge = pkce_pair()
         state = state if state is not None else secrets.token_urlsafe(24)
         nonce = nonce if nonce is not None else secrets.token_urlsafe(24)
@@ -211,7 +226,7 @@ class _IdentityRules(HttpPool[H]):
             "code_challenge": challenge,
             "code_challenge_method": "S256",
             "nonce": check.text("nonce", nonce, 1),
-            **dict(extra or {}),
+            **added,
         }
         endpoint = (yield from self._discovery()).authorization_endpoint
         url = endpoint + ("&" if "?" in endpoint else "?") + urlencode(query)
@@ -293,7 +308,7 @@ class _IdentityRules(HttpPool[H]):
 
     def _userinfo(self, access_token: str) -> Flow[UserInfo]:
         """The claims of the scopes granted to ``access_token``."""
-        headers = {"Authorization": f"Bearer {check.text('access_token', access_token, 1)}"}
+        headers = {"Authorization": f"Bearer {check.bearer_token('access_token', access_token)}"}
         endpoint = yield from self._endpoint("userinfo_endpoint")
         return (yield from Ask("GET", endpoint, UserInfo, headers=headers))
 

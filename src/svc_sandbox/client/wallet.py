@@ -46,7 +46,7 @@ class _WalletRules(HttpPool[H]):
         timeout: float = 30.0,
         http: H | None = None,
     ) -> None:
-        self.access_token = check.text("access_token", access_token, 1)
+        self.access_token = check.bearer_token("access_token", access_token)
         if not is_api_token(api_key):
             raise ValueError("api_key must be an API token: svc_test_... or svc_live_...")
         self.api_key = api_key
@@ -79,10 +79,7 @@ class _WalletRules(HttpPool[H]):
             body["recipientHandle"] = check.text("recipient_handle", recipient_handle, 1)
         else:
             body["recipientUserId"] = check.text("recipient_user_id", recipient_user_id, 1)
-        key = check.text("idempotency_key", idempotency_key, 1)
-        if len(key) < MIN_KEY_LENGTH:
-            raise ValueError(f"idempotency_key must be at least {MIN_KEY_LENGTH} characters")
-        body["idempotencyKey"] = key
+        body["idempotencyKey"] = check.idempotency_key(idempotency_key, MIN_KEY_LENGTH)
         return (yield from self._ask("POST", "/send", TransferResult, body))
 
     def _ask(self, method: str, path: str, model: type[M], body: Any = None) -> Ask[M]:

@@ -4,11 +4,14 @@ implementation (``svc_sandbox.client.signing``, which the emulator signs with)."
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from svc_sandbox.client.arguments import HEX_ID
 from svc_sandbox.client.models import WebhookEvent
 from svc_sandbox.client.signing import (
     DEFAULT_TOLERANCE,
@@ -48,8 +51,18 @@ def verify_webhook(
         raise ValueError("raw_body must be the raw bytes (or text) of the request body")
     if not isinstance(secret, str) or not secret:
         raise ValueError("secret must be the endpoint's signing secret")
-    if tolerance is not None and (isinstance(tolerance, bool) or tolerance < 0):
-        raise ValueError("tolerance must be a number of seconds >= 0, or None")
+    if tolerance is not None and (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, int | float)
+        or not 0 <= tolerance < math.inf  # NaN compares False: it switched the window off
+    ):
+        raise ValueError("tolerance must be a finite number of seconds >= 0, or None")
+    if (
+        now is not None
+        and not isinstance(now, datetime)
+        and (isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now))
+    ):
+        raise ValueError("now must be a datetime or a finite number of unix seconds, or None")
     result = verify(
         signature_header,
         raw_body,
@@ -64,7 +77,7 @@ def verify_webhook(
         raise SignatureError(result.reason or "invalid", message)
     try:
         document = json.loads(raw_body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # nested past the decoder's depth too
         raise SignatureError("invalid_body", f"the signed body is not JSON: {exc}") from None
     if not isinstance(document, dict):
         raise SignatureError("invalid_body", "the signed body is not an event: not an object")
@@ -92,6 +105,7 @@ def build_test_webhook(
     receiver; ``timestamp`` defaults to now."""
     if not isinstance(secret, str) or not secret:
         raise ValueError("secret must be a non-empty signing secret")
+    _check_test_webhook(event_type, data, timestamp, environment, organization_id)
     return build_test_payload(
         event_type,
         secret,
@@ -101,3 +115,37 @@ def build_test_webhook(
         environment=environment,
         organization_id=organization_id,
     )
+
+
+def _check_test_webhook(
+    event_type: Any, data: Any, timestamp: Any, environment: Any, organization_id: Any
+) -> None:
+    """The arguments of ``build_test_webhook`` as an event the service sends has them, so a
+    receiver validating against the contract takes it and ``verify_webhook`` reads it: a
+    ``NaN`` in ``data`` made a body that is no JSON, a negative ``timestamp`` a header no
+    verifier reads."""
+    if not isinstance(event_type, str) or not event_type:
+        raise ValueError("event_type must be a non-empty string such as order.completed")
+    if data is not None:
+        if not isinstance(data, Mapping):
+            raise ValueError(
+                f"data must be a mapping of the event's fields, not {type(data).__name__}"
+            )
+        try:
+            json.dumps(data, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"data must be JSON (no NaN or Infinity, no other types): {exc}"
+            ) from None
+    if (
+        timestamp is not None
+        and not isinstance(timestamp, datetime)
+        and (isinstance(timestamp, bool) or not isinstance(timestamp, int) or timestamp < 0)
+    ):
+        raise ValueError("timestamp must be a datetime or whole unix seconds >= 0")
+    if environment not in ("sandbox", "production"):
+        raise ValueError(f"environment must be sandbox or production, got {environment!r}")
+    if organization_id is not None and (
+        not isinstance(organization_id, str) or not HEX_ID.fullmatch(organization_id)
+    ):
+        raise ValueError("organization_id must be 24 lowercase hex characters")

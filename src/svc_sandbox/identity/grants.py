@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+from svc_sandbox.core.authorize import REQUEST_PARAMS
 from svc_sandbox.core.context import Service, ServiceContext
 from svc_sandbox.core.digests import constant_time_equal
 from svc_sandbox.core.errors import ValidationFailed
@@ -54,19 +55,7 @@ CHALLENGE_SHAPE = re.compile(r"[A-Za-z0-9_-]{43}")
 VERIFIER_SHAPE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 MAX_AGE_SHAPE = re.compile(r"[0-9]+")
 #: The parameters of an authorize request that travel through the sign-in and consent forms.
-AUTHORIZE_PARAMS = (
-    "response_type",
-    "client_id",
-    "redirect_uri",
-    "scope",
-    "state",
-    "code_challenge",
-    "code_challenge_method",
-    "nonce",
-    "prompt",
-    "max_age",
-    "login_hint",
-)
+AUTHORIZE_PARAMS = (*REQUEST_PARAMS, "prompt", "max_age", "login_hint")
 #: The fields of a token request the token endpoint reads (spec §4 "Token request", and
 #: RFC 6749 §6's ``scope`` of a refresh): each is checked before anything is looked up; any
 #: other field is ignored. ``resource`` is read too, and checked as a target (``_resource``).
