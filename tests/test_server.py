@@ -51,6 +51,27 @@ def test_the_limits_are_settings_with_flags() -> None:
     assert (settings.connection_limit, settings.channel_timeout) == (200, 5.0)
 
 
+def test_an_idle_connection_closes_after_a_channel_timeout_under_30_seconds() -> None:
+    """waitress looks for idle connections every 30 s unless told: `--channel-timeout 1` kept
+    one open for about 30 s."""
+    sandbox = Sandbox(clock_mode="frozen", channel_timeout=1)
+    sandbox.settings.host, sandbox.settings.port = "127.0.0.1", 0
+    served = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        idle = socket.create_connection(("127.0.0.1", served.port), timeout=15)
+        with idle:
+            idle.sendall(b"GET /_sandbox/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            received = b""
+            while True:  # the answer, then the end of the connection (b"") once closed
+                chunk = idle.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        assert received.startswith(b"HTTP/1.1 200")
+    finally:
+        served.close()
+
+
 #: Servers started and closed by each thread, and the threads doing it at once.
 ROUNDS = 12
 THREADS = 4

@@ -46,13 +46,19 @@ def write_file(path: str | Path, data: bytes | str) -> None:
 
 def why_unwritable(path: str | Path) -> OSError | None:
     """Why ``write_file(path, ...)`` would fail, found without writing anything: a folder at
-    ``path``, a file where a folder has to be, or a folder this process may not write in;
+    ``path`` (or a device, a pipe: the rename would replace it), a file where a folder has to
+    be, or a folder this process may not write in;
     None when none of these holds. A command writing at its end checks this at its start, so
     a long run does not end with its output lost (what changes meanwhile, a disk that fills,
     is still said at the end)."""
     target = Path(path)
     if target.is_dir():
         return IsADirectoryError(errno.EISDIR, "it is a folder")
+    if target.exists() and not target.is_file():
+        # The file is written whole, then renamed into place: /dev/null became a file.
+        return OSError(
+            errno.EINVAL, "it is not a regular file (a device, a pipe): it would be replaced"
+        )
     existing = next(p for p in target.parents if p.exists())  # the root at least
     if not existing.is_dir():
         return _file_in_the_way(existing)

@@ -12,6 +12,9 @@ from svc_sandbox.settings import Settings
 #: What binding a listening socket raises: OSError (in use, not assignable, a name that does
 #: not resolve), ValueError (waitress: no address at all), OverflowError (a port past 65535).
 LISTEN_ERRORS = (OSError, ValueError, OverflowError)
+#: waitress's own interval between looks for idle connections, shortened to a smaller
+#: ``channel_timeout``.
+CLEANUP_INTERVAL = 30  # whole seconds, as waitress reads it
 #: Longest request line + headers a server here reads (waitress's own default, written out so
 #: that the tool server's h11 reads the same: a longer one is refused before the app).
 MAX_REQUEST_HEAD_BYTES = 256 * 1024
@@ -54,6 +57,9 @@ def build_server(app: Any, settings: Settings) -> Any:
         threads=settings.threads,
         connection_limit=settings.connection_limit,
         channel_timeout=settings.channel_timeout,
+        # waitress looks for idle connections every cleanup_interval (30 s): a shorter
+        # channel_timeout was only met after up to 30 s more.
+        cleanup_interval=max(1, min(CLEANUP_INTERVAL, int(settings.channel_timeout))),
         max_request_body_size=body_limit(settings),
         max_request_header_size=MAX_REQUEST_HEAD_BYTES,
     )

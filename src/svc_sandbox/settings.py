@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import ipaddress
 import os
 from collections.abc import Mapping
 from datetime import timedelta
@@ -64,6 +65,14 @@ def retry_delays(value: str) -> list[timedelta]:
     except ValidationFailed:
         raise ValueError("must be durations separated by commas, such as 1m,5m,30m") from None
 
+
+HOST_SHAPE = (
+    "must be an IP address or a host name, without brackets or a port (such as 127.0.0.1, "
+    "::1 or 0.0.0.0; the port is --port)"
+)
+#: The most records a retention setting keeps (2^53 - 1, the largest count JSON carries
+#: exactly): far past any memory, and a length Python's collections take.
+MAX_KEPT = 2**53 - 1
 
 #: The spec's URL placeholders and their default path on the one origin (see DESIGN.md).
 ROOT_DEFAULTS: dict[str, str] = {
@@ -187,11 +196,13 @@ class Settings(BaseModel):
     webhook_retries: str = "1m,5m,30m,2h,12h"
     #: Retention, so a long-running instance stays bounded (docs/performance.md): the event
     #: log keeps this many newest events (plus any a pending delivery still needs), ...
-    events_kept: int = Field(default=100_000, ge=1)
+    #: Each at most MAX_KEPT: a journal's bound is a ``deque(maxlen=...)``, which a number past
+    #: a C ssize_t made a traceback at start.
+    events_kept: int = Field(default=100_000, ge=1, le=MAX_KEPT)
     #: ... the settled webhook deliveries kept (pending ones are always kept), ...
-    deliveries_kept: int = Field(default=100_000, ge=1)
+    deliveries_kept: int = Field(default=100_000, ge=1, le=MAX_KEPT)
     #: ... and the webhook attempt journal keeps this many most recent attempts.
-    webhook_attempts_kept: int = Field(default=10_000, ge=1)
+    webhook_attempts_kept: int = Field(default=10_000, ge=1, le=MAX_KEPT)
     #: URI prefix of the custom claims (spec §2 ``{claims_namespace}/handle``); default
     #: ``{auth_url}/claims``.
     claims_namespace: str | None = None
@@ -257,6 +268,21 @@ class Settings(BaseModel):
         if isinstance(value, str):
             status = whole_text(value.strip(ASCII_WHITESPACE))
             return value if status is None else status
+        return value
+
+    @field_validator("host")
+    @classmethod
+    def _listening_host(cls, value: str) -> str:
+        """An IP address or a host name, bare: ``[::1]`` or ``127.0.0.1:80`` made roots no URL
+        parser reads (a traceback at start, where an address not of this machine is one
+        line)."""
+        if "[" in value or "]" in value or "/" in value:
+            raise ValueError(HOST_SHAPE)
+        if ":" in value:
+            try:
+                ipaddress.IPv6Address(value)  # with a zone (fe80::1%eth0) too
+            except ValueError:
+                raise ValueError(HOST_SHAPE) from None
         return value
 
     @field_validator("production_push_outcome")

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from svc_sandbox.cli import build_parser, main, option_of, settings_from_args
+from svc_sandbox.settings import HOST_SHAPE
 from tests.webhooks.receiver import Receiver, running_receiver
 
 #: A server on a free port, its clock frozen.
@@ -140,6 +141,22 @@ REFUSED_SETTINGS = [
         {"SVC_SANDBOX_CLOCK_MODE": "fast"},
         "SVC_SANDBOX_CLOCK_MODE must be 'frozen', 'real' or 'scaled'",
     ),
+    # Past a C ssize_t a journal's deque bound raised OverflowError: a traceback, exit 1.
+    (
+        ["--webhook-attempts-kept", "9" * 23],
+        {},
+        "--webhook-attempts-kept must be less than or equal to 9007199254740991",
+    ),
+    (
+        [],
+        {"SVC_SANDBOX_EVENTS_KEPT": str(2**63)},
+        "SVC_SANDBOX_EVENTS_KEPT must be less than or equal to 9007199254740991",
+    ),
+    # A host with brackets or a port made roots no URL parser reads: a traceback, exit 1.
+    *[
+        (["--host", host], {}, f"--host {HOST_SHAPE}")
+        for host in ("[::1]", "127.0.0.1:80", "a:b", "10.0.0.1/8")
+    ],
     # The option wins over the variable, and so is the one named.
     (
         ["--port", "70000"],
