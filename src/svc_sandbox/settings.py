@@ -70,6 +70,7 @@ HOST_SHAPE = (
     "must be an IP address or a host name, without brackets or a port (such as 127.0.0.1, "
     "::1 or 0.0.0.0; the port is --port)"
 )
+ALLOWED_HOST_SHAPE = "each name must be a host name or an IP address, without a scheme or a port"
 #: The most records a retention setting keeps (2^53 - 1, the largest count JSON carries
 #: exactly): far past any memory, and a length Python's collections take.
 MAX_KEPT = 2**53 - 1
@@ -87,6 +88,8 @@ ROOT_DEFAULTS: dict[str, str] = {
     #: production buyer of a no-token checkout confirms (docs/spec-gaps.md, Checkout sessions).
     "provider_url": "/provider",
 }
+#: The settings that are roots: paths are appended to them.
+ROOT_SETTINGS = frozenset({"public_url", *ROOT_DEFAULTS})
 
 
 class Settings(BaseModel):
@@ -231,13 +234,38 @@ class Settings(BaseModel):
         "claims_namespace",
     )
     @classmethod
-    def _absolute_http_url(cls, value: str | None) -> str | None:
+    def _absolute_http_url(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return None
         problem = http_url_problem(value)
         if problem:
             raise ValueError(problem)
+        parts = urlsplit(value)
+        if info.field_name in ROOT_SETTINGS and (
+            parts.query or parts.fragment or "#" in value or "@" in parts.netloc
+        ):
+            # Paths are appended to a root: ``/a?q=1`` made roots such as ``/a?q=1/api``.
+            raise ValueError(
+                "must be a root to append paths to, without a query, a fragment or credentials"
+            )
         return value.rstrip("/")
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, value: str) -> str:
+        """Host names (or IP addresses) as a Host header names them, without a scheme or a
+        port: ``x.example:80`` or ``http://y.example`` never matched, and the refusal of a
+        request to that host then suggested adding it."""
+        for name in (n.strip() for n in value.split(",")):
+            bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+            if any(c in bare for c in "/@[]"):
+                raise ValueError(f"{name!r}: {ALLOWED_HOST_SHAPE}")
+            if ":" in bare or bare != name:  # a colon or brackets: an IPv6 literal only
+                try:
+                    ipaddress.IPv6Address(bare)
+                except ValueError:
+                    raise ValueError(f"{name!r}: {ALLOWED_HOST_SHAPE}") from None
+        return value
 
     @field_validator("*", mode="before")
     @classmethod

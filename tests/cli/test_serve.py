@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from svc_sandbox.cli import build_parser, main, option_of, settings_from_args
-from svc_sandbox.settings import HOST_SHAPE
+from svc_sandbox.settings import ALLOWED_HOST_SHAPE, HOST_SHAPE
 from tests.webhooks.receiver import Receiver, running_receiver
 
 #: A server on a free port, its clock frozen.
@@ -156,6 +156,25 @@ REFUSED_SETTINGS = [
     *[
         (["--host", host], {}, f"--host {HOST_SHAPE}")
         for host in ("[::1]", "127.0.0.1:80", "a:b", "10.0.0.1/8")
+    ],
+    # A root with a query made roots such as /a?q=1/api; a host name with a port never
+    # matched a Host header, and the refusal then suggested adding it.
+    *[
+        (
+            ["--public-url", url],
+            {},
+            "--public-url must be a root to append paths to, without a query, a fragment or "
+            "credentials",
+        )
+        for url in ("http://x.example/a?q=1", "http://x.example/a#f", "http://u:p@x.example")
+    ],
+    *[
+        (
+            ["--allowed-hosts", f"ok.example,{name}"],
+            {},
+            f"--allowed-hosts {name!r}: {ALLOWED_HOST_SHAPE}",
+        )
+        for name in ("x.example:80", "http://y.example", "[x.example]")
     ],
     # The option wins over the variable, and so is the one named.
     (

@@ -151,6 +151,11 @@ def test_invalid_arguments_are_refused_before_sending(
         ({"token": "svc_test_abcdefgh", "base_url": "http://127.0.0.1:99999/api"}, "base_url"),
         ({"token": "svc_test_abcdefgh", "base_url": "http://127.0.0.1:8700/api\n"}, "base_url"),
         ({"token": "svc_test_abcdefgh", "timeout": 0}, "timeout"),
+        # Paths are appended to a root: the first sent /api?x=1/balance; credentials made
+        # httpx send Basic auth in place of the token.
+        ({"token": "svc_test_abcdefgh", "base_url": "http://127.0.0.1:8700/api?x=1"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "base_url": "http://127.0.0.1:8700/api#f"}, "base_url"),
+        ({"token": "svc_test_abcdefgh", "base_url": "http://u:p@127.0.0.1:8700/api"}, "base_url"),
     ],
 )
 def test_invalid_client_settings_are_refused(kwargs: dict[str, Any], parameter: str) -> None:

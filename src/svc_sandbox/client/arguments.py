@@ -130,6 +130,13 @@ def base_url(name: str, value: Any) -> str:
         raise ValueError(f"{name} must be an absolute http(s) URL with a host, got {value!r}")
     if parsed.port is not None and not 0 < parsed.port <= 65535:
         raise ValueError(f"{name} has no valid port (1..65535), got {value!r}")
+    if parsed.query or parsed.fragment or "#" in value or parsed.userinfo:
+        # Paths are appended to it: ``/api?x=1`` sent ``/api?x=1/balance``; credentials in
+        # it made httpx send Basic auth in place of the token.
+        raise ValueError(
+            f"{name} must be a root to append paths to, without a query, a fragment or "
+            f"credentials, got {value!r}"
+        )
     return str(value)
 
 
