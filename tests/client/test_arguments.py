@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 
-from svc_sandbox.client import IdentityClient, SvcClient, WalletClient
+from svc_sandbox.client import AsyncSvcClient, IdentityClient, SvcClient, WalletClient
 
 NOWHERE = "http://127.0.0.1:9/api"
 SESSION = "0123456789abcdef01234567"
@@ -237,6 +238,20 @@ def test_an_authorization_url_the_client_could_not_check_back_is_refused(
     identity = IdentityClient("app_1", redirect_uri="http://127.0.0.1:9/cb", auth_url=NOWHERE)
     with identity, pytest.raises(ValueError, match=f"^{says}"):
         identity.authorization_url(scopes, extra=extra)
+
+
+def test_a_pool_of_the_other_kind_or_a_closed_one_is_refused() -> None:
+    """It failed at the first call with httpx's AttributeError or RuntimeError."""
+    closed = httpx.Client()
+    closed.close()
+    with pytest.raises(ValueError, match="^http must be an open pool"):
+        SvcClient("svc_test_abcdefgh", base_url=NOWHERE, http=closed)
+    refused = pytest.raises(ValueError, match="^http must be an httpx.AsyncClient, not Client")
+    with httpx.Client() as sync_pool, refused:
+        AsyncSvcClient("svc_test_abcdefgh", base_url=NOWHERE, http=sync_pool)  # type: ignore[arg-type]
+    async_pool = httpx.AsyncClient()
+    with pytest.raises(ValueError, match="^http must be an httpx.Client, not AsyncClient"):
+        SvcClient("svc_test_abcdefgh", base_url=NOWHERE, http=async_pool)  # type: ignore[arg-type]
 
 
 def test_a_custom_amount_checkout_needs_a_token() -> None:

@@ -124,6 +124,13 @@ class HttpPool(Generic[H]):
     _owns_http: bool
 
     def _use_http(self, http: H | None) -> None:
+        # A pool of the other kind or a closed one failed at the first call with httpx's own
+        # AttributeError or RuntimeError, where every argument is checked up front.
+        if http is not None and not isinstance(http, self._pool_type):
+            kind = f"{self._pool_type.__module__}.{self._pool_type.__name__}"
+            raise ValueError(f"http must be an {kind}, not {type(http).__name__}")
+        if http is not None and http.is_closed:
+            raise ValueError("http must be an open pool: this one is closed")
         self._client = http
         self._owns_http = http is None
 
