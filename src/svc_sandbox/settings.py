@@ -71,6 +71,18 @@ HOST_SHAPE = (
     "::1 or 0.0.0.0; the port is --port)"
 )
 ALLOWED_HOST_SHAPE = "each name must be a host name or an IP address, without a scheme or a port"
+
+
+def _is_ipv6(text: str) -> bool:
+    """Whether ``text`` is an IPv6 address (with a zone, ``fe80::1%eth0``, too): the one
+    reading of a name with a colon that is no host and port."""
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
+
+
 #: The most records a retention setting keeps (2^53 - 1, the largest count JSON carries
 #: exactly): far past any memory, and a length Python's collections take.
 MAX_KEPT = 2**53 - 1
@@ -260,11 +272,8 @@ class Settings(BaseModel):
             bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
             if any(c in bare for c in "/@[]"):
                 raise ValueError(f"{name!r}: {ALLOWED_HOST_SHAPE}")
-            if ":" in bare or bare != name:  # a colon or brackets: an IPv6 literal only
-                try:
-                    ipaddress.IPv6Address(bare)
-                except ValueError:
-                    raise ValueError(f"{name!r}: {ALLOWED_HOST_SHAPE}") from None
+            if (":" in bare or bare != name) and not _is_ipv6(bare):  # an IPv6 literal only
+                raise ValueError(f"{name!r}: {ALLOWED_HOST_SHAPE}")
         return value
 
     @field_validator("*", mode="before")
@@ -304,13 +313,8 @@ class Settings(BaseModel):
         """An IP address or a host name, bare: ``[::1]`` or ``127.0.0.1:80`` made roots no URL
         parser reads (a traceback at start, where an address not of this machine is one
         line)."""
-        if "[" in value or "]" in value or "/" in value:
+        if "[" in value or "]" in value or "/" in value or (":" in value and not _is_ipv6(value)):
             raise ValueError(HOST_SHAPE)
-        if ":" in value:
-            try:
-                ipaddress.IPv6Address(value)  # with a zone (fe80::1%eth0) too
-            except ValueError:
-                raise ValueError(HOST_SHAPE) from None
         return value
 
     @field_validator("production_push_outcome")

@@ -279,9 +279,9 @@ class SvcClient(SyncHttp, _ClientBase):
             polls += 1
             if status.done:
                 return status
-            waited = max(slept, monotonic() - started)
-            if waited + interval > timeout:
-                raise _poll_timeout(session_id, status, timeout, polls, waited)
+            elapsed = max(slept, monotonic() - started)
+            if elapsed + interval > timeout:
+                raise _poll_timeout(session_id, status, timeout, polls, elapsed)
             sleep(interval)
             slept += interval
 
@@ -347,9 +347,9 @@ class AsyncSvcClient(AsyncHttp, _ClientBase):
             polls += 1
             if status.done:
                 return status
-            waited = max(slept, monotonic() - started)
-            if waited + interval > timeout:
-                raise _poll_timeout(session_id, status, timeout, polls, waited)
+            elapsed = max(slept, monotonic() - started)
+            if elapsed + interval > timeout:
+                raise _poll_timeout(session_id, status, timeout, polls, elapsed)
             waited = sleep(interval)
             if inspect.isawaitable(waited):
                 await waited
@@ -449,8 +449,8 @@ def decode(
             # Seconds in ASCII digits (RFC 9110 §10.2.3; core/numbers.py): "²" or "١٢" is no
             # figure, and an HTTP-date form is left to the caller (None), never an exception.
             seconds = decimal_text(response.headers.get("Retry-After", "").strip(" \t"))
-            readable = seconds is not None and seconds >= 0 and math.isfinite(float(seconds))
-            error.retry_after = float(seconds) if readable else None  # type: ignore[arg-type]
+            figure = float(seconds) if seconds is not None and seconds >= 0 else math.inf
+            error.retry_after = figure if math.isfinite(figure) else None  # too long: no figure
         raise error
     if not parsed:
         kind = response.headers.get("Content-Type", "no content type")

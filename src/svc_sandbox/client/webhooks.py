@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from svc_sandbox.client.arguments import HEX_ID
+from svc_sandbox.client import arguments as check
 from svc_sandbox.client.models import WebhookEvent
 from svc_sandbox.client.signing import (
     DEFAULT_TOLERANCE,
@@ -145,7 +145,5 @@ def _check_test_webhook(
         raise ValueError("timestamp must be a datetime or whole unix seconds >= 0")
     if environment not in ("sandbox", "production"):
         raise ValueError(f"environment must be sandbox or production, got {environment!r}")
-    if organization_id is not None and (
-        not isinstance(organization_id, str) or not HEX_ID.fullmatch(organization_id)
-    ):
-        raise ValueError("organization_id must be 24 lowercase hex characters")
+    if organization_id is not None:
+        check.hex_id("organization_id", organization_id)

@@ -34,6 +34,7 @@ from svc_sandbox.pages.views import (
     product_view,
     pwyw_santim,
     session_view,
+    thanked_order,
 )
 from svc_sandbox.web import error_response, form_body, json_body, json_response, sandbox
 
@@ -257,12 +258,8 @@ def product_buy(token: str) -> Response:
 @product_pages.get("/<token>/orders/<order_id>")
 def product_order_page(token: str, order_id: str) -> Response:
     """The thank-you page of an order the product page gave at once (nothing to pay)."""
-    sb = sandbox()
-    product = sb.products.find(token)
-    order = sb.orders.get(order_id)
-    if product is None or order.product_id != product.id or order.status != "paid":
-        raise NotFound(f"order {order_id} not found")
-    return page("message.html", title="Thank you", done={"orderId": order.id}, error=None)
+    done = thanked_order(sandbox(), token, order_id)
+    return page("message.html", title="Thank you", done=done, error=None)
 
 
 def product_form_again(product: Product, error: SandboxError) -> Response:

@@ -12,7 +12,7 @@ from svc_sandbox.commerce.failures import FAILURE_MESSAGES
 from svc_sandbox.commerce.payments import PROVIDER_FAILURE_CODES
 from svc_sandbox.commerce.products import Product
 from svc_sandbox.core.clock import isoformat
-from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.errors import NotFound, ValidationFailed
 from svc_sandbox.core.numbers import ASCII_WHITESPACE, decimal_text
 from svc_sandbox.exposure import origin_of
 from svc_sandbox.sandbox import Sandbox
@@ -89,6 +89,17 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "failure_codes": [(c, FAILURE_MESSAGES[c]) for c in PROVIDER_FAILURE_CODES],
             "triggers": trigger_list(sb, session.environment),
         }
+
+
+def thanked_order(sb: Sandbox, token: str, order_id: str) -> dict[str, Any]:
+    """What the thank-you page of a buy with nothing to pay shows: the order, when it is a
+    paid order of the product behind ``token``; else 404, as for an unknown order."""
+    with sb.lock:
+        product = sb.products.find(token)
+        order = sb.orders.get(order_id)
+        if product is None or order.product_id != product.id or order.status != "paid":
+            raise NotFound(f"order {order_id} not found")
+        return {"orderId": order.id}
 
 
 def poll_url(sb: Sandbox, session_id: str) -> str:

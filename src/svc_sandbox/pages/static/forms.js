@@ -1,8 +1,8 @@
-// A hosted page's form is sent once: a second press while the page is leaving (a double click
-// on Pay) is dropped, where it sent the same attempt again and the buyer landed on its 409 ("A
-// payment prompt is already out"). The pressed button is not disabled: its name and value (the
-// simulator's failure code, the consent's decision) must still be sent. A page shown again from
-// the browser's back/forward cache takes a press again.
+// A payment page's form (payment link, product, provider and simulator pages) is sent once: a
+// second press while the page is leaving (a double click on Pay) is dropped, where it sent the
+// same attempt again and the buyer landed on its 409 ("A payment prompt is already out"). The
+// pressed button is not disabled: its name and value (the simulator's failure code) must still
+// be sent. A page shown again from the browser's back/forward cache takes a press again.
 (function () {
   "use strict";
   document.addEventListener("submit", function (event) {
