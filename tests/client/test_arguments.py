@@ -6,13 +6,23 @@ raise SvcTransportError instead.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from svc_sandbox.client import AsyncSvcClient, IdentityClient, SvcClient, WalletClient
+from svc_sandbox.client import (
+    AsyncIdentityClient,
+    AsyncSvcClient,
+    AsyncWalletClient,
+    IdentityClient,
+    SvcClient,
+    SvcTransportError,
+    WalletClient,
+)
 
 NOWHERE = "http://127.0.0.1:9/api"
 SESSION = "0123456789abcdef01234567"
@@ -252,6 +262,82 @@ def test_a_pool_of_the_other_kind_or_a_closed_one_is_refused() -> None:
     async_pool = httpx.AsyncClient()
     with pytest.raises(ValueError, match="^http must be an httpx.Client, not AsyncClient"):
         SvcClient("svc_test_abcdefgh", base_url=NOWHERE, http=async_pool)  # type: ignore[arg-type]
+
+
+WALLET_TOKEN = "eyJhbGciOiJSUzI256.e30.c2ln"
+#: Each client kind, its pool kind, and one call that would send a request.
+LENT: list[tuple[str, Callable[[Any], Any], Callable[[Any], Any]]] = [
+    (
+        "commerce",
+        lambda http: SvcClient(base_url=NOWHERE, http=http),
+        lambda c: c.get_checkout(SESSION),
+    ),
+    (
+        "commerce async",
+        lambda http: AsyncSvcClient(base_url=NOWHERE, http=http),
+        lambda c: c.get_checkout(SESSION),
+    ),
+    (
+        "identity",
+        lambda http: IdentityClient("app_1", redirect_uri=NOWHERE, auth_url=NOWHERE, http=http),
+        lambda c: c.discovery(),
+    ),
+    (
+        "identity async",
+        lambda http: AsyncIdentityClient(
+            "app_1", redirect_uri=NOWHERE, auth_url=NOWHERE, http=http
+        ),
+        lambda c: c.discovery(),
+    ),
+    (
+        "wallet",
+        lambda http: WalletClient(WALLET_TOKEN, "svc_test_abcdefgh", base_url=NOWHERE, http=http),
+        lambda c: c.balance(),
+    ),
+    (
+        "wallet async",
+        lambda http: AsyncWalletClient(
+            WALLET_TOKEN, "svc_test_abcdefgh", base_url=NOWHERE, http=http
+        ),
+        lambda c: c.balance(),
+    ),
+]
+
+
+def lent_pool(kind: str) -> httpx.Client | httpx.AsyncClient:
+    return httpx.AsyncClient() if kind.endswith("async") else httpx.Client()
+
+
+async def outcome(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+@pytest.mark.parametrize(("kind", "build", "call"), LENT, ids=[row[0] for row in LENT])
+def test_a_lent_pool_closed_after_the_client_was_built_is_a_transport_error(
+    kind: str, build: Callable[[Any], Any], call: Callable[[Any], Any]
+) -> None:
+    """httpx's RuntimeError ("the client has been closed") came out of the call."""
+    http = lent_pool(kind)
+    client = build(http)
+    asyncio.run(outcome(http.aclose() if isinstance(http, httpx.AsyncClient) else http.close()))
+    with pytest.raises(SvcTransportError, match="lent as http= has been closed") as raised:
+        asyncio.run(outcome(call(client)))
+    assert raised.value.code == "connection_error"
+
+
+@pytest.mark.parametrize(("kind", "build", "call"), LENT, ids=[row[0] for row in LENT])
+def test_a_client_closed_keeps_its_lent_pool_and_makes_none_of_its_own(
+    kind: str, build: Callable[[Any], Any], call: Callable[[Any], Any]
+) -> None:
+    """After ``close()``, the next call made a pool of its own that nothing ever closed."""
+    http = lent_pool(kind)
+    client = build(http)
+    asyncio.run(outcome(client.aclose() if kind.endswith("async") else client.close()))
+    assert client._client is http and not http.is_closed
+    with pytest.raises(SvcTransportError):  # sent through the lent pool: nobody listens
+        asyncio.run(outcome(call(client)))
+    assert client._client is http
+    asyncio.run(outcome(http.aclose() if isinstance(http, httpx.AsyncClient) else http.close()))
 
 
 def test_a_custom_amount_checkout_needs_a_token() -> None:

@@ -138,11 +138,21 @@ class HttpPool(Generic[H]):
     def _http(self) -> H:
         if self._client is None:
             self._client = self._pool_type(timeout=self.timeout)
+        elif self._client.is_closed and not self._owns_http:
+            # Closed by its owner after it was lent: httpx's RuntimeError at the send.
+            raise SvcTransportError(
+                f"the {type(self._client).__name__} lent as http= has been closed: "
+                "nothing was sent",
+                code="connection_error",
+            )
         return self._client
 
     def _release(self) -> H | None:
-        """The pool to close now: the client's own, once."""
-        owned, self._client = (self._client if self._owns_http else None), None
+        """The pool to close now: the client's own, once. A lent pool stays the one used (a
+        call after ``close()`` made a pool of its own that nothing closed)."""
+        if not self._owns_http:
+            return None
+        owned, self._client = self._client, None
         return owned
 
 
