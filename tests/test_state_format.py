@@ -913,6 +913,20 @@ CONTRACT: list[tuple[str, Edit2, str]] = [
         "services.payments.attempts[0].gateway must be 'telebirr', 'mpesa' or 'cbe'",
     ),
     (
+        "a svc_live_ token of a sandbox organization",
+        lambda d: renamed(
+            d,
+            first(d, "orgs.tokens", environment="sandbox")["token"],
+            "svc_live_" + first(d, "orgs.tokens", environment="sandbox")["token"][9:],
+        ),
+        "which must start with svc_test_ (a token of its environment, sandbox)",
+    ),
+    (
+        "a signing key id its material does not make",
+        set_first("signingKeys.keys", kid="0123456789abcdef"),
+        "services.signingKeys.keys[0].kid is '0123456789abcdef', which must be ",
+    ),
+    (
         "an empty signing key id (the JWKS's kid is non-empty)",
         set_first("signingKeys.keys", kid=""),
         "services.signingKeys.keys[0].kid is '', which must be 16 lowercase hex characters",

@@ -84,7 +84,7 @@ from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
 from svc_sandbox.identity.users import User
 from svc_sandbox.latency import LatencyRule
 from svc_sandbox.orgs.organizations import MAX_REDIRECT_URLS, ApiToken, Organization, rate_problem
-from svc_sandbox.state_shapes import SHAPES
+from svc_sandbox.state_shapes import DERIVED, SHAPES
 from svc_sandbox.wallet.ledger import (
     KINDS,
     TRANSFER_STATUSES,
@@ -566,6 +566,12 @@ def _check_shapes(document: dict[str, Any]) -> None:
                     raise ValidationFailed(
                         f"state document: services.{section}.{name}[{index}].{field} {what} "
                         f"{problem} (the shape the API makes and takes)"
+                    )
+            for (kind, field), derived in DERIVED.items():
+                if kind is cls and (problem := derived(record)):
+                    raise ValidationFailed(
+                        f"state document: services.{section}.{name}[{index}].{field} is "
+                        f"{shown(record[field])}, which {problem}"
                     )
     for org, product in services["checkout"]["placeholders"].items():
         if not is_object_id(product):

@@ -21,10 +21,10 @@ from svc_sandbox.commerce.products import PRODUCT_REF, Product
 from svc_sandbox.commerce.triggers import SPEC_TRIGGERS, Trigger
 from svc_sandbox.core.digests import SHA256_HEX, SHA256_HEX_WORDS
 from svc_sandbox.core.errors import ValidationFailed
-from svc_sandbox.core.ids import OBJECT_ID_SHAPE, is_object_id
+from svc_sandbox.core.ids import OBJECT_ID_SHAPE, api_token_prefix, is_object_id
 from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.grants import CHALLENGE_SHAPE, AuthCode
-from svc_sandbox.identity.keys import KID_SHAPE, SigningKey
+from svc_sandbox.identity.keys import KID_SHAPE, SigningKey, kid_of
 from svc_sandbox.identity.sessions import BrowserSession
 from svc_sandbox.identity.tokens import AccessToken, Grant, RefreshToken
 from svc_sandbox.identity.users import HANDLE_SHAPE, HANDLE_WORDS, User
@@ -147,4 +147,26 @@ SHAPES: dict[tuple[type, str], Shape] = {
         lambda value: CHALLENGE_SHAPE.fullmatch(value) is not None,
         "43 base64url characters (an S256 code challenge)",
     ),
+}
+
+
+def _token_environment(token: dict[str, Any]) -> str | None:
+    prefix = api_token_prefix(token["environment"])
+    if token["token"].startswith(prefix):
+        return None
+    return f"must start with {prefix} (a token of its environment, {token['environment']})"
+
+
+def _kid_of_material(key: dict[str, Any]) -> str | None:
+    if key["kid"] == kid_of(key["material"]):
+        return None
+    return f"must be {kid_of(key['material'])}, the id its material makes (keys.kid_of)"
+
+
+#: Fields that follow from another field of their record, as the services make them: one
+#: that does not would import and mean two things (a ``svc_live_`` token acting in sandbox,
+#: a JWKS ``kid`` naming a key other than the one it publishes). Each words what is wrong.
+DERIVED: dict[tuple[type, str], Callable[[dict[str, Any]], str | None]] = {
+    (ApiToken, "token"): _token_environment,
+    (SigningKey, "kid"): _kid_of_material,
 }

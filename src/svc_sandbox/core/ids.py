@@ -87,7 +87,7 @@ class IdFactory:
         return self.unused(lambda: "p_" + self.text(16, _URLSAFE_ALPHABET), taken)
 
     def api_token(self, environment: str, taken: Container[str] = ()) -> str:
-        prefix = "svc_live_" if environment == "production" else "svc_test_"
+        prefix = api_token_prefix(environment)
         return self.unused(lambda: prefix + self.text(32), taken)
 
     def secret(self, prefix: str = "", length: int = 32, taken: Container[str] = ()) -> str:
@@ -101,6 +101,11 @@ class IdFactory:
         self.seed = data["seed"]
         version, internal, gauss = data["state"]
         self._random.setstate((version, tuple(internal), gauss))
+
+
+def api_token_prefix(environment: str) -> str:
+    """What an API token of ``environment`` starts with (spec §5: live and test keys)."""
+    return "svc_live_" if environment == "production" else "svc_test_"
 
 
 class RequestIds:
