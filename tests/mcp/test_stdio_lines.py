@@ -12,8 +12,13 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
+from svc_sandbox.app import create_app
+from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.server import ServerThread
+from svc_sandbox.testing.emulator import InProcessEmulator
 from tests.mcp.conftest import INITIALIZE, REFUSED_MESSAGES, SVC, server_env
 
 #: A well-formed token: the lines here never reach the emulator.
@@ -23,10 +28,10 @@ TOKEN = "svc_test_" + "0" * 32
 class Lines:
     """A ``svc-sandbox mcp`` process: write a line, read the next line it answers."""
 
-    def __init__(self) -> None:
+    def __init__(self, *arguments: str, token: str = TOKEN) -> None:
         self.process = subprocess.Popen(
-            [SVC, "mcp"],
-            env=server_env(SVC_TOKEN=TOKEN),
+            [SVC, "mcp", *arguments],
+            env=server_env(SVC_TOKEN=token),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -156,3 +161,77 @@ def test_stdin_closing_ends_the_server_cleanly() -> None:
     assert process.ping(1) == {"jsonrpc": "2.0", "id": 1, "result": {}}
     process.close()
     assert process.process.returncode == 0
+
+
+#: How long the emulator holds each balance read (wall time: a real clock).
+DELAY = 1.5
+
+
+@pytest.fixture(scope="module")
+def slow_balance() -> Iterator[tuple[str, str]]:
+    """A real-clock emulator whose GET /api/balance waits DELAY seconds: its base URL and a
+    token."""
+    sandbox = Sandbox(clock_mode="real", seed=1)
+    sandbox.settings.host, sandbox.settings.port = "127.0.0.1", 0
+    thread = ServerThread(create_app(sandbox), sandbox.settings).start()
+    try:
+        token = InProcessEmulator(sandbox, thread.origin).create_tenant("stdin").sandbox.token
+        rule = {"method": "GET", "path": "/api/balance", "delaySeconds": DELAY}
+        answer = httpx.post(thread.origin + "/_sandbox/faults/latency", json=rule, timeout=10)
+        assert answer.status_code == 201, answer.text
+        yield thread.origin + "/api", token
+    finally:
+        thread.close()
+
+
+def balance_call(request_id: int) -> bytes:
+    call = {"name": "svc_get_balance", "arguments": {}}
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": call}
+    ).encode()
+
+
+def started(base_url: str, token: str) -> Lines:
+    process = Lines("--base-url", base_url, token=token)
+    process.send(json.dumps(INITIALIZE).encode())
+    assert process.answer()["id"] == 1
+    process.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    return process
+
+
+def test_requests_in_flight_when_stdin_closes_are_answered_before_the_server_ends(
+    slow_balance: tuple[str, str],
+) -> None:
+    """The SDK cancelled them and answered "Connection closed": `cat calls.jsonl | svc-sandbox
+    mcp` lost the answers of its last calls."""
+    process = started(*slow_balance)
+    process.send(balance_call(7))
+    process.send(balance_call(8))
+    process.close()
+    answers = {}
+    while not process.answers.empty():
+        answer = json.loads(process.answers.get())
+        answers[answer["id"]] = answer
+    assert process.process.returncode == 0
+    assert sorted(answers) == [7, 8]
+    for answer in answers.values():
+        assert "error" not in answer, answer
+        assert answer["result"]["isError"] is False, answer
+        assert answer["result"]["structuredContent"]["currency"] == "ETB"
+
+
+def test_a_request_the_client_cancelled_is_not_waited_for_at_stdin_close(
+    slow_balance: tuple[str, str],
+) -> None:
+    """MCP cancellation: the SDK answers nothing for it, so waiting would never end."""
+    process = started(*slow_balance)
+    process.send(balance_call(9))
+    cancel = {"requestId": 9, "reason": "no longer needed"}
+    process.send(
+        json.dumps(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
+        ).encode()
+    )
+    process.close()  # waits 20 s at most for the process to end
+    assert process.process.returncode == 0
+    assert process.answers.empty()

@@ -1,22 +1,94 @@
 """The tool server over stdio: the SDK's transport, fed stdin's lines one by one after each is
 held to the emulator's one rule for JSON (messages.py). The SDK reads each line itself, keeps
 the last of a repeated name and drops a line it cannot read without answering it; here such a
-line is answered with a JSON-RPC error and never reaches the SDK."""
+line is answered with a JSON-RPC error and never reaches the SDK. When stdin closes, the
+requests read by then are answered before the SDK is told: it cancels the ones still running
+and answers them "Connection closed", so `cat calls.jsonl | svc-sandbox mcp` lost the answers
+of its last tool calls."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
-from typing import Any, cast
+from types import TracebackType
+from typing import Any, Self, cast
 
 import anyio
+import pydantic_core
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCError, JSONRPCResponse
 
 from svc_sandbox.mcp.messages import line_refusal
 
 Send = Callable[[SessionMessage], Awaitable[None]]
+
+
+#: A request id as JSON tells them apart (``1`` and ``"1"`` are two requests).
+IdKey = tuple[type, Any]
+
+
+def id_key(request_id: Any) -> IdKey:
+    return (type(request_id), request_id)
+
+
+class Unanswered:
+    """The requests passed to the SDK that it has not answered yet."""
+
+    def __init__(self) -> None:
+        self._ids: set[IdKey] = set()
+        self._changed = anyio.Event()
+
+    def read(self, document: Any) -> None:
+        """Notes a line passed to the SDK: a request is waited for; a cancellation (MCP
+        ``notifications/cancelled``) is not, since the SDK then answers nothing."""
+        if not isinstance(document, dict):
+            return
+        if "method" in document and "id" in document:
+            self._ids.add(id_key(document["id"]))
+        elif document.get("method") == "notifications/cancelled":
+            params = document.get("params")
+            if isinstance(params, dict) and "requestId" in params:
+                self.answered(params["requestId"])
+
+    def answered(self, request_id: Any) -> None:
+        self._ids.discard(id_key(request_id))
+        self._changed.set()
+
+    async def all_answered(self) -> None:
+        while self._ids:
+            self._changed = anyio.Event()
+            await self._changed.wait()
+
+
+class NotingAnswers:
+    """The SDK's write stream, noting in ``unanswered`` each answer it sends (a result or an
+    error; a request of the server's own has an id too, and is no answer)."""
+
+    def __init__(self, stream: Any, unanswered: Unanswered) -> None:
+        self._stream = stream
+        self._unanswered = unanswered
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._stream.send(item)
+        if isinstance(item.message, JSONRPCResponse | JSONRPCError):
+            self._unanswered.answered(item.message.id)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> Self:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        return cast(bool | None, await self._stream.__aexit__(exc_type, exc_val, exc_tb))
 
 
 class CheckedLines:
@@ -25,8 +97,9 @@ class CheckedLines:
     SDK writes its own answers to (so no two writers share stdout); blank lines are skipped,
     as the SDK skips them."""
 
-    def __init__(self, source: AsyncIterable[bytes]) -> None:
+    def __init__(self, source: AsyncIterable[bytes], unanswered: Unanswered) -> None:
         self._source = source
+        self._unanswered = unanswered
         self._send: Send | None = None
         self._ready = anyio.Event()
 
@@ -44,6 +117,7 @@ class CheckedLines:
                 continue
             refusal = line_refusal(raw)
             if refusal is None:
+                self._unanswered.read(pydantic_core.from_json(raw))
                 # Text, as the SDK's own reader gives it (UTF-8: the SDK's parser read it).
                 yield raw.decode("utf-8")
                 continue
@@ -51,12 +125,15 @@ class CheckedLines:
             await self._ready.wait()
             assert self._send is not None
             await self._send(SessionMessage(refusal))
+        await self._unanswered.all_answered()
 
 
 async def run_stdio(server: Server[Any]) -> None:
     """Serves ``server`` over this process's stdin and stdout until stdin closes."""
-    lines = CheckedLines(anyio.wrap_file(sys.stdin.buffer))
+    unanswered = Unanswered()
+    lines = CheckedLines(anyio.wrap_file(sys.stdin.buffer), unanswered)
     # The SDK's transport takes any async iterable of lines where it expects its text file.
     async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
         lines.answer_through(write_stream.send)
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        noting = NotingAnswers(write_stream, unanswered)
+        await server.run(read_stream, noting, server.create_initialization_options())
