@@ -558,3 +558,33 @@ def test_a_clock_written_as_a_date_starts_at_its_midnight_utc(tmp_path: Path) ->
     )
     result = Runner(InProcessTarget()).run(scenario)
     assert result.status == PASSED, result.failure
+
+
+RECEIVER_VARIABLE_USE = """
+    name: a receiver by its variables alone
+    steps:
+      - request:
+          method: POST
+          path: /checkout
+          json:
+            amount: 500
+            description: Hook
+            metadata:
+              url: "${webhook_url}"
+              secret: "${webhook_secret}"
+              id: "${webhook_endpoint_id}"
+        expect: {status: 200}
+"""
+
+
+def test_a_file_using_the_receiver_variables_gets_a_receiver_without_webhooks(
+    tmp_path: Path,
+) -> None:
+    """docs/scenarios.md: the runner's variables include the scenario's receiver. Without a
+    ``webhooks:`` section every step naming one was skipped, and the run passed as skipped."""
+    result = Runner(InProcessTarget()).run(one(tmp_path, RECEIVER_VARIABLE_USE))
+    assert result.status == PASSED, (result.message, result.failure)
+    assert [step.status for step in result.steps] == [PASSED]
+    sent = result.steps[0].request["body"]["metadata"]  # type: ignore[index]
+    assert sent["url"].startswith("http://127.0.0.1:")
+    assert sent["id"].startswith("we_") and sent["secret"]

@@ -51,11 +51,13 @@ from svc_sandbox.scenarios.templating import (
     KEEP,
     PLAIN,
     PROVIDED,
+    RECEIVER_VARIABLES,
     TooLarge,
     UnboundVariable,
     as_text,
     dependency_order,
     own_vars,
+    references,
     render,
 )
 from svc_sandbox.scenarios.transport import (
@@ -225,7 +227,11 @@ class _Run:
 
     def _open_receiver(self) -> None:
         config = self.scenario.document.get("webhooks")
-        wants = config is not None or _uses_webhooks(self.scenario.steps)
+        wants = (
+            config is not None
+            or _uses_webhooks(self.scenario.steps)
+            or self._uses_receiver_variables()
+        )
         if not wants:
             return
         config = config or {}
@@ -243,6 +249,14 @@ class _Run:
             webhook_secret=endpoint["secret"],
             webhook_endpoint_id=endpoint["id"],
         )
+
+    def _uses_receiver_variables(self) -> bool:
+        """Whether the file names ``${webhook_url}`` or another receiver variable it does not
+        define itself: without a receiver those steps were skipped, and a run of nothing
+        but skipped steps passed."""
+        own = set(own_vars(self.scenario.document)) | set(self.scenario.row)
+        used = {name for name, _ in references(self.scenario.document)}
+        return any(name in used and name not in own for name in RECEIVER_VARIABLES)
 
     def _steps(self, steps: list[dict[str, Any]], at: DocPath) -> None:
         for index, step in enumerate(steps):

@@ -29,6 +29,8 @@ RENDER_LIMIT = 1_000_000
 #: Variables the runner computes at each use.
 DYNAMIC = ("now", "now_unix", "uuid", "random_hex")
 #: Variables the runner binds before the first step (credentials, roots, ids of the target).
+#: The scenario's webhook receiver's (one is opened for a file that uses any of them).
+RECEIVER_VARIABLES = ("webhook_url", "webhook_secret", "webhook_endpoint_id")
 PROVIDED = (
     "token",
     "production_token",
@@ -43,9 +45,7 @@ PROVIDED = (
     "product_page_url",
     "provider_url",
     "control_url",
-    "webhook_url",
-    "webhook_secret",
-    "webhook_endpoint_id",
+    *RECEIVER_VARIABLES,
     "seed",
     # the identity provider's seeded state (GET /_sandbox, ``identity``)
     "client_id",
