@@ -246,8 +246,26 @@ def url_characters_problem(url: str) -> str | None:
     return None
 
 
-#: Schemes a browser runs or reads locally: never a place to send a buyer after paying.
-UNSAFE_SCHEMES = frozenset({"javascript", "vbscript", "data", "file", "blob", "about"})
+#: Schemes a browser runs, reads locally or keeps to itself (a web page's link to one does
+#: nothing, or worse: ``feed:javascript:``): never a place to send a buyer after paying.
+UNSAFE_SCHEMES = frozenset(
+    {
+        "javascript",
+        "vbscript",
+        "data",
+        "file",
+        "blob",
+        "about",
+        "filesystem",
+        "view-source",
+        "chrome",
+        "chrome-extension",
+        "moz-extension",
+        "resource",
+        "feed",
+        "jar",
+    }
+)
 #: What ``{CHECKOUT_ID}`` becomes (a session id), so a URL is checked as it will be used.
 _SAMPLE_SESSION_ID = "0" * 24
 
