@@ -105,3 +105,36 @@ def test_a_hostile_app_name_and_website_on_the_consent_page_are_text(
     expect(page.locator("#app-name")).to_have_text(HOSTILE)
     expect(page.locator("#app-website")).to_have_attribute("href", body["website"])
     assert dialogs == []
+
+
+def test_a_direction_override_in_an_apps_name_stays_inside_the_name(
+    page: Page, api: FlaskClient
+) -> None:
+    """An unclosed U+202E in an app's name ran on over the heading's own words: the browser
+    drew "ruoy ssecca ot stnaw" left of the name. Drawn now: the name, then the sentence."""
+    body = {
+        "name": "\u202eppA knaB",
+        "redirectUris": ["https://app.example/cb"],
+        "scopes": ["openid"],
+        "clientType": "public",
+    }
+    app = api.post("/_sandbox/apps", json=body).json
+    assert app is not None
+    client = Client(app["clientId"], None, "https://app.example/cb")
+    page.goto(f"{AUTH}/oauth2/authorize?{urlencode(authorize_params(client, scope='openid'))}")
+    page.get_by_label("Handle or email").fill("abebe")
+    page.get_by_label("Password").fill("abebe-sandbox-pass")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#app-name")).to_be_visible()
+    # Where the browser draws the name and the first word after it (one line at this width).
+    name_right, wants_left = page.evaluate(
+        """() => {
+            const name = document.getElementById("app-name");
+            const after = name.nextSibling;  // the text " wants to access your account"
+            const range = document.createRange();
+            range.setStart(after, 1);
+            range.setEnd(after, 6);
+            return [name.getBoundingClientRect().right, range.getBoundingClientRect().left];
+        }"""
+    )
+    assert wants_left >= name_right - 1, (name_right, wants_left)

@@ -246,6 +246,16 @@ def test_consent_page_escapes_what_the_app_registered(
     assert "'onmouseover='" not in text
 
 
+def test_a_direction_override_in_an_apps_name_ends_with_the_name(
+    http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    """An unclosed U+202E in the name ran on over the page's own words: the heading read
+    "ruoy ssecca ot stnaw Bank App" (core/bidi.py)."""
+    text = consent_page_of_new_app(http, svc_sandbox, name="\u202eppA knaB")
+    assert '<span id="app-name">\u202eppA knaB\u202c</span> wants to access' in text
+    assert "<title>Authorize \u202eppA knaB\u202c" in text
+
+
 def test_per_scope_decline_narrows_the_grant_but_keeps_openid(
     http: FlaskClient, svc_sandbox: Sandbox, confidential: Client
 ) -> None:
