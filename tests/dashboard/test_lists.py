@@ -97,5 +97,5 @@ def test_an_order_of_a_custom_amount_checkout_shows_its_description(
     approved = svc_http.post(f"/_sandbox/checkout/sessions/{session_id}/approve", json={})
     assert approved.status_code == 200
     html = svc_http.get("/_sandbox/ui/orders").get_data(as_text=True)
-    assert "<td>Consulting hour</td>" in html
+    assert '<td class="free-text">Consulting hour</td>' in html
     assert "Custom payment" not in html

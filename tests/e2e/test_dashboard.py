@@ -438,20 +438,49 @@ def test_a_transfer_shows_in_both_wallets_with_the_other_handle(
         expect(ledger).to_contain_text("-25.01 ETB" if direction == "sent" else "25.01 ETB")
 
 
-def test_a_long_title_without_spaces_wraps_and_leaves_the_columns_after_it_on_screen(
-    page: Page, api: FlaskClient, auth: dict[str, str]
+LONG = "W" * 120  # the longest organization name, title and description the API takes
+#: Every dashboard list whose rows carry an organization's name or a typed title.
+LISTS = ["", "/products", "/checkouts", "/orders", "/payouts", "/webhooks", "/identity"]
+
+
+@pytest.fixture
+def long_names(
+    api: FlaskClient, auth: dict[str, str], live_auth: dict[str, str], svc_sandbox: Sandbox
 ) -> None:
-    """A 120-character title (the longest a product takes) pushed Price, Status and the
-    page link into a horizontal scroll at 1280 px."""
-    published(api, auth, title="W" * 120)
+    """Both seeded organizations named with 120 letters and no space, and a row of each
+    list: a product, a paid custom-amount checkout, a withdrawal in review, an event, an
+    app, a token."""
+    for org in svc_sandbox.orgs.orgs.values():
+        assert api.patch(f"/_sandbox/orgs/{org.id}", json={"name": LONG}).status_code == 200
+    published(api, auth, title=LONG)
+    checkout(api, auth, amount=500, description=LONG)
+    earn(api, live_auth, 2_000_000)
+    assert withdraw(api, live_auth, 1_500_001)["status"] == "reviewing"
+    assert api.post("/_sandbox/events/trigger", json={"type": "order.completed"}).status_code == 201
+    app = {"name": LONG, "redirectUris": ["https://app.example/cb"], "scopes": ["openid"]}
+    assert api.post("/_sandbox/apps", json=app).status_code == 201
+    org_id = next(iter(svc_sandbox.orgs.orgs))
+    token = {"name": LONG[:80]}  # the longest token name
+    assert api.post(f"/_sandbox/orgs/{org_id}/tokens", json=token).status_code == 201
+
+
+@pytest.mark.usefixtures("long_names")
+@pytest.mark.parametrize("section", LISTS)
+def test_long_names_wrap_and_leave_every_column_and_button_on_screen(
+    page: Page, section: str
+) -> None:
+    """A 120-letter organization name (and title, description, token name) pushed Approve,
+    Reject, Redeliver, Disable and the amount columns past 2,000 px at 1280 px."""
     page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
-    page.goto(f"{UI}/products")
-    wrap = page.locator("#products").bounding_box()
-    status = page.get_by_role("columnheader", name="Status").bounding_box()
-    assert wrap is not None and status is not None
-    assert status["x"] + status["width"] <= wrap["x"] + wrap["width"]
-    scrolls = page.locator("#products").evaluate("e => e.scrollWidth - e.clientWidth")
-    assert scrolls <= 0
+    page.goto(f"{UI}{section}")
+    wraps = page.locator(".table-wrap")
+    assert wraps.count() > 0
+    overflow = wraps.evaluate_all("ws => ws.map(w => w.scrollWidth - w.clientWidth)")
+    assert max(overflow) <= 0, overflow
+    width = page.evaluate("window.innerWidth")
+    for button in page.locator("table button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width, button.inner_text()
 
 
 def test_sending_what_is_due_on_a_frozen_clock_from_the_webhooks_page(
