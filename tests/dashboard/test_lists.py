@@ -99,3 +99,18 @@ def test_an_order_of_a_custom_amount_checkout_shows_its_description(
     html = svc_http.get("/_sandbox/ui/orders").get_data(as_text=True)
     assert '<td class="free-text">Consulting hour</td>' in html
     assert "Custom payment" not in html
+
+
+def test_the_event_log_cut_to_its_newest_rows_says_how_many_of_how_many(
+    svc_http: FlaskClient,
+) -> None:
+    """docs/dashboard.md: every list cut to its newest rows says so (the event log did not)."""
+    for _ in range(ROWS + 2):
+        made = svc_http.post("/_sandbox/events/trigger", json={"type": "order.completed"})
+        assert made.status_code == 201
+    html = svc_http.get("/_sandbox/ui/webhooks").get_data(as_text=True)
+    assert (
+        f'<p class="muted" id="events-shown-of">Showing the newest {ROWS} of {ROWS + 2}: '
+        "every one through GET /_sandbox/events.</p>"
+    ) in html
+    assert "deliveries-shown-of" not in html  # no endpoint: no delivery at all

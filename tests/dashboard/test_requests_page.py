@@ -7,6 +7,8 @@ import re
 
 from flask.testing import FlaskClient
 
+from svc_sandbox.dashboard.views import ROWS
+
 UI_REQUESTS = "/_sandbox/ui/requests"
 
 
@@ -41,13 +43,49 @@ def test_a_refused_filter_is_said_beside_the_form_and_lists_nothing(svc_http: Fl
     html = response.get_data(as_text=True)
     assert response.status_code == 400
     message = "status must be a status code such as 404, or a class such as 4xx"
-    assert f'<p class="field-error" id="filter-error" role="alert">{message}</p>' in html
+    assert (
+        f'<p class="field-error" id="filter-error" role="alert" data-no-refresh>{message}</p>'
+        in html
+    )
     status_input = re.search(r'<input id="f-status"[^>]*>', html)
     assert status_input is not None
     assert 'aria-invalid="true" aria-describedby="filter-error"' in status_input.group(0)
     assert 'value="4z"' in status_input.group(0)
     assert rows(html) == []
     assert "Nothing shown: the filter was refused." in html
+
+
+def test_a_parameter_sent_twice_is_said_beside_the_form_too(svc_http: FlaskClient) -> None:
+    """It was the generic "Something went wrong" page, without the form or its footer's time."""
+    response = svc_http.get(f"{UI_REQUESTS}?method=GET&method=POST")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 400
+    message = "method is repeated: send it once"
+    assert f'id="filter-error" role="alert" data-no-refresh>{message}</p>' in html
+    method_input = re.search(r'<input id="f-method"[^>]*>', html)
+    assert method_input is not None and 'aria-invalid="true"' in method_input.group(0)
+    assert re.search(r'<span data-live id="footer-now">2026-[^<]+</span>', html)
+
+
+def test_a_refused_page_is_not_refreshed_and_a_listed_one_is(svc_http: FlaskClient) -> None:
+    """dashboard.js polls a page's address; a refused filter's page met its own 400 there and
+    said "svc-sandbox answered 400 for this page: what it shows may be out of date"."""
+    assert "data-no-refresh" in svc_http.get(f"{UI_REQUESTS}?status=abc").get_data(as_text=True)
+    assert "data-no-refresh" not in svc_http.get(UI_REQUESTS).get_data(as_text=True)
+
+
+def test_a_journal_longer_than_the_page_says_how_many_of_how_many(
+    svc_http: FlaskClient,
+) -> None:
+    for _ in range(ROWS + 3):
+        assert svc_http.get("/api/nowhere").status_code == 404
+    html = svc_http.get(UI_REQUESTS).get_data(as_text=True)
+    assert f"Showing the newest {ROWS} of {ROWS + 3}: every one through GET /_sandbox" in html
+    html = svc_http.get(f"{UI_REQUESTS}?status=404&limit=5").get_data(as_text=True)
+    assert f"Showing the newest 5 of {ROWS + 3}" in html
+    assert "Showing the newest" not in svc_http.get(f"{UI_REQUESTS}?status=500").get_data(
+        as_text=True
+    )
 
 
 def test_what_a_request_sent_is_shown_as_text(svc_http: FlaskClient, auth: dict[str, str]) -> None:

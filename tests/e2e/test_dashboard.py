@@ -76,6 +76,17 @@ def test_a_session_page_says_it_is_gone_after_a_reset_and_turns_its_buttons_off(
     expect(page.get_by_role("button", name="Fail")).to_be_disabled()
 
 
+def test_a_refused_filter_page_is_not_called_out_of_date(page: Page) -> None:
+    """It polled its own address, met its own 400 and said the page may be out of date."""
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url) if "/ui/requests" in r.url else None)
+    page.goto(f"{UI}/requests?status=abc")
+    expect(page.locator("#filter-error")).to_be_visible()
+    page.wait_for_timeout(2500)  # past one refresh period (dashboard.js REFRESH_MS)
+    expect(page.locator("#page-stale")).to_have_count(0)
+    assert len(requests) == 1  # the page itself, never polled
+
+
 def test_a_malformed_custom_duration_is_shown_next_to_the_field_and_kept(
     page: Page, svc_sandbox: Sandbox
 ) -> None:

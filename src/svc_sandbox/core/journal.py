@@ -122,6 +122,11 @@ class RequestJournal:
             for request_id, time, method, path, status, details in newest
         ]
 
+    def count(self, only: JournalFilter = EVERY_ENTRY) -> int:
+        """How many entries ``only`` matches."""
+        with self._lock:
+            return sum(1 for e in self._entries if only.matches(e[2], e[3], e[4]))
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -9,9 +9,9 @@ grants). The script also refreshes the live parts of each page by polling it.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template
+from flask import Blueprint, Response, render_template, request
 
-from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.core.errors import SandboxError, ValidationFailed
 from svc_sandbox.dashboard import views
 from svc_sandbox.web import query_values, sandbox
 
@@ -25,8 +25,9 @@ def html(template: str, status: int = 200, **context: object) -> Response:
 @blueprint.errorhandler(SandboxError)
 def not_found(error: SandboxError) -> Response:
     """Unknown sections and ids: a page saying so (never a stack trace)."""
+    context = views.timed(sandbox(), {"error": error})  # its footer's time too
     return html(
-        "dashboard/error.html", error.status, error=error, sections=views.SECTIONS, current=None
+        "dashboard/error.html", error.status, sections=views.SECTIONS, current=None, **context
     )
 
 
@@ -44,7 +45,11 @@ def requests_page() -> Response:
     """The request journal, filtered by the page's query (a refused filter: 400, said beside
     the form)."""
     sb = sandbox()
-    context = views.timed(sb, views.requests(sb, dict(query_values())))
+    try:
+        asked, refused = dict(query_values()), None
+    except ValidationFailed as refusal:  # a parameter sent twice: said beside the form too
+        asked, refused = request.args.to_dict(), refusal.message
+    context = views.timed(sb, views.requests(sb, asked, refused))
     status = 400 if context["refusal"] else 200
     return html(
         "dashboard/requests.html", status, sections=views.SECTIONS, current="requests", **context

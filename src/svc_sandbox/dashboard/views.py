@@ -193,17 +193,23 @@ def webhooks(sb: Sandbox) -> dict[str, Any]:
             {**e.to_public(), "organization": names.get(e.org_id, e.org_id)}
             for e in sb.webhook_endpoints.list_for()
         ]
+        all_events = sb.events.query()
+        all_deliveries = sb.deliveries.query({})
+        all_attempts = sb.deliveries.query_attempts({})
         events = [
             {**e.envelope(), "organization": names.get(e.org_id, e.org_id)}
-            for e in sb.events.query()[-ROWS:][::-1]
+            for e in all_events[-ROWS:][::-1]
         ]
-        deliveries = [d.to_public() for d in sb.deliveries.query({})[-ROWS:][::-1]]
-        attempts = [a.to_public() for a in sb.deliveries.query_attempts({})[-ROWS:][::-1]]
         return {
             "endpoints": endpoints,
             "events": events,
-            "deliveries": deliveries,
-            "attempts": attempts,
+            "deliveries": [d.to_public() for d in all_deliveries[-ROWS:][::-1]],
+            "attempts": [a.to_public() for a in all_attempts[-ROWS:][::-1]],
+            "totals": {
+                "events": len(all_events),
+                "deliveries": len(all_deliveries),
+                "attempts": len(all_attempts),
+            },
             "fault": sb.deliveries.fault.to_public(),
             "backlog": sb.deliveries.backlog(),
             "orgs": names,
@@ -286,12 +292,16 @@ REQUEST_DETAILS = (
 )
 
 
-def requests(sb: Sandbox, asked: dict[str, str] | None = None) -> dict[str, Any]:
+def requests(
+    sb: Sandbox, asked: dict[str, str] | None = None, refused: str | None = None
+) -> dict[str, Any]:
     """The journal's newest entries matching the filter ``asked`` (the page's query: method,
-    status, path; docs/control-plane.md), each with its kept details; a filter refused is said
-    beside the form, with nothing listed."""
+    status, path; docs/control-plane.md), each with its kept details; a filter refused (here,
+    or ``refused`` as the query was read) is said beside the form, with nothing listed."""
     asked = asked or {}
-    view: dict[str, Any] = {"asked": asked, "refusal": None, "requests": []}
+    view: dict[str, Any] = {"asked": asked, "refusal": refused, "requests": []}
+    if refused is not None:
+        return view
     try:
         query = parse(JournalQuery, asked)
         only, limit = query.only(), query_integer(query.limit, "limit", ROWS, JOURNAL_ENTRIES)
@@ -302,6 +312,7 @@ def requests(sb: Sandbox, asked: dict[str, str] | None = None) -> dict[str, Any]
         shown = [(label, entry[name]) for name, label in REQUEST_DETAILS if name in entry]
         view["requests"].append({**entry, "details": shown})
     view["filtered"] = only != EVERY_ENTRY
+    view["total"] = sb.journal.count(only)
     return view
 
 

@@ -211,5 +211,9 @@
         if (again) { again = false; refresh(); }
       });
   }
-  timer = window.setInterval(refresh, REFRESH_MS);
+  // A page that is itself a refusal (a filter the sandbox refused, answered 400) has nothing
+  // to refresh: polling it only met its own 400 and called the page out of date.
+  if (!document.querySelector("[data-no-refresh]")) {
+    timer = window.setInterval(refresh, REFRESH_MS);
+  }
 })();
