@@ -88,6 +88,29 @@ def test_a_refused_sign_in_marks_both_fields_invalid_and_points_them_at_the_mess
     assert '<p class="state error" id="error" role="alert">' in response.text
 
 
+TYPED_WRONG = {
+    "a pasted tab in the login": ({"login": "abebe\t", "password": PASSWORD}, "login contains"),
+    "a novel for a login": ({"login": "a" * 2001, "password": PASSWORD}, "login is longer"),
+    "a control character in the password": ({"login": "abebe", "password": "x\x01"}, "password"),
+}
+
+
+@pytest.mark.parametrize(("typed", "says"), TYPED_WRONG.values(), ids=list(TYPED_WRONG))
+def test_a_login_or_password_no_account_has_is_said_on_the_form(
+    http: FlaskClient, confidential: Client, typed: dict[str, str], says: str
+) -> None:
+    """It ended on the identity error page ("invalid_request ... Go back, reload the page and
+    try again"), the form and the request it carried gone."""
+    fields = sign_in_form(http, confidential)
+    response = http.post(f"{AUTH}/signin", data={**fields, **typed})
+    assert response.status_code == 400
+    assert "<h1>Sign in</h1>" in response.text
+    assert re.search(
+        rf'<p class="state error" id="error" role="alert">{says}[^<]*</p>', response.text
+    )
+    assert dict(hidden_fields(response.text)) == fields  # the next try carries the request
+
+
 @pytest.mark.parametrize("login", ["meron@users.sandbox.test", "Meron@Users.Sandbox.Test"])
 def test_an_email_signs_in_its_user_in_any_case(
     http: FlaskClient, svc_sandbox: Sandbox, confidential: Client, login: str

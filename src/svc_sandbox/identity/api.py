@@ -360,10 +360,15 @@ def sign_in() -> Response:
         # redirect to the app's registered address. The §8 authorize limit is not taken: a
         # sign-in is part of one authorization request.
         auth_request = checked_request(posted_params(form))
-        login = required(form, "login")
-        password = required(form, "password")
     except REFUSALS as error:
         return refusal(error, 303)
+    try:
+        login = required(form, "login")
+        password = required(form, "password")
+    except InvalidRequest as error:
+        # The request holds and the person typed something no account has (a pasted tab, a
+        # novel): the form again, saying so, not a dead-end error page.
+        return sign_in_page(auth_request, 400, login="", error=error.message)
     user = sb.users.check_password(login, password)
     if user is None:
         return sign_in_page(auth_request, 401, login=login, error="Wrong handle, email or password")
