@@ -328,6 +328,24 @@ def test_a_wildcard_bind_hands_out_usable_urls(host: str, origin: str) -> None:
     assert "0.0.0.0" not in text and origin in text
 
 
+def test_a_wildcard_bind_lists_only_addresses_of_this_machine() -> None:
+    """Each origin past loopback names an address a socket here can bind (so it is this
+    machine's); the route's source address is among them when there is a route at all (the
+    hostname alone often resolves to 127.0.0.1 only, and nothing else was listed)."""
+    listed = [urlsplit(o).hostname for o in usable_origins(Settings(host="0.0.0.0"))[1:]]
+    for address in listed:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.bind((address, 0))
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("198.51.100.7", 9))  # another documentation address (RFC 5737)
+        except OSError:  # no route off this machine: nothing more to list
+            return
+        source = probe.getsockname()[0]
+    if not source.startswith("127."):
+        assert source in listed
+
+
 # --- headers --------------------------------------------------------------------------------------
 
 

@@ -283,11 +283,30 @@ def usable_origins(settings: Settings) -> list[str]:
     if settings.host not in WILDCARD_BINDS:
         return [settings.origin]
     origins = [settings.origin]
+    for address in machine_addresses():
+        origin = f"http://{address}:{settings.port}"
+        if not is_loopback(address) and origin not in origins:
+            origins.append(origin)
+    return origins
+
+
+#: A documentation address (RFC 5737): only asked which way the machine would route to it.
+ROUTE_PROBE = ("192.0.2.1", 9)
+
+
+def machine_addresses() -> list[str]:
+    """This machine's IPv4 addresses as far as the standard library can tell: what its
+    name resolves to (often only 127.0.0.1 in a container's hosts file), and the address it
+    would send from to a non-local one (a UDP socket's connect sends nothing: it only picks
+    the route; no route, none)."""
     try:
         _, _, addresses = socket.gethostbyname_ex(socket.gethostname())
     except OSError:
         addresses = []
-    for address in addresses:
-        if not is_loopback(address):
-            origins.append(f"http://{address}:{settings.port}")
-    return origins
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(ROUTE_PROBE)
+            addresses.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    return addresses
