@@ -7,10 +7,12 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from _build_hooks import copy_library
 from flask.testing import FlaskClient
 
 from svc_sandbox.cli import main
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.scenarios.command import library_folder
 from tests.scenarios.helpers import write
 
 PASSING = """
@@ -550,3 +552,28 @@ def test_a_scenarios_own_seed_wins_over_the_runs(
     1". ``run --seed`` overrode it, so a recorded file replayed with another seed failed."""
     write(tmp_path, "s.yaml", SEEDED.format(seed=expected, line=line, expected=expected))
     assert main(["run", *argv, str(tmp_path)]) == 0, capsys.readouterr().out
+
+
+LIBRARY = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def test_the_library_runs_from_its_flag_beside_other_files(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkout's library is scenarios/; a wheel ships it as package data (next test)."""
+    assert Path(library_folder()) == LIBRARY
+    assert main(["run", "--library", str(folder / "passing.yaml"), "-k", "product"]) == 0
+    out = capsys.readouterr().out
+    assert "lists products" in out
+    ran = int(out.split("Running ", 1)[1].split(" ")[0])
+    assert ran > 1  # the file given and the library's product scenarios
+
+
+def test_the_wheel_gets_the_whole_library(tmp_path: Path) -> None:
+    """An installed wheel carried only the runner: the library had to be copied by hand."""
+    target = tmp_path / "svc_sandbox" / "scenarios" / "library"
+    written = copy_library(LIBRARY, target)
+    shipped = sorted(p.relative_to(LIBRARY) for p in LIBRARY.rglob("*.yaml"))
+    assert sorted(p.relative_to(target) for p in written) == shipped and shipped
+    for path in written:
+        assert path.read_bytes() == (LIBRARY / path.relative_to(target)).read_bytes()

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svc_sandbox.arguments import (
@@ -34,6 +35,11 @@ NOTHING_RAN = 5
 def add_parsers(sub: Any) -> None:
     run = sub.add_parser("run", help="run YAML scenarios (docs/scenarios.md)")
     run.add_argument("paths", nargs="*", help="scenario files or folders (default: scenarios/)")
+    run.add_argument(
+        "--library",
+        action="store_true",
+        help="run the shipped scenario library too (docs/scenarios.md)",
+    )
     run.add_argument(
         "--base-url", type=http_url, help="run against a running server (its {base_url} or origin)"
     )
@@ -75,6 +81,18 @@ def add_parsers(sub: Any) -> None:
     record.add_argument("--out", required=True, help="the scenario file to write")
     record.add_argument("--name", default="recorded flow", help="the scenario's name")
     record.add_argument("--limit", type=positive_int, default=1000, help="journal entries to read")
+
+
+#: Where a wheel keeps the scenario library (_build_hooks.py copies scenarios/ there).
+PACKAGED_LIBRARY = "library"
+
+
+def library_folder() -> str:
+    """The scenario library: package data in a wheel, else the repository's scenarios/."""
+    packaged = Path(__file__).resolve().parent / PACKAGED_LIBRARY
+    if packaged.is_dir():
+        return str(packaged)
+    return str(Path(__file__).resolve().parents[3] / "scenarios")
 
 
 def select(scenarios: list[Scenario], tags: list[str], keyword: str | None) -> list[Scenario]:
@@ -143,7 +161,7 @@ def run_command(args: argparse.Namespace) -> int:
     from svc_sandbox.scenarios.results import ERROR, FAILED
     from svc_sandbox.scenarios.runner import Runner
 
-    paths = args.paths or DEFAULT_PATHS
+    paths = [*args.paths, *([library_folder()] if args.library else [])] or DEFAULT_PATHS
     try:
         loaded = load_paths(paths)
         scenarios = select(loaded, args.tag, args.keyword)
