@@ -3,6 +3,7 @@ refresh rotation and reuse, the ID token (checked with joserfc)."""
 
 from __future__ import annotations
 
+import base64
 from datetime import timedelta
 from typing import Any
 
@@ -284,6 +285,33 @@ def test_public_client_uses_pkce_only(
     with_secret = Client(public.client_id, "cs_anything", public.redirect_uri)
     assert_error(exchange(http, with_secret, code), 401, "invalid_client")
     assert exchange(http, public, code).status_code == 200
+
+
+def test_a_public_client_may_send_its_id_in_basic_with_an_empty_password(
+    http: FlaskClient, svc_sandbox: Sandbox, public: Client, confidential: Client
+) -> None:
+    """Go's x/oauth2 sends "client_id:" in Basic (header auth); it was refused 401 while an
+    empty client_secret in the form was taken."""
+    form = {
+        "grant_type": "authorization_code",
+        "code": code_for(http, svc_sandbox, public),
+        "redirect_uri": public.redirect_uri,
+        "code_verifier": "verifier-" + "v" * 50,
+    }
+    basic = base64.b64encode(f"{public.client_id}:".encode()).decode()
+    response = http.post(
+        f"{AUTH}/oauth2/token", data=form, headers={"Authorization": f"Basic {basic}"}
+    )
+    assert response.status_code == 200, response.json
+    # A confidential client's empty password is a missing secret, not a wrong one.
+    basic = base64.b64encode(f"{confidential.client_id}:".encode()).decode()
+    refused = http.post(
+        f"{AUTH}/oauth2/token", data=form, headers={"Authorization": f"Basic {basic}"}
+    )
+    assert_error(refused, 401, "invalid_client")
+    assert (
+        refused.json["error_description"] == "client_secret is required for a confidential client"
+    )
 
 
 def test_rotated_secret_stops_the_old_one_at_once(

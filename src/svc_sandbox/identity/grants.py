@@ -481,7 +481,9 @@ class AuthorizationService(Service):
             if form_id is not None and form_id != basic[0]:
                 raise InvalidRequest("client_id does not match the HTTP Basic credentials")
             client_id: str | None = basic[0]
-            secret: str | None = basic[1]
+            # An empty password is no secret, as an empty form field is none (RFC 6749 §3.1):
+            # Go's x/oauth2 sends "client_id:" in Basic for a public client.
+            secret: str | None = basic[1] or None
         else:
             client_id, secret = form_id, form_secret
         if client_id is None:
