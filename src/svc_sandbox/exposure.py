@@ -214,7 +214,11 @@ def csp_source(url: str) -> str | None:
         host = ascii_host(parts.hostname or "")
     except ValueError:  # http://[::1
         return None
-    host = f"[{host}]" if ":" in host else host
+    if ":" in host:
+        # CSP's host-source has no form for an IPv6 literal (Chromium ignores "http://[::1]",
+        # so a sign-in or consent form whose app returns to [::1] went nowhere): the scheme
+        # alone is the narrowest source that lets the form reach it.
+        return f"{parts.scheme}:" if parts.scheme in ("http", "https") else None
     source = f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
     return source if CSP_ORIGIN.fullmatch(source) else None
 

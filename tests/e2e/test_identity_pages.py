@@ -138,3 +138,33 @@ def test_a_direction_override_in_an_apps_name_stays_inside_the_name(
         }"""
     )
     assert wants_left >= name_right - 1, (name_right, wants_left)
+
+
+def test_an_app_returning_to_an_ipv6_loopback_address_gets_its_code(
+    page: Page, api: FlaskClient
+) -> None:
+    """RFC 8252 §7.3 loopback literal: the sign-in and consent forms named http://[::1]:8847
+    in form-action, which Chromium ignores as no source, so Allow went nowhere."""
+    redirect_uri = "http://[::1]:8847/callback"
+    body = {
+        "name": "V6",
+        "redirectUris": [redirect_uri],
+        "scopes": ["openid"],
+        "clientType": "public",
+    }
+    app = api.post("/_sandbox/apps", json=body).json
+    assert app is not None
+    client = Client(app["clientId"], None, redirect_uri)
+
+    def callback(route: Route) -> None:  # nothing listens there: the browser's answer
+        route.fulfill(status=200, content_type="text/plain", body="app callback")
+
+    page.route("http://[::1]:8847/**", callback)
+    page.goto(f"{AUTH}/oauth2/authorize?{urlencode(authorize_params(client, scope='openid'))}")
+    page.get_by_label("Handle or email").fill("abebe")
+    page.get_by_label("Password").fill("abebe-sandbox-pass")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Allow").click()
+    expect(page.get_by_text("app callback")).to_be_visible()
+    query = parse_qs(urlsplit(page.url).query)
+    assert query["state"] == ["state-123"] and query["code"]
