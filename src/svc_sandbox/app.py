@@ -33,6 +33,7 @@ from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.settings import Settings
 from svc_sandbox.wallet import api as wallet_api
 from svc_sandbox.web import (
+    CORS_ORIGIN,
     LATENCY_APPLIED,
     MAX_BODY_BYTES,
     REQUEST_ID,
@@ -236,8 +237,13 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
         the contract check of a request to a contract root."""
         current = request._get_current_object()  # type: ignore[attr-defined]
         sb = sandbox_of(app)
-        current.environ[REQUEST_ID] = sb.next_request_id()
+        environ = current.environ
+        environ[REQUEST_ID] = sb.next_request_id()
         escape_query_bytes(current)
+        if "HTTP_ORIGIN" in environ:  # a browser's fetch: may it read the answer?
+            allowed = identity_api.cors_origin(sb, environ, current.path)
+            if allowed is not None:
+                environ[CORS_ORIGIN] = allowed
         exposure_api.guard(app, current, CONTROL_PREFIX)
         check_content_coding(current)
         if under(current.path, CONTROL_PREFIX):
@@ -265,6 +271,9 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
                 request_details(current),
             )
         exposure_api.add_security_headers(app, response, under(current.path, CONTROL_PREFIX))
+        allowed = current.environ.get(CORS_ORIGIN)
+        if allowed is not None:
+            identity_api.add_cors_headers(response, allowed, current.environ)
         return response
 
     #: The API family whose error shape each root's unknown paths take. Roots may nest

@@ -10,9 +10,12 @@ docs/control-plane.md for what a client must send.
 * Control-plane writes: ``Content-Type: application/json`` (no HTML form can send it, so a
   page on another site cannot post to the control plane).
 * Hosted-page forms: a token signed with a per-process secret, bound to what the form acts on.
-* Another site's page (Fetch Metadata): only its links and forms reach the sandbox. The
-  sandbox grants no CORS, so no request such a page makes in the background is one it could
-  read the answer of; refused first, it counts against no rate limit and fills no journal.
+* Another site's page (Fetch Metadata): only its links and forms reach the sandbox, except
+  the identity provider's endpoints a browser app calls itself (identity/cors.py: discovery
+  and keys for any page; token, userinfo, revocation for registered apps' pages). Elsewhere
+  the sandbox grants no CORS, so no request such a page makes in the background is one it
+  could read the answer of; refused first, it counts against no rate limit and fills no
+  journal.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def cross_site_problem(site: str | None, mode: str | None) -> str | None:
         return None
     return (
         f"Requests that another site's page makes in the background are refused "
-        f"(Sec-Fetch-Site: {site}, Sec-Fetch-Mode: {mode}): the sandbox grants no CORS; "
+        f"(Sec-Fetch-Site: {site}, Sec-Fetch-Mode: {mode}): this endpoint grants no CORS; "
         "call it from your server, a terminal or a test"
     )
 

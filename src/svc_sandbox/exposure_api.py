@@ -24,7 +24,7 @@ from svc_sandbox.exposure import (
     target_authority,
 )
 from svc_sandbox.settings import Settings
-from svc_sandbox.web import form_body
+from svc_sandbox.web import CORS_ORIGIN, form_body
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -112,7 +112,7 @@ def guard(app: Flask, current: Request, control_prefix: str) -> None:
         refusal = rules.hosts.refusal(authority, "The request target's host")
         raise SandboxError(refusal, code="host_not_allowed")
     site = environ.get("HTTP_SEC_FETCH_SITE")
-    if site is not None:  # a browser's request
+    if site is not None and CORS_ORIGIN not in environ:  # a browser's, no CORS granted
         problem = cross_site_problem(site, environ.get("HTTP_SEC_FETCH_MODE"))
         if problem:
             environ[UNJOURNALED_REQUEST] = True  # another site's, not the developer's

@@ -3,6 +3,11 @@ a token for the scopes the person allowed, and only those."""
 
 from __future__ import annotations
 
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from flask.testing import FlaskClient
@@ -14,10 +19,12 @@ from tests.e2e.pages_tour import HOSTILE
 from tests.e2e.test_every_page import SCREENSHOTS
 from tests.identity.helpers import (
     AUTH,
+    VERIFIER,
     Client,
     authorize_params,
     exchange,
     public_app,
+    user_id,
     wallet_app,
 )
 
@@ -168,3 +175,81 @@ def test_an_app_returning_to_an_ipv6_loopback_address_gets_its_code(
     expect(page.get_by_text("app callback")).to_be_visible()
     query = parse_qs(urlsplit(page.url).query)
     assert query["state"] == ["state-123"] and query["code"]
+
+
+#: A single-page app: it signs in with PKCE and reads the user, all from its own page.
+SPA = """<!doctype html><title>SPA</title><pre id="out">working</pre><script>
+const idp = %(issuer)r, params = new URLSearchParams(location.search);
+async function main() {
+  const meta = await (await fetch(idp + "/.well-known/openid-configuration")).json();
+  const form = new URLSearchParams({grant_type: "authorization_code", code: params.get("code"),
+    redirect_uri: %(redirect)r, client_id: %(client)r, code_verifier: %(verifier)r});
+  const tokens = await (await fetch(meta.token_endpoint, {method: "POST", body: form})).json();
+  const user = await fetch(meta.userinfo_endpoint,
+    {headers: {Authorization: "Bearer " + tokens.access_token}});
+  document.getElementById("out").textContent = JSON.stringify(await user.json());
+}
+main().catch(e => { document.getElementById("out").textContent = "failed: " + e; });
+</script>"""
+
+
+@contextmanager
+def static_page() -> Iterator[tuple[str, list[bytes]]]:
+    """A page server on 127.0.0.1 (another origin than the emulator's, as a dev server is):
+    its origin, and the page it answers every GET with (set it before the browser asks)."""
+    page: list[bytes] = [b""]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page[0])))
+            self.end_headers()
+            self.wfile.write(page[0])
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", page
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_single_page_app_signs_in_and_reads_the_user_from_its_own_page(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    """An OAuth 2.1 public client in a page: discovery, the code exchange and userinfo by
+    fetch from its own origin. Every one was refused (403 cross_site_request, no CORS)."""
+    with static_page() as (origin, served):
+        body = {
+            "name": "SPA",
+            "redirectUris": [f"{origin}/callback"],
+            "scopes": ["openid", "profile"],
+            "clientType": "public",
+        }
+        app = api.post("/_sandbox/apps", json=body).json
+        assert app is not None
+        client = Client(app["clientId"], None, f"{origin}/callback")
+        served[0] = (
+            SPA
+            % {
+                "issuer": svc_sandbox.settings.issuer,
+                "redirect": client.redirect_uri,
+                "client": client.client_id,
+                "verifier": VERIFIER,
+            }
+        ).encode()
+        params = authorize_params(client, scope="openid profile")
+        page.goto(f"{AUTH}/oauth2/authorize?{urlencode(params)}")
+        page.get_by_label("Handle or email").fill("abebe")
+        page.get_by_label("Password").fill("abebe-sandbox-pass")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("button", name="Allow").click()
+        expect(page.locator("#out")).not_to_have_text("working")
+        user = json.loads(page.locator("#out").inner_text())
+        assert (user["sub"], user["name"]) == (user_id(svc_sandbox), "Abebe Kebede")

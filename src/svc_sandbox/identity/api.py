@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request
 from flask.blueprints import BlueprintSetupState
 
+from svc_sandbox.contract.api import relative_path
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.exposure import content_security_policy
+from svc_sandbox.identity import cors
 from svc_sandbox.identity.apps import App
 from svc_sandbox.identity.bearer import bearer_token
 from svc_sandbox.identity.discovery import metadata
@@ -29,6 +31,9 @@ from svc_sandbox.identity.params import Params, optional, presented, problem, re
 from svc_sandbox.identity.sessions import BROWSER_COOKIE, SESSION_COOKIE, BrowserSession
 from svc_sandbox.identity.users import User
 from svc_sandbox.web import FORM_TYPE, form_body, json_response, sandbox
+
+if TYPE_CHECKING:
+    from svc_sandbox.sandbox import Sandbox
 
 blueprint = Blueprint("identity", __name__, template_folder="templates")
 #: Routes at the origin's root (registered only when {auth_url} has a path, with the option
@@ -130,6 +135,32 @@ WELL_KNOWN = ("openid-configuration", "oauth-authorization-server")
 
 def discovery() -> Response:
     return json_response(metadata(sandbox().settings))
+
+
+def cors_origin(sb: Sandbox, environ: dict[str, Any], path: str) -> str | None:
+    """The Access-Control-Allow-Origin a browser request is granted (identity/cors.py), None
+    for any other: a request without ``Origin`` (every non-browser client) at once."""
+    origin = environ.get("HTTP_ORIGIN")
+    if origin is None:
+        return None
+    auth_path = sb.settings.path_of("auth_url")
+    relative = relative_path(path, auth_path)
+    for name in WELL_KNOWN:
+        if path == f"/.well-known/{name}{auth_path}":  # RFC 8414 §3, path_inserted
+            relative = f"/.well-known/{name}"
+    return cors.allowed_origin(relative, origin, sb.oauth_apps.web_origins)
+
+
+def add_cors_headers(response: Response, allowed: str, environ: dict[str, Any]) -> None:
+    """The answer a page may read; a preflight's also says what the page may send."""
+    response.headers["Access-Control-Allow-Origin"] = allowed
+    response.headers["Access-Control-Expose-Headers"] = cors.EXPOSE_HEADERS
+    if allowed != cors.ANY_ORIGIN:
+        response.vary.add("Origin")
+    if environ["REQUEST_METHOD"] == "OPTIONS" and "HTTP_ACCESS_CONTROL_REQUEST_METHOD" in environ:
+        response.headers["Access-Control-Allow-Methods"] = cors.ALLOW_METHODS
+        response.headers["Access-Control-Allow-Headers"] = cors.ALLOW_HEADERS
+        response.headers["Access-Control-Max-Age"] = cors.MAX_AGE_SECONDS
 
 
 for _name in WELL_KNOWN:

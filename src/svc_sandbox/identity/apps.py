@@ -16,6 +16,7 @@ from svc_sandbox.core.locking import locked
 from svc_sandbox.core.records import from_json, to_json
 from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut, url_characters_problem
 from svc_sandbox.core.validation import shown as shown_value
+from svc_sandbox.identity.cors import web_origin
 from svc_sandbox.identity.scopes import OFFLINE_ACCESS, OPENID, SCOPES, WALLET_SEND, ordered
 from svc_sandbox.orgs.organizations import KycStatus, OrganizationService
 
@@ -229,6 +230,18 @@ class AppService(Service):
             for a in self.apps.values()
             if not a.deleted and (org_id is None or a.org_id == org_id)
         ]
+
+    @locked
+    def web_origins(self) -> set[str]:
+        """The origins of the pages the usable apps return to (their redirect URIs): the
+        pages that may call the token, userinfo and revocation endpoints (identity/cors.py)."""
+        return {
+            origin
+            for app in self.apps.values()
+            if not app.deleted and not app.disabled
+            for origin in map(web_origin, app.redirect_uris)
+            if origin is not None
+        }
 
     @locked
     def update(

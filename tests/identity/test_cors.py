@@ -1,0 +1,126 @@
+"""A browser app calls the identity provider itself (an OAuth 2.1 public client in a page):
+discovery and the keys answer any page; token, userinfo and revocation answer the pages of
+registered apps (an origin of a usable app's redirect URI); nothing else grants CORS
+(identity/cors.py). The seeded apps return to http://localhost:8080/callback."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from svc_sandbox.identity.cors import web_origin
+from svc_sandbox.sandbox import Sandbox
+from tests.identity.helpers import AUTH, Client
+
+APP_PAGE = "http://localhost:8080"
+ELSEWHERE = "http://localhost:5173"
+
+
+def from_page(origin: str, **more: str) -> dict[str, str]:
+    """The headers a page's fetch carries (Fetch Metadata as Chromium sends them)."""
+    return {"Origin": origin, "Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "cors", **more}
+
+
+#: (method, path, the page's origin, the Access-Control-Allow-Origin it gets; None: a 403)
+CASES = [
+    ("GET", f"{AUTH}/.well-known/openid-configuration", ELSEWHERE, "*"),
+    ("GET", f"{AUTH}/.well-known/oauth-authorization-server", ELSEWHERE, "*"),
+    ("GET", "/.well-known/openid-configuration/auth", ELSEWHERE, "*"),  # RFC 8414 §3
+    ("GET", f"{AUTH}/jwks", ELSEWHERE, "*"),
+    ("POST", f"{AUTH}/oauth2/token", APP_PAGE, APP_PAGE),
+    ("GET", f"{AUTH}/oauth2/userinfo", APP_PAGE, APP_PAGE),
+    ("POST", f"{AUTH}/oauth2/revoke", APP_PAGE, APP_PAGE),
+    ("POST", f"{AUTH}/oauth2/token", ELSEWHERE, None),  # no app returns there
+    ("GET", f"{AUTH}/oauth2/userinfo", ELSEWHERE, None),
+    ("POST", f"{AUTH}/oauth2/introspect", APP_PAGE, None),  # a confidential client's, a server's
+    ("GET", f"{AUTH}/oauth2/authorize", APP_PAGE, None),  # a page navigates there, never fetches
+    ("GET", "/api/products", APP_PAGE, None),  # an API token is a server's secret
+    ("GET", "/wallet/balance", APP_PAGE, None),
+    ("GET", "/_sandbox", APP_PAGE, None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "origin", "allowed"), CASES)
+def test_who_may_read_what(
+    http: FlaskClient, method: str, path: str, origin: str, allowed: str | None
+) -> None:
+    response = http.open(path, method=method, headers=from_page(origin))
+    assert response.headers.get("Access-Control-Allow-Origin") == allowed
+    if allowed is None:
+        assert response.status_code == 403
+        assert "this endpoint grants no CORS" in response.get_data(as_text=True)
+    else:
+        assert response.status_code != 403
+        assert response.headers["Access-Control-Expose-Headers"] == (
+            "WWW-Authenticate, Retry-After, X-Request-Id"
+        )
+        assert ("Origin" in response.headers.get("Vary", "")) is (allowed != "*")
+
+
+@pytest.mark.parametrize("path", ["/oauth2/token", "/oauth2/userinfo", "/oauth2/revoke"])
+def test_a_preflight_from_an_apps_page_says_what_it_may_send(http: FlaskClient, path: str) -> None:
+    asked = {
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization",
+    }
+    response = http.options(AUTH + path, headers=from_page(APP_PAGE, **asked))
+    assert response.status_code == 200
+    assert response.headers["Access-Control-Allow-Origin"] == APP_PAGE
+    assert response.headers["Access-Control-Allow-Methods"] == "GET, POST"
+    assert response.headers["Access-Control-Allow-Headers"] == "Authorization, Content-Type"
+    assert response.headers["Access-Control-Max-Age"] == "600"
+    refused = http.options(AUTH + path, headers=from_page(ELSEWHERE, **asked))
+    assert refused.status_code == 403 and "Access-Control-Allow-Origin" not in refused.headers
+
+
+def test_a_server_without_origin_gets_no_cors_headers(http: FlaskClient) -> None:
+    response = http.get(f"{AUTH}/jwks")
+    assert response.status_code == 200
+    assert not any(name.startswith("Access-Control-") for name, _ in response.headers)
+
+
+def test_the_pages_of_a_disabled_or_deleted_app_are_refused(
+    http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    body = {"name": "SPA", "redirectUris": [f"{ELSEWHERE}/cb"], "scopes": ["openid"]}
+    app = http.post("/_sandbox/apps", json={**body, "clientType": "public"}).json
+    assert app is not None
+    token = f"{AUTH}/oauth2/token"
+    assert (
+        http.post(token, headers=from_page(ELSEWHERE)).headers.get("Access-Control-Allow-Origin")
+        == ELSEWHERE
+    )
+    assert http.post(f"/_sandbox/apps/{app['clientId']}/disable", json={}).status_code == 200
+    assert http.post(token, headers=from_page(ELSEWHERE)).status_code == 403
+    assert http.post(f"/_sandbox/apps/{app['clientId']}/enable", json={}).status_code == 200
+    assert http.delete(f"/_sandbox/apps/{app['clientId']}", json={}).status_code == 200
+    assert http.post(token, headers=from_page(ELSEWHERE)).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("redirect_uri", "origin"),
+    [
+        ("https://App.Example:443/cb?x=1", "https://app.example"),
+        ("http://localhost:80/cb", "http://localhost"),
+        ("http://127.0.0.1:8080/callback", "http://127.0.0.1:8080"),
+        ("http://[::1]:8847/callback", "http://[::1]:8847"),
+        ("com.example.app:/callback", None),  # a native app's scheme: no page
+    ],
+)
+def test_a_redirect_uri_is_the_origin_its_page_sends(redirect_uri: str, origin: str | None) -> None:
+    assert web_origin(redirect_uri) == origin
+
+
+def test_an_exchange_from_the_apps_page_is_read_by_it(http: FlaskClient, public: Client) -> None:
+    """The answer a page reads: RFC 6749's error body, no-store, and the CORS grant."""
+    form = {
+        "grant_type": "authorization_code",
+        "code": "nope",
+        "redirect_uri": public.redirect_uri,
+        "code_verifier": "verifier-" + "v" * 50,
+        "client_id": public.client_id,
+    }
+    response = http.post(f"{AUTH}/oauth2/token", data=form, headers=from_page(APP_PAGE))
+    assert response.status_code == 400 and response.json["error"] == "invalid_grant"  # type: ignore[index]
+    assert response.headers["Access-Control-Allow-Origin"] == APP_PAGE
+    assert response.headers["Cache-Control"] == "no-store"
