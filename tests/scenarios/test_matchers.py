@@ -101,6 +101,12 @@ DOC = {"items": [{"_id": "x", "tags": ["a"]}, {"_id": "y", "tags": []}], "total"
         ("items[5]._id", MISSING),
         ("nothing.here", MISSING),
         ("$", DOC),
+        ("items[*].tags[*]", ["a"]),
+        # Nothing to spread is no path (read as [], "itemz[*]" passed {$len: 0}).
+        ("itemz[*]", MISSING),
+        ("itemz[*]._id", MISSING),
+        ("total[*]", MISSING),
+        ("items[*]._id[*]", MISSING),
     ],
 )
 def test_resolve(path: str, value: Any) -> None:

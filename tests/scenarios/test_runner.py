@@ -588,3 +588,22 @@ def test_a_file_using_the_receiver_variables_gets_a_receiver_without_webhooks(
     sent = result.steps[0].request["body"]["metadata"]  # type: ignore[index]
     assert sent["url"].startswith("http://127.0.0.1:")
     assert sent["id"].startswith("we_") and sent["secret"]
+
+
+TYPE_THROUGH_A_VARIABLE = """
+    name: type through a variable
+    matrix: {event: [order.created, order.complete]}
+    webhooks: {}
+    steps:
+      - expect_webhook: {type: "${event}", none: true, within: 1m}
+"""
+
+
+def test_an_event_type_a_variable_fills_in_is_checked_when_it_runs(tmp_path: Path) -> None:
+    """The load check skips a value holding ${...}: a misspelt type from a matrix row passed
+    ``none: true`` of an event that can never be sent."""
+    file = write(tmp_path, "t.yaml", TYPE_THROUGH_A_VARIABLE)
+    results = [Runner(InProcessTarget()).run(s) for s in load_file(file)]
+    assert [r.status for r in results] == [PASSED, FAILED]
+    failure = results[1].failure
+    assert failure is not None and "unknown event type 'order.complete'" in failure.message

@@ -328,11 +328,18 @@ def _check_steps(steps: list[dict[str, Any]], at: DocPath, known: set[str], line
         known |= set(step.get("expect_webhook", {}).get("save", {}))
 
 
-def _check_event_type(name: Any, where: DocPath, lines: Lines) -> None:
+def event_type_problem(name: Any) -> str | None:
     """Only the events of spec §6 are ever sent: a misspelt type would wait for nothing (and
-    ``none: true`` of it pass whatever was sent)."""
-    if isinstance(name, str) and not has_reference(name) and name not in EVENT_TYPES:
-        raise lines.error(where, f"unknown event type {name!r} (one of {', '.join(EVENT_TYPES)})")
+    ``none: true`` of it pass whatever was sent). Checked at load, and by the runner once a
+    variable has filled it in."""
+    if name in EVENT_TYPES:
+        return None
+    return f"unknown event type {name!r} (one of {', '.join(EVENT_TYPES)})"
+
+
+def _check_event_type(name: Any, where: DocPath, lines: Lines) -> None:
+    if isinstance(name, str) and not has_reference(name) and (problem := event_type_problem(name)):
+        raise lines.error(where, problem)
 
 
 def _check_webhook_expectation(spec: dict[str, Any], at: DocPath, lines: Lines) -> None:

@@ -265,7 +265,8 @@ _SEGMENT = re.compile(r"\.?([^.\[\]]+)|\[(\*|-?[0-9]+)\]")
 
 def resolve(document: Any, path: str) -> Any:
     """A simple path into JSON: ``items[0]._id``, ``$.items[*].status`` (``[*]`` gives a list),
-    ``product.metadata.key``. Missing parts give MISSING."""
+    ``product.metadata.key``. Missing parts give MISSING; so does ``[*]`` of what is no list
+    or object (``itemz[*]`` read as ``[]`` passed ``$len: 0`` for a misspelt key)."""
     text = path[1:] if path.startswith("$") else path
     values: list[Any] = [document]
     spread = False
@@ -284,6 +285,8 @@ def resolve(document: Any, path: str) -> Any:
                     next_values += value
                 elif isinstance(value, dict):
                     next_values += list(value.values())
+                else:  # nothing to spread (a misspelt key): no path, never an empty list
+                    return MISSING
             elif index is not None:
                 number = int(index)
                 ok = isinstance(value, list) and -len(value) <= number < len(value)

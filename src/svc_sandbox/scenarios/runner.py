@@ -22,6 +22,7 @@ from svc_sandbox.core.durations import parse_duration
 from svc_sandbox.core.errors import ValidationFailed
 from svc_sandbox.core.ids import IdFactory
 from svc_sandbox.scenarios.actions import ACTIONS, CONTROL_PREFIX
+from svc_sandbox.scenarios.loader import event_type_problem
 from svc_sandbox.scenarios.matchers import (
     EXPECTED,
     EXPECTED_BY_NAME,
@@ -529,6 +530,8 @@ class _Run:
         if not self.session.emulator:
             raise Skip(EMULATOR_ONLY)
         assert self.receiver is not None
+        if "type" in spec and (problem := event_type_problem(spec["type"])):
+            raise StepFailed(problem, expectation=plain(spec))  # a variable's value
         within = parse_duration(spec.get("within", 0), "within")
         count = int(spec.get("count", 1))
         deadline = self.session.now() + within
