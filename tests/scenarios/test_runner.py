@@ -607,3 +607,25 @@ def test_an_event_type_a_variable_fills_in_is_checked_when_it_runs(tmp_path: Pat
     assert [r.status for r in results] == [PASSED, FAILED]
     failure = results[1].failure
     assert failure is not None and "unknown event type 'order.complete'" in failure.message
+
+
+def test_settings_naming_the_roots_an_emulator_serves_are_met_by_it(
+    tmp_path: Path, svc_server: RunningServer
+) -> None:
+    """A recording made on exec's port names its auth_url and resource_url; replayed against
+    that same emulator it was skipped ("runs with null": GET /_sandbox's settings show a root
+    left to follow the origin as null) and the run exited 0."""
+    roots = svc_server.sandbox.info()["roots"]
+    text = f"""
+        name: recorded elsewhere
+        settings: {{auth_url: "{roots["auth_url"]}", resource_url: "{roots["resource_url"]}"}}
+        steps:
+          - request: {{path: /products}}
+            expect: {{status: 200}}
+    """
+    result = Runner(EmulatorTarget(svc_server.url)).run(one(tmp_path, text))
+    assert result.status == PASSED, (result.message, result.failure)
+    other = text.replace(roots["auth_url"], "http://127.0.0.1:1/auth")
+    skipped = Runner(EmulatorTarget(svc_server.url)).run(one(tmp_path, other))
+    assert skipped.status == SKIPPED
+    assert 'needs settings auth_url="http://127.0.0.1:1/auth"' in skipped.message

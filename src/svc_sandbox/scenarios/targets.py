@@ -196,7 +196,12 @@ class EmulatorTarget:
         # Both sides as the Settings model shows them (0.05 and "0.05" are one fee rate).
         shown = Settings.model_validate(wanted).shown()
         normal = {name: shown[name] for name in wanted}
-        running: dict[str, Any] = info.get("settings", {})
+        running: dict[str, Any] = dict(info.get("settings", {}))
+        for name, root in info.get("roots", {}).items():
+            if running.get(name) is None and name in running:
+                # A root left to follow the origin (null) is the one GET /_sandbox serves: a
+                # recording names it by that value (recorded with exec's port).
+                running[name] = root
         unmet = []
         for name, value in normal.items():
             if name not in running:
