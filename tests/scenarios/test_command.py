@@ -11,8 +11,11 @@ from _build_hooks import copy_library
 from flask.testing import FlaskClient
 
 from svc_sandbox.cli import main
+from svc_sandbox.core.journal import JOURNAL_ENTRIES
 from svc_sandbox.pytest_plugin import RunningServer
+from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.scenarios.command import library_folder
+from svc_sandbox.scenarios.recorder import NOT_RECORDED_HEADER
 from tests.scenarios.helpers import write
 
 PASSING = """
@@ -282,6 +285,40 @@ def test_record_writes_a_scenario_that_replays_green(
     text = out.read_text()
     assert "name: soup" in text and "action: advance" in text
     assert main(["run", str(out)]) == 0
+
+
+def test_a_recording_that_cannot_hold_the_whole_session_says_so(
+    svc_http: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    """Past the journal's 1,000 entries the start of a session was dropped without a word
+    (the replay then failed at its first step, a product it never made)."""
+    assert svc_http.post("/api/products", json={"title": "x"}).status_code == 403  # no token
+    for _ in range(JOURNAL_ENTRIES + 5):
+        svc_sandbox.journal.record("req_x", "GET", "/api/products", 200)
+    answer = svc_http.get("/_sandbox/scenario")
+    assert answer.status_code == 200
+    assert answer.headers[NOT_RECORDED_HEADER] == "6"  # pushed out of the journal
+    # 990 not read, 7 pushed out (the recording above is journaled too)
+    assert svc_http.get("/_sandbox/scenario?limit=10").headers[NOT_RECORDED_HEADER] == "997"
+    assert svc_http.post("/_sandbox/reset", json={}).status_code == 200
+    svc_sandbox.journal.record("req_y", "GET", "/api/products", 200)
+    assert NOT_RECORDED_HEADER not in svc_http.get("/_sandbox/scenario").headers
+    svc_http.post("/_sandbox/reset", json={})
+    for _ in range(3):
+        svc_sandbox.journal.record("req_z", "GET", "/api/products", 200)
+    # A limit that leaves the reset out: it and the request after it are not recorded.
+    assert svc_http.get("/_sandbox/scenario?limit=2").headers[NOT_RECORDED_HEADER] == "2"
+
+
+def test_record_warns_when_the_recording_cannot_hold_the_session(
+    svc_server: RunningServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for _ in range(JOURNAL_ENTRIES + 1):
+        svc_server.sandbox.journal.record("req_x", "GET", "/api/products", 200)
+    out = tmp_path / "cut.yaml"
+    assert main(["record", "--url", svc_server.url, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: 1 earlier request(s) of this session are not in the recording" in err
 
 
 def test_the_record_route_refuses_bad_parameters(svc_http: FlaskClient) -> None:

@@ -25,9 +25,15 @@ def recorded_scenario() -> Response:
         raise ValidationFailed("name must be 1 to 200 characters")
     limit = query_integer(query.get("limit"), "limit", 1000, 1000)
     # The recorder (and PyYAML) load on the first recording, not at every start-up.
-    from svc_sandbox.scenarios.recorder import dump, record
+    from svc_sandbox.scenarios.recorder import NOT_RECORDED_HEADER, dump, last_start, record
 
     sb = sandbox()
     entries = list(reversed(sb.journal.recent(limit)))
     text = dump(record(entries, sb.info(), name, sb.last_import))
-    return Response(text, 200, mimetype="application/yaml")
+    response = Response(text, 200, mimetype="application/yaml")
+    # Requests of the session the recording does not hold: before the oldest one read (past
+    # ``limit``, or pushed out of the journal), when no reset or import starts it.
+    left_out = sb.journal.count() - len(entries) + sb.journal.dropped
+    if left_out and last_start(entries) is None:
+        response.headers[NOT_RECORDED_HEADER] = str(left_out)
+    return response

@@ -80,6 +80,9 @@ class RequestJournal:
         self._now = now
         self._entries: deque[Entry] = deque(maxlen=size)
         self._lock = threading.Lock()
+        #: Entries pushed out by newer ones since the last clear (a recording that needs
+        #: them cannot be whole).
+        self.dropped = 0
 
     def record(
         self,
@@ -103,6 +106,8 @@ class RequestJournal:
         if len(method) > JOURNAL_TEXT_CHARACTERS:
             method = cut(method, JOURNAL_TEXT_CHARACTERS)
         with self._lock:
+            if len(self._entries) == self._entries.maxlen:
+                self.dropped += 1
             self._entries.append((request_id, self._now(), method, path, status, kept))
 
     def recent(self, limit: int, only: JournalFilter = EVERY_ENTRY) -> list[dict[str, Any]]:
@@ -130,3 +135,4 @@ class RequestJournal:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self.dropped = 0

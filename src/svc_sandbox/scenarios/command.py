@@ -207,13 +207,16 @@ def record_command(args: argparse.Namespace) -> int:
 
     import yaml
 
+    from svc_sandbox.core.journal import JOURNAL_ENTRIES
     from svc_sandbox.outputs import cannot_write, write_file
+    from svc_sandbox.scenarios.recorder import NOT_RECORDED_HEADER
 
     query = urllib.parse.urlencode({"name": args.name, "limit": args.limit})
     url = f"{args.url.rstrip('/')}/_sandbox/scenario?{query}"
     try:
         with urllib.request.urlopen(url, timeout=30) as answer:
             text = answer.read().decode("utf-8")
+            left_out = answer.headers.get(NOT_RECORDED_HEADER)
     except urllib.error.HTTPError as error:
         detail = error.read().decode("utf-8", "replace")
         print(f"svc-sandbox: {url} answered {error.code}: {detail}", file=sys.stderr)
@@ -234,5 +237,13 @@ def record_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(cannot_write(args.out, exc), file=sys.stderr)
         return 2
+    if left_out:
+        print(
+            f"svc-sandbox: warning: {left_out} earlier request(s) of this session are not in "
+            f"the recording (the journal keeps the newest {JOURNAL_ENTRIES}, and no reset "
+            "starts what it kept): its first steps may need what they made. Record sooner "
+            "after a POST /_sandbox/reset",
+            file=sys.stderr,
+        )
     print(json.dumps({"out": args.out, "steps": steps}))
     return 0

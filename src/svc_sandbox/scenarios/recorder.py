@@ -45,6 +45,9 @@ CLOCK_ACTIONS = ("advance", "set_clock", "run_due")
 STATE_PATH = CONTROL_PREFIX + "/state"
 #: The requests that start a recording (answered: a refused one changed nothing).
 STARTS = frozenset({("POST", RESET_PATH, 200), ("PUT", STATE_PATH, 200)})
+#: The answer's header: how many earlier requests of the session a recording could not hold
+#: (before the oldest one read, none of them a reset); no header when it holds them all.
+NOT_RECORDED_HEADER = "X-Svc-Sandbox-Not-Recorded"
 #: A control-plane write refused for not sending its JSON type (docs/control-plane.md).
 NOT_JSON = 415
 
@@ -59,7 +62,7 @@ def record(
     ``imported`` is the last import's (request id, document as sent)."""
     steps: list[dict[str, Any]] = []
     credentials = _credentials(info)
-    start = _last_start(entries)
+    start = last_start(entries)
     if start is not None:
         clock = entries[start]["time"]
         if entries[start]["path"] == STATE_PATH:
@@ -214,7 +217,7 @@ def _escaped(value: Any) -> Any:
     return value
 
 
-def _last_start(entries: list[dict[str, Any]]) -> int | None:
+def last_start(entries: list[dict[str, Any]]) -> int | None:
     """The last successful reset or import: what came before it is replaced whole. A refused
     one (a reset sent without its JSON type: 415) changed nothing and starts nothing."""
     found = None
