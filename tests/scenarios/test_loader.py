@@ -466,6 +466,32 @@ def test_what_variables_fill_in_is_left_for_the_run(tmp_path: Path) -> None:
     assert scenario.name == "checked when the step runs"
 
 
+def test_every_matrix_row_has_a_label_of_its_own(tmp_path: Path) -> None:
+    """``100`` and ``"100"`` (or two rows named alike) made two scenarios and two pytest ids
+    of one name, one passing and one failing."""
+    write(
+        tmp_path,
+        "d.yaml",
+        """
+        name: dup
+        matrix: {amount: [100, "100", true, "true", "x", {name: a}, {name: a}]}
+        steps:
+          - request: {path: /products}
+        """,
+    )
+    names = [s.name for s in load_paths([tmp_path])]
+    assert names == [
+        "dup [amount=100]",
+        'dup [amount="100"]',
+        "dup [amount=True]",
+        'dup [amount="true"]',
+        "dup [amount=x]",
+        "dup [amount=a,row=6]",
+        "dup [amount=a,row=7]",
+    ]
+    assert len(set(names)) == len(names)
+
+
 def test_a_matrix_may_reach_the_limit_and_aliases_may_repeat_a_little(tmp_path: Path) -> None:
     text = "name: x\nmatrix:\n  a: &v " + str(list(range(10))) + "\n  b: *v\n  c: *v\n"
     text += "steps:\n  - request: {path: '/${a}${b}${c}'}\n"

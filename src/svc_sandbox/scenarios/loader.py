@@ -7,6 +7,7 @@ import functools
 import itertools
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -432,20 +433,37 @@ def expand(document: dict[str, Any], lines: Lines) -> list[Scenario]:
     if not matrix:
         return [Scenario(document, lines)]
     names = list(matrix)
-    rows = []
+    rows: list[tuple[dict[str, Any], str]] = []
     for picks in itertools.product(*(range(len(matrix[n])) for n in names)):
         row = {n: matrix[n][i] for n, i in zip(names, picks, strict=True)}
         label = ",".join(
             f"{n}={_label(matrix[n][i], i)}" for n, i in zip(names, picks, strict=True)
         )
-        rows.append(Scenario(document, lines, row, label))
-    return rows
+        rows.append((row, label))
+    # Two rows of one label could not be told apart in a report or a test id: numbered.
+    seen = Counter(label for _, label in rows)
+    return [
+        Scenario(document, lines, row, f"{label},row={number}" if seen[label] > 1 else label)
+        for number, (row, label) in enumerate(rows, 1)
+    ]
 
 
 def _label(value: Any, index: int) -> str:
-    """How a matrix value shows in a scenario's name: itself, its ``name``, or its number."""
+    """How a matrix value shows in a scenario's name: itself (a text YAML would read as a
+    number, a boolean or null quoted: ``"100"`` is not ``100``), its ``name``, or its
+    number."""
     if isinstance(value, dict) and isinstance(value.get("name"), str):
         return str(value["name"])
     if isinstance(value, dict | list):
         return f"#{index + 1}"
+    if isinstance(value, str) and not isinstance(_yaml_scalar(value), str):
+        return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def _yaml_scalar(text: str) -> Any:
+    """What YAML reads ``text`` as, written bare."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
