@@ -614,3 +614,59 @@ def test_the_wheel_gets_the_whole_library(tmp_path: Path) -> None:
     assert sorted(p.relative_to(target) for p in written) == shipped and shipped
     for path in written:
         assert path.read_bytes() == (LIBRARY / path.relative_to(target)).read_bytes()
+
+
+FAILS_IN_ROUND_THREE = """
+    name: fails in round 3
+    steps:
+      - repeat:
+          times: 4
+          as: r
+          steps:
+            - request:
+                method: POST
+                path: /products
+                json: {title: "P${r}", pricingModel: free, status: published}
+              expect: {status: 201}
+            - request: {path: /products}
+              expect: {json: {total: {$lt: 3}}}
+"""
+WRONG_WEBHOOK_DATA = """
+    name: wrong webhook data
+    webhooks: {}
+    steps:
+      - request: {method: POST, path: /checkout, json: {amount: 5000, description: D}}
+        save: {s: sessionId}
+      - expect_webhook:
+          type: checkout.session.expired
+          within: 31m
+          data: {sessionId: "${s}", failure: {code: payment_failed}}
+"""
+
+
+def test_a_failure_piped_into_a_log_is_whole_and_says_the_round_and_the_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a CI log the failure panel took 80 columns and cut the request's URL and body
+    with "…"; a failure in a repeat did not say its round; a webhook whose data differed
+    listed only the types that arrived."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    write(tmp_path, "round.yaml", FAILS_IN_ROUND_THREE)
+    write(tmp_path, "data.yaml", WRONG_WEBHOOK_DATA)
+    report = tmp_path / "report.json"
+    assert main(["run", str(tmp_path), "--json", str(report)]) == 1
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert "step steps[0].repeat.steps[1]: GET /products (round 3 of 4)" in out
+    assert any(len(line) >= 150 for line in out.splitlines() if line.startswith("│"))
+    failures = [
+        step["message"]
+        for scenario in json.loads(report.read_text())["scenarios"]
+        for step in scenario["steps"]
+        if step["status"] == "failed"
+    ]
+    assert any(
+        "the last checkout.session.expired differs: data.failure.code: expected "
+        "'payment_failed', got 'session_expired'" in message
+        for message in failures
+    ), failures

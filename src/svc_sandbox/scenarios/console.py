@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.measure import Measurement
 from rich.panel import Panel
@@ -56,7 +56,13 @@ class ConsoleReport:
         def finished(result: ScenarioResult) -> None:
             self.progress.advance(self._task)
             if result.status in (FAILED, ERROR):
-                self.progress.console.print(failure_panel(result))
+                panel = failure_panel(result)
+                if self.console.is_terminal:
+                    self.progress.console.print(panel)
+                else:
+                    # Piped into a CI log rich takes 80 columns: three columns of JSON in
+                    # them fold every other character. A log has room.
+                    self.print_wide(panel, PIPED_PANEL_WIDTH)
             elif result.status == SKIPPED and result.message:
                 line = f"{result.name}: skipped: {result.message}"
                 self.progress.console.print(Text(line, style=STYLES[SKIPPED]))
@@ -71,13 +77,19 @@ class ConsoleReport:
         else:
             # Piped into a CI log, rich takes 80 columns: the table lost its last column and
             # broke names mid-word. There it is rendered as wide as its rows need.
-            options = self.console.options.update_width(natural_width(self.console, table))
-            self.console.print(Segments(self.console.render(table, options)), crop=False)
+            self.print_wide(table, natural_width(self.console, table))
         counts = summary(results)
         line = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
         self.console.print(Text(line or "nothing ran", style="bold"))
 
+    def print_wide(self, renderable: RenderableType, width: int) -> None:
+        """``renderable`` in ``width`` columns, whatever the console's own width."""
+        options = self.console.options.update_width(width)
+        self.console.print(Segments(self.console.render(renderable, options)), crop=False)
 
+
+#: The columns of a failure panel written to a file or pipe (a CI log).
+PIPED_PANEL_WIDTH = 160
 #: Wider than any summary table: what ``natural_width`` measures in.
 _UNBOUNDED = 100_000
 
@@ -117,7 +129,9 @@ def failure_panel(result: ScenarioResult) -> Panel:
     where = f"{result.file}:{step.line}" if step.line else result.file
     side = Table.grid(expand=True, padding=(0, 2))
     for column in ("request", "response", "expected"):
-        side.add_column(column, ratio=1)
+        # Folded, never cut with "…": a URL, a form body or a request id is what the reader
+        # of a failure needs whole.
+        side.add_column(column, ratio=1, overflow="fold")
     side.add_row(
         Text("request", style="bold"),
         Text("response", style="bold"),

@@ -176,6 +176,8 @@ class _Run:
         self.receiver: WebhookReceiver | None = None
         self.webhook_secret: str | None = None
         self.quiet = 0
+        #: The rounds of the ``repeat`` steps running now (outermost first): (round, of).
+        self.rounds: list[tuple[int, int]] = []
         #: Why the steps from here on are skipped: a ``control`` step was (against another
         #: server), and what the later steps expect is what it would have done.
         self.cut_short: str | None = None
@@ -275,17 +277,23 @@ class _Run:
             for round_ in range(spec["times"]):
                 if "as" in spec:
                     self.vars[spec["as"]] = round_
-                self._steps(spec["steps"], path + ("repeat", "steps"))
+                self.rounds.append((round_ + 1, spec["times"]))
+                try:
+                    self._steps(spec["steps"], path + ("repeat", "steps"))
+                finally:
+                    self.rounds.pop()
         finally:
             self.quiet -= 1
         record.message = f"{spec['times']} rounds"
         self._keep(record)
 
     def _record(self, step: dict[str, Any], path: DocPath, kind: str) -> StepResult:
+        # A step inside a repeat says which round it was in (its path is every round's).
+        rounds = "".join(f" (round {n} of {of})" for n, of in self.rounds)
         return StepResult(
             index=dotted(path),
             kind=kind,
-            name=str(step.get("name") or _default_name(step, kind)),
+            name=str(step.get("name") or _default_name(step, kind)) + rounds,
             status=PASSED,
             line=self.scenario.lines.of(path),
         )
@@ -571,7 +579,8 @@ class _Run:
                 raise StepFailed(
                     f"{count} x {spec.get('type', 'event')} not delivered within {within} "
                     f"of sandbox time ({len(found)} matched; the receiver got "
-                    f"{[a.get('type') if isinstance(a, dict) else a for a in arrived]})",
+                    f"{[a.get('type') if isinstance(a, dict) else a for a in arrived]})"
+                    + _nearest_data(spec, arrived),
                     expectation=plain(spec),
                 )
             self._advance_to(due[0])
@@ -654,6 +663,18 @@ def unexpected(exc: Exception) -> str:
 def _saves(step: dict[str, Any]) -> list[str]:
     names = list(step.get("save", {})) + list(step.get("set", {}))
     return names + list(step.get("expect_webhook", {}).get("save", {}))
+
+
+def _nearest_data(spec: dict[str, Any], arrived: list[Any]) -> str:
+    """Why the last event of the expected type that arrived did not match ``data`` (a list
+    of types alone left the reader to guess what differed), or nothing."""
+    if "data" not in spec:
+        return ""
+    same = [a for a in arrived if isinstance(a, dict) and a.get("type") == spec.get("type")]
+    if not same:
+        return ""
+    problems = match(spec["data"], same[-1].get("data", MISSING), "data")
+    return f"; the last {spec.get('type', 'event')} differs: " + "; ".join(problems[:3])
 
 
 def _uses_webhooks(steps: list[dict[str, Any]]) -> bool:
