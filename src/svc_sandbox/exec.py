@@ -12,7 +12,6 @@ CMD's status.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import signal
 import subprocess
@@ -119,24 +118,15 @@ def exec_command(args: argparse.Namespace) -> int:
 
 
 def run(command: list[str], env: dict[str, str]) -> int:
-    """Runs CMD to its end, passing SIGINT and SIGTERM on to it: off a terminal (CI) to its
-    whole process group, so a cancelled job stops what CMD started too (``sh -c 'pytest'``
-    left pytest running against the stopped emulator); on a terminal CMD stays in the
-    terminal's group, where job control and Ctrl-C reach it (a group of its own could not
-    read the terminal: ``exec -- pytest --pdb``)."""
-    own_group = not _on_a_terminal()
+    """Runs CMD to its end, passing SIGINT and SIGTERM on to it."""
     try:
-        child = subprocess.Popen(command, env=env, process_group=0 if own_group else None)
+        child = subprocess.Popen(command, env=env)
     except OSError as exc:
         print(f"svc-sandbox exec: cannot run {command[0]}: {exc}", file=sys.stderr)
         return 127
 
     def forward(signum: int, frame: object) -> None:
-        if not own_group:
-            child.send_signal(signum)
-            return
-        with contextlib.suppress(ProcessLookupError):  # the group is gone already
-            os.killpg(child.pid, signum)
+        child.send_signal(signum)
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -145,10 +135,3 @@ def run(command: list[str], env: dict[str, str]) -> int:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return status if status >= 0 else 128 - status
-
-
-def _on_a_terminal() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except ValueError:  # stdin closed
-        return False
