@@ -23,7 +23,6 @@ from svc_sandbox.control import provider_api as control_provider_api
 from svc_sandbox.control import scenarios_api as control_scenarios_api
 from svc_sandbox.control import wallet_api as control_wallet_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
-from svc_sandbox.core.bidi import closed_bidi
 from svc_sandbox.core.errors import SandboxError
 from svc_sandbox.dashboard import api as dashboard_api
 from svc_sandbox.exposure_api import UNJOURNALED_REQUEST
@@ -116,8 +115,6 @@ class SandboxFlask(Flask):
 
     url_rule_class = LazyBuildRule
     session_interface = NullSessions()
-    # Every value a page writes: a direction override it opens is closed (core/bidi.py).
-    jinja_options = {**Flask.jinja_options, "finalize": closed_bidi}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -199,7 +199,7 @@ def test_consent_page_lists_each_scope_and_the_app(
     page = http.get(f"{AUTH}/oauth2/authorize", query_string=authorize_params(confidential))
     assert page.status_code == 200
     text = page.text
-    assert '<span id="app-name">Sandbox Wallet App</span>' in text
+    assert '<bdi id="app-name">Sandbox Wallet App</bdi>' in text
     assert 'href="https://app.sandbox.test"' in text
     assert "<img" not in text  # the seeded app registers no logo
     for scope in ("openid", "profile", "email", "offline_access", "wallet:read", "wallet:send"):
@@ -250,10 +250,9 @@ def test_a_direction_override_in_an_apps_name_ends_with_the_name(
     http: FlaskClient, svc_sandbox: Sandbox
 ) -> None:
     """An unclosed U+202E in the name ran on over the page's own words: the heading read
-    "ruoy ssecca ot stnaw Bank App" (core/bidi.py)."""
+    "ruoy ssecca ot stnaw Bank App". The name is isolated (<bdi>), never changed."""
     text = consent_page_of_new_app(http, svc_sandbox, name="\u202eppA knaB")
-    assert '<span id="app-name">\u202eppA knaB\u202c</span> wants to access' in text
-    assert "<title>Authorize \u202eppA knaB\u202c" in text
+    assert '<bdi id="app-name">\u202eppA knaB</bdi> wants to access' in text
 
 
 def test_per_scope_decline_narrows_the_grant_but_keeps_openid(
