@@ -235,3 +235,23 @@ def test_a_request_the_client_cancelled_is_not_waited_for_at_stdin_close(
     process.close()  # waits 20 s at most for the process to end
     assert process.process.returncode == 0
     assert process.answers.empty()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc": "2.0", "id": 2.0, "method": "ping"}',  # the SDK reads a notification
+        b'{"jsonrpc": "2.0", "id": 1e0, "method": "ping"}',
+        b'{"jsonrpc": "2.0", "id": 9, "method": "ping", "error": {"code": 1, "message": "x"}}',
+    ],
+    ids=["float id", "exponent id", "a response with a method"],
+)
+def test_a_message_the_sdk_answers_nothing_is_not_waited_for_at_stdin_close(line: bytes) -> None:
+    """Taken for a request by its "method" and "id", such a line held the server open
+    forever after stdin closed (the SDK never answers it)."""
+    process = Lines()
+    process.send(json.dumps(INITIALIZE).encode())
+    assert process.answer()["id"] == 1
+    process.send(line)
+    process.close()  # waits 20 s at most for the process to end
+    assert process.process.returncode == 0

@@ -14,17 +14,24 @@ from types import TracebackType
 from typing import Any, Self, cast
 
 import anyio
-import pydantic_core
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCError, JSONRPCResponse
+from mcp_types import (
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
 
 from svc_sandbox.mcp.messages import line_refusal
 
 Send = Callable[[SessionMessage], Awaitable[None]]
 
 
+CANCELLED = "notifications/cancelled"
 #: A request id as JSON tells them apart (``1`` and ``"1"`` are two requests).
 IdKey = tuple[type, Any]
 
@@ -40,16 +47,20 @@ class Unanswered:
         self._ids: set[IdKey] = set()
         self._changed = anyio.Event()
 
-    def read(self, document: Any) -> None:
-        """Notes a line passed to the SDK: a request is waited for; a cancellation (MCP
-        ``notifications/cancelled``) is not, since the SDK then answers nothing."""
-        if not isinstance(document, dict):
-            return
-        if "method" in document and "id" in document:
-            self._ids.add(id_key(document["id"]))
-        elif document.get("method") == "notifications/cancelled":
-            params = document.get("params")
-            if isinstance(params, dict) and "requestId" in params:
+    def read(self, raw: bytes) -> None:
+        """Notes a line passed to the SDK, as the SDK reads it: a request is waited for (its
+        id as the SDK has it: ``2.0`` is no id it answers, a message with ``error`` is a
+        response); a cancellation (MCP ``notifications/cancelled``) ends the wait for its
+        request, since the SDK then answers nothing."""
+        try:
+            message = jsonrpc_message_adapter.validate_json(raw, by_name=False)
+        except ValidationError:
+            return  # the SDK refuses it too, and answers it at once
+        if isinstance(message, JSONRPCRequest):
+            self._ids.add(id_key(message.id))
+        elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
+            params = message.params or {}
+            if "requestId" in params:
                 self.answered(params["requestId"])
 
     def answered(self, request_id: Any) -> None:
@@ -117,7 +128,7 @@ class CheckedLines:
                 continue
             refusal = line_refusal(raw)
             if refusal is None:
-                self._unanswered.read(pydantic_core.from_json(raw))
+                self._unanswered.read(raw)
                 # Text, as the SDK's own reader gives it (UTF-8: the SDK's parser read it).
                 yield raw.decode("utf-8")
                 continue
