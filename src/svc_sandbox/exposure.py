@@ -11,8 +11,8 @@ docs/control-plane.md for what a client must send.
   page on another site cannot post to the control plane).
 * Hosted-page forms: a token signed with a per-process secret, bound to what the form acts on.
 * Another site's page (Fetch Metadata): only its links and forms reach the sandbox, except
-  the identity provider's endpoints a browser app calls itself (identity/cors.py: discovery
-  and keys for any page; token, userinfo, revocation for registered apps' pages). Elsewhere
+  the identity provider's endpoints a browser app calls itself, for registered apps' pages
+  (identity/cors.py). Elsewhere
   the sandbox grants no CORS, so no request such a page makes in the background is one it
   could read the answer of; refused first, it counts against no rate limit and fills no
   journal.

@@ -1,7 +1,9 @@
 """A browser app calls the identity provider itself (an OAuth 2.1 public client in a page):
-discovery and the keys answer any page; token, userinfo and revocation answer the pages of
-registered apps (an origin of a usable app's redirect URI); nothing else grants CORS
-(identity/cors.py). The seeded apps return to http://localhost:8080/callback."""
+the pages of registered apps (an origin of a usable app's redirect URI) may read discovery,
+the keys, userinfo, and call token and revocation for their own client; nothing else grants
+CORS (identity/cors.py). The seeded apps return to http://localhost:8080/callback.
+
+"""
 
 from __future__ import annotations
 
@@ -23,14 +25,17 @@ def from_page(origin: str, **more: str) -> dict[str, str]:
 
 #: (method, path, the page's origin, the Access-Control-Allow-Origin it gets; None: a 403)
 CASES = [
-    ("GET", f"{AUTH}/.well-known/openid-configuration", ELSEWHERE, "*"),
-    ("GET", f"{AUTH}/.well-known/oauth-authorization-server", ELSEWHERE, "*"),
-    ("GET", "/.well-known/openid-configuration/auth", ELSEWHERE, "*"),  # RFC 8414 §3
-    ("GET", f"{AUTH}/jwks", ELSEWHERE, "*"),
+    ("GET", f"{AUTH}/.well-known/openid-configuration", APP_PAGE, APP_PAGE),
+    ("GET", f"{AUTH}/.well-known/oauth-authorization-server", APP_PAGE, APP_PAGE),
+    ("GET", "/.well-known/openid-configuration/auth", APP_PAGE, APP_PAGE),  # RFC 8414 §3
+    ("GET", f"{AUTH}/jwks", APP_PAGE, APP_PAGE),
     ("POST", f"{AUTH}/oauth2/token", APP_PAGE, APP_PAGE),
     ("GET", f"{AUTH}/oauth2/userinfo", APP_PAGE, APP_PAGE),
     ("POST", f"{AUTH}/oauth2/revoke", APP_PAGE, APP_PAGE),
-    ("POST", f"{AUTH}/oauth2/token", ELSEWHERE, None),  # no app returns there
+    # Any other site's page: refused, so it fills neither the journal nor the report.
+    ("GET", f"{AUTH}/.well-known/openid-configuration", ELSEWHERE, None),
+    ("GET", f"{AUTH}/jwks", ELSEWHERE, None),
+    ("POST", f"{AUTH}/oauth2/token", ELSEWHERE, None),
     ("GET", f"{AUTH}/oauth2/userinfo", ELSEWHERE, None),
     ("POST", f"{AUTH}/oauth2/introspect", APP_PAGE, None),  # a confidential client's, a server's
     ("GET", f"{AUTH}/oauth2/authorize", APP_PAGE, None),  # a page navigates there, never fetches
@@ -42,9 +47,10 @@ CASES = [
 
 @pytest.mark.parametrize(("method", "path", "origin", "allowed"), CASES)
 def test_who_may_read_what(
-    http: FlaskClient, method: str, path: str, origin: str, allowed: str | None
+    http: FlaskClient, public: Client, method: str, path: str, origin: str, allowed: str | None
 ) -> None:
-    response = http.open(path, method=method, headers=from_page(origin))
+    form = {"client_id": public.client_id} if method == "POST" else None
+    response = http.open(path, method=method, headers=from_page(origin), data=form)
     assert response.headers.get("Access-Control-Allow-Origin") == allowed
     if allowed is None:
         assert response.status_code == 403
@@ -54,7 +60,7 @@ def test_who_may_read_what(
         assert response.headers["Access-Control-Expose-Headers"] == (
             "WWW-Authenticate, Retry-After, X-Request-Id"
         )
-        assert ("Origin" in response.headers.get("Vary", "")) is (allowed != "*")
+        assert "Origin" in response.headers["Vary"]
 
 
 @pytest.mark.parametrize("path", ["/oauth2/token", "/oauth2/userinfo", "/oauth2/revoke"])
@@ -85,16 +91,38 @@ def test_the_pages_of_a_disabled_or_deleted_app_are_refused(
     body = {"name": "SPA", "redirectUris": [f"{ELSEWHERE}/cb"], "scopes": ["openid"]}
     app = http.post("/_sandbox/apps", json={**body, "clientType": "public"}).json
     assert app is not None
-    token = f"{AUTH}/oauth2/token"
-    assert (
-        http.post(token, headers=from_page(ELSEWHERE)).headers.get("Access-Control-Allow-Origin")
-        == ELSEWHERE
-    )
+    token, form = f"{AUTH}/oauth2/token", {"client_id": app["clientId"]}
+
+    def granted() -> str | None:
+        sent = http.post(token, data=form, headers=from_page(ELSEWHERE))
+        return sent.headers.get("Access-Control-Allow-Origin")
+
+    assert granted() == ELSEWHERE
     assert http.post(f"/_sandbox/apps/{app['clientId']}/disable", json={}).status_code == 200
-    assert http.post(token, headers=from_page(ELSEWHERE)).status_code == 403
+    assert granted() is None
     assert http.post(f"/_sandbox/apps/{app['clientId']}/enable", json={}).status_code == 200
     assert http.delete(f"/_sandbox/apps/{app['clientId']}", json={}).status_code == 200
-    assert http.post(token, headers=from_page(ELSEWHERE)).status_code == 403
+    assert granted() is None
+
+
+def test_a_token_request_is_granted_only_to_its_own_clients_pages(
+    http: FlaskClient, public: Client
+) -> None:
+    """Another app's page could spend this client's token limit (20 a minute) by naming it."""
+    body = {"name": "Other", "redirectUris": [f"{ELSEWHERE}/cb"], "scopes": ["openid"]}
+    other = http.post("/_sandbox/apps", json={**body, "clientType": "public"}).json
+    assert other is not None
+    for endpoint in ("token", "revoke"):
+        url = f"{AUTH}/oauth2/{endpoint}"
+        for client_id, page, allowed in (
+            (public.client_id, APP_PAGE, True),
+            (other["clientId"], APP_PAGE, False),  # a registered page, another client
+            (public.client_id, ELSEWHERE, False),
+            (other["clientId"], ELSEWHERE, True),
+        ):
+            sent = http.post(url, data={"client_id": client_id}, headers=from_page(page))
+            assert (sent.status_code != 403) is allowed, (endpoint, client_id, page)
+            assert sent.headers.get("Access-Control-Allow-Origin") == (page if allowed else None)
 
 
 @pytest.mark.parametrize(

@@ -148,15 +148,26 @@ def cors_origin(sb: Sandbox, environ: dict[str, Any], path: str) -> str | None:
     for name in WELL_KNOWN:
         if path == f"/.well-known/{name}{auth_path}":  # RFC 8414 §3, path_inserted
             relative = f"/.well-known/{name}"
-    return cors.allowed_origin(relative, origin, sb.oauth_apps.web_origins)
+    client_origins = None
+    if relative in cors.CLIENT_PATHS and environ["REQUEST_METHOD"] == "POST":
+        client_origins = sb.oauth_apps.web_origins(named_client_of_request())
+    return cors.allowed_origin(relative, origin, sb.oauth_apps.web_origins, client_origins)
+
+
+def named_client_of_request() -> str:
+    """The client a token or revocation request names (Basic or the form), "" when none can
+    be read (no CORS then: the request is refused as another site's)."""
+    try:
+        return named_client(request.form.to_dict(flat=False), basic_credentials()) or ""
+    except SandboxError:  # a malformed Basic header: the endpoint words it for a server
+        return ""
 
 
 def add_cors_headers(response: Response, allowed: str, environ: dict[str, Any]) -> None:
     """The answer a page may read; a preflight's also says what the page may send."""
     response.headers["Access-Control-Allow-Origin"] = allowed
     response.headers["Access-Control-Expose-Headers"] = cors.EXPOSE_HEADERS
-    if allowed != cors.ANY_ORIGIN:
-        response.vary.add("Origin")
+    response.vary.add("Origin")
     if environ["REQUEST_METHOD"] == "OPTIONS" and "HTTP_ACCESS_CONTROL_REQUEST_METHOD" in environ:
         response.headers["Access-Control-Allow-Methods"] = cors.ALLOW_METHODS
         response.headers["Access-Control-Allow-Headers"] = cors.ALLOW_HEADERS

@@ -232,13 +232,14 @@ class AppService(Service):
         ]
 
     @locked
-    def web_origins(self) -> set[str]:
-        """The origins of the pages the usable apps return to (their redirect URIs): the
-        pages that may call the token, userinfo and revocation endpoints (identity/cors.py)."""
+    def web_origins(self, client_id: str | None = None) -> set[str]:
+        """The origins of the pages the usable apps (or the one app ``client_id``) return to
+        (their redirect URIs): the pages that may call the provider (identity/cors.py)."""
         return {
             origin
             for app in self.apps.values()
             if not app.deleted and not app.disabled
+            if client_id is None or app.client_id == client_id
             for origin in map(web_origin, app.redirect_uris)
             if origin is not None
         }
