@@ -86,7 +86,11 @@ def test_a_mismatch_names_where_and_what() -> None:
     ]
 
 
-DOC = {"items": [{"_id": "x", "tags": ["a"]}, {"_id": "y", "tags": []}], "total": 2}
+DOC = {
+    "items": [{"_id": "x", "tags": ["a"]}, {"_id": "y", "tags": []}],
+    "total": 2,
+    "mixed": [{"tags": ["a"]}, {"tags": None}, {}],
+}
 
 
 @pytest.mark.parametrize(
@@ -107,6 +111,9 @@ DOC = {"items": [{"_id": "x", "tags": ["a"]}, {"_id": "y", "tags": []}], "total"
         ("itemz[*]._id", MISSING),
         ("total[*]", MISSING),
         ("items[*]._id[*]", MISSING),
+        ("items[*].tagz[*]", MISSING),
+        # One element without the list adds nothing; the others are spread.
+        ("mixed[*].tags[*]", ["a"]),
     ],
 )
 def test_resolve(path: str, value: Any) -> None:

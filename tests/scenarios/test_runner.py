@@ -629,3 +629,41 @@ def test_settings_naming_the_roots_an_emulator_serves_are_met_by_it(
     skipped = Runner(EmulatorTarget(svc_server.url)).run(one(tmp_path, other))
     assert skipped.status == SKIPPED
     assert 'needs settings auth_url="http://127.0.0.1:1/auth"' in skipped.message
+
+
+def test_a_root_setting_of_null_is_met_by_an_emulator_that_follows_its_origin(
+    tmp_path: Path, svc_server: RunningServer
+) -> None:
+    text = """
+        name: default roots
+        settings: {auth_url: null}
+        steps:
+          - request: {path: /products}
+            expect: {status: 200}
+    """
+    result = Runner(EmulatorTarget(svc_server.url)).run(one(tmp_path, text))
+    assert result.status == PASSED, (result.message, result.failure)
+
+
+TOO_FEW_MATCHING = """
+    name: two paid orders expected, one made
+    webhooks: {}
+    steps:
+      - request:
+          method: POST
+          path: /checkout
+          json:
+            amount: 500
+            description: Tea
+            gateway: telebirr
+            customer: {phone: "251900000001", email: tea@example.com}
+        expect: {status: 200}
+      - expect_webhook: {type: order.completed, count: 2, within: 1m, data: {amount: 500}}
+"""
+
+
+def test_too_few_matching_webhooks_are_not_said_to_differ(tmp_path: Path) -> None:
+    result = Runner(InProcessTarget()).run(one(tmp_path, TOO_FEW_MATCHING))
+    assert result.status == FAILED and result.failure is not None
+    assert "2 x order.completed not delivered" in result.failure.message
+    assert "differs" not in result.failure.message

@@ -265,8 +265,9 @@ _SEGMENT = re.compile(r"\.?([^.\[\]]+)|\[(\*|-?[0-9]+)\]")
 
 def resolve(document: Any, path: str) -> Any:
     """A simple path into JSON: ``items[0]._id``, ``$.items[*].status`` (``[*]`` gives a list),
-    ``product.metadata.key``. Missing parts give MISSING; so does ``[*]`` of what is no list
-    or object (``itemz[*]`` read as ``[]`` passed ``$len: 0`` for a misspelt key)."""
+    ``product.metadata.key``. Missing parts give MISSING; so does ``[*]`` when none of what
+    it spreads is a list or object (``itemz[*]`` read as ``[]`` passed ``$len: 0`` for a
+    misspelt key); one element without the list adds nothing."""
     text = path[1:] if path.startswith("$") else path
     values: list[Any] = [document]
     spread = False
@@ -278,6 +279,8 @@ def resolve(document: Any, path: str) -> Any:
         position = step.end()
         key, index = step.group(1), step.group(2)
         next_values: list[Any] = []
+        if index == "*" and not any(isinstance(v, list | dict) for v in values):
+            return MISSING  # nothing at all to spread (a misspelt key): never an empty list
         for value in values:
             if index == "*":
                 spread = True
@@ -285,8 +288,6 @@ def resolve(document: Any, path: str) -> Any:
                     next_values += value
                 elif isinstance(value, dict):
                     next_values += list(value.values())
-                else:  # nothing to spread (a misspelt key): no path, never an empty list
-                    return MISSING
             elif index is not None:
                 number = int(index)
                 ok = isinstance(value, list) and -len(value) <= number < len(value)

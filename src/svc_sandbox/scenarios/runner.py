@@ -674,6 +674,8 @@ def _nearest_data(spec: dict[str, Any], arrived: list[Any]) -> str:
     if not same:
         return ""
     problems = match(spec["data"], same[-1].get("data", MISSING), "data")
+    if not problems:  # it matched: too few of them arrived
+        return ""
     return f"; the last {spec.get('type', 'event')} differs: " + "; ".join(problems[:3])
 
 

@@ -198,7 +198,7 @@ class EmulatorTarget:
         normal = {name: shown[name] for name in wanted}
         running: dict[str, Any] = dict(info.get("settings", {}))
         for name, root in info.get("roots", {}).items():
-            if running.get(name) is None and name in running:
+            if running.get(name) is None and name in running and normal.get(name) is not None:
                 # A root left to follow the origin (null) is the one GET /_sandbox serves: a
                 # recording names it by that value (recorded with exec's port).
                 running[name] = root
