@@ -152,3 +152,15 @@ def test_an_exchange_from_the_apps_page_is_read_by_it(http: FlaskClient, public:
     assert response.status_code == 400 and response.json["error"] == "invalid_grant"  # type: ignore[index]
     assert response.headers["Access-Control-Allow-Origin"] == APP_PAGE
     assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_a_token_request_from_an_apps_page_is_journaled_whole(
+    http: FlaskClient, public: Client
+) -> None:
+    """The client is read from the form before the endpoint runs: the body stays whole for
+    the endpoint, the journal and so a recording."""
+    form = {"grant_type": "authorization_code", "code": "nope", "client_id": public.client_id}
+    sent = http.post(f"{AUTH}/oauth2/token", data=form, headers=from_page(APP_PAGE))
+    assert sent.headers["Access-Control-Allow-Origin"] == APP_PAGE
+    [entry] = http.get("/_sandbox/requests?limit=1&path=/oauth2/token").json["items"]  # type: ignore[index]
+    assert entry["form"]["client_id"] == public.client_id

@@ -158,8 +158,9 @@ def named_client_of_request() -> str:
     """The client a token or revocation request names (Basic or the form), "" when none can
     be read (no CORS then: the request is refused as another site's)."""
     try:
-        return named_client(request.form.to_dict(flat=False), basic_credentials()) or ""
-    except SandboxError:  # a malformed Basic header: the endpoint words it for a server
+        # form_body keeps the body (the journal and the endpoint read it again).
+        return named_client(form_body().to_dict(flat=False), basic_credentials()) or ""
+    except SandboxError:  # a malformed Basic header or body: the endpoint words it
         return ""
 
 
