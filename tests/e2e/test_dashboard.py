@@ -181,9 +181,9 @@ def test_done_stays_after_the_refresh_until_the_next_action(
     expect(page.locator(f"#approve-{first}")).to_have_count(0)  # refreshed
     page.wait_for_timeout(2_500)  # and polled again
     done = page.get_by_role("status").filter(has_text="Done.")
-    expect(done).to_have_text(f"Approve {first}: Done.")  # it names what it was about
+    expect(done).to_have_text(f"\u2068Approve {first}\u2069: Done.")  # what it was about
     page.locator(f"#approve-{second}").click()
-    expect(done).to_have_text(f"Approve {second}: Done.")  # the next action's message
+    expect(done).to_have_text(f"\u2068Approve {second}\u2069: Done.")  # the next action's
 
 
 def test_keyboard_focus_stays_on_its_button_when_the_live_part_changes(
@@ -358,7 +358,8 @@ def test_creating_and_revoking_a_token_from_the_overview(page: Page, svc_sandbox
     expect(row.get_by_role("button", name="Revoke")).to_have_count(2)
     tokens = svc_sandbox.orgs.tokens_of(org.id)
     assert len(tokens) == 2
-    created = f"Create token for Sandbox Org: Done. New token: {tokens[-1].token}"
+    # The label is isolated (FSI ... PDI): a typed name's direction override stays in it.
+    created = f"\u2068Create token for Sandbox Org\u2069: Done. New token: {tokens[-1].token}"
     expect(page.locator("#orgs-status")).to_have_text(created)  # not only "Done."
     page.once("dialog", lambda dialog: dialog.accept())  # "Revoke the token …?"
     row.get_by_role("button", name="Revoke").last.click()
@@ -602,7 +603,8 @@ def test_disabling_an_app_and_rotating_its_secret(page: Page, svc_sandbox: Sandb
     page.once("dialog", lambda dialog: dialog.accept())  # "Rotate the client secret …?"
     row.get_by_role("button", name="Rotate secret").click()
     status = page.locator("#apps-status")
-    expect(status).to_contain_text(f"Rotate secret {app.client_id}: Done. New client secret: ")
+    rotated = f"\u2068Rotate secret {app.client_id}\u2069: Done. New client secret: "
+    expect(status).to_contain_text(rotated)
     secret = status.inner_text().rsplit(": ", 1)[1]
     assert secret_hash(secret) == svc_sandbox.oauth_apps.get(app.client_id).secret_sha256
 
@@ -613,3 +615,33 @@ def test_rotating_the_signing_key_from_the_dashboard(page: Page, svc_sandbox: Sa
     page.get_by_role("button", name="Rotate the signing key").click()
     expect(page.locator("#keys tbody tr")).to_have_count(2)
     assert svc_sandbox.signing_keys.active().kid != first
+
+
+def test_a_direction_override_in_an_organizations_name_stays_in_the_message(
+    page: Page, api: FlaskClient, svc_sandbox: Sandbox
+) -> None:
+    """The status message is built from the button's label ("Create token for <name>"): a
+    name holding U+202E ran on over ": Done. New token: ...", drawn right to left."""
+    org = next(o for o in svc_sandbox.orgs.all() if o.environment.value == "sandbox")
+    assert api.patch(f"/_sandbox/orgs/{org.id}", json={"name": "\u202eemcA"}).status_code == 200
+    page.goto(UI)
+    row = page.locator("#orgs tr", has_text="emcA")
+    row.get_by_role("button", name="Create token").click()
+    expect(page.locator("#orgs-status")).to_contain_text("Done. New token:")
+    name_right, done_left = page.evaluate(
+        """() => {
+            const status = document.getElementById("orgs-status");
+            const walker = document.createTreeWalker(status, NodeFilter.SHOW_TEXT);
+            const text = walker.nextNode();
+            const at = (start, end) => {
+                const range = document.createRange();
+                range.setStart(text, start);
+                range.setEnd(text, end);
+                return range.getBoundingClientRect();
+            };
+            const name = text.data.indexOf("emcA");
+            const done = text.data.indexOf("Done");
+            return [at(name, name + 4).right, at(done, done + 4).left];
+        }"""
+    )
+    assert done_left >= name_right - 1, (name_right, done_left)

@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from svc_sandbox.identity.cors import web_origin
 from svc_sandbox.sandbox import Sandbox
+from svc_sandbox.web import MAX_BODY_BYTES
 from tests.identity.helpers import AUTH, Client
 
 APP_PAGE = "http://localhost:8080"
@@ -164,3 +165,20 @@ def test_a_token_request_from_an_apps_page_is_journaled_whole(
     assert sent.headers["Access-Control-Allow-Origin"] == APP_PAGE
     [entry] = http.get("/_sandbox/requests?limit=1&path=/oauth2/token").json["items"]  # type: ignore[index]
     assert entry["form"]["client_id"] == public.client_id
+
+
+@pytest.mark.parametrize("path", ["/oauth2/token", "/oauth2/revoke"])
+def test_another_sites_oversized_post_is_refused_before_its_body_is_read(
+    http: FlaskClient, path: str
+) -> None:
+    """Reading the client from a body too large raised werkzeug's 413 before the guard: any
+    site's page got past the cross-site refusal (and the Host check) into the journal."""
+    big = {"client_id": "x", "pad": "p" * (MAX_BODY_BYTES + 1)}
+    refused = http.post(AUTH + path, data=big, headers=from_page(ELSEWHERE))
+    assert refused.status_code == 403 and "this endpoint grants no CORS" in refused.text
+    elsewhere = {**from_page(APP_PAGE), "Host": "evil.example"}
+    assert http.post(AUTH + path, data=big, headers=elsewhere).status_code == 400
+    journal = http.get(f"/_sandbox/requests?path={path}").json
+    assert journal is not None
+    # The other site's request is in no record; the wrong Host is, as every one is.
+    assert [entry["status"] for entry in journal["items"]] == [400]

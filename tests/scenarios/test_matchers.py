@@ -90,6 +90,7 @@ DOC = {
     "items": [{"_id": "x", "tags": ["a"]}, {"_id": "y", "tags": []}],
     "total": 2,
     "mixed": [{"tags": ["a"]}, {"tags": None}, {}],
+    "none": [],
 }
 
 
@@ -114,6 +115,8 @@ DOC = {
         ("items[*].tagz[*]", MISSING),
         # One element without the list adds nothing; the others are spread.
         ("mixed[*].tags[*]", ["a"]),
+        # An empty list spreads to nothing, however deep (a listing with no items).
+        ("none[*].tags[*]", []),
     ],
 )
 def test_resolve(path: str, value: Any) -> None:

@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request
 from flask.blueprints import BlueprintSetupState
+from werkzeug.exceptions import HTTPException
 
 from svc_sandbox.contract.api import relative_path
 from svc_sandbox.core.errors import SandboxError
@@ -160,7 +161,8 @@ def named_client_of_request() -> str:
     try:
         # form_body keeps the body (the journal and the endpoint read it again).
         return named_client(form_body().to_dict(flat=False), basic_credentials()) or ""
-    except SandboxError:  # a malformed Basic header or body: the endpoint words it
+    except (SandboxError, HTTPException):  # a malformed Basic header, a body too large or
+        # not UTF-8: no client, so no CORS, and the guard refuses another site's request
         return ""
 
 

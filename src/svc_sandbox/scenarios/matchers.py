@@ -279,8 +279,8 @@ def resolve(document: Any, path: str) -> Any:
         position = step.end()
         key, index = step.group(1), step.group(2)
         next_values: list[Any] = []
-        if index == "*" and not any(isinstance(v, list | dict) for v in values):
-            return MISSING  # nothing at all to spread (a misspelt key): never an empty list
+        if index == "*" and values and not any(isinstance(v, list | dict) for v in values):
+            return MISSING  # nothing it reaches can be spread (a misspelt key): never []
         for value in values:
             if index == "*":
                 spread = True

@@ -80,7 +80,9 @@
     if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) { return; }
     var output = form.dataset.status ? document.getElementById(form.dataset.status)
       : form.querySelector(".api-result");
-    var about = form.dataset.label ? form.dataset.label + ": " : "";
+    // The label may hold a typed name (an organization's): isolated (FSI ... PDI), so a
+    // direction override in it cannot turn the message that follows around.
+    var about = form.dataset.label ? "\u2068" + form.dataset.label + "\u2069: " : "";
     clearErrors(form);
     document.querySelectorAll(".api-result").forEach(function (node) { say(node, ""); });
     if (output) { say(output, "…"); }
