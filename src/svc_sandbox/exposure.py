@@ -12,10 +12,9 @@ docs/control-plane.md for what a client must send.
 * Hosted-page forms: a token signed with a per-process secret, bound to what the form acts on.
 * Another site's page (Fetch Metadata): only its links and forms reach the sandbox, except
   the identity provider's endpoints a browser app calls itself, for registered apps' pages
-  (identity/cors.py). Elsewhere
-  the sandbox grants no CORS, so no request such a page makes in the background is one it
-  could read the answer of; refused first, it counts against no rate limit and fills no
-  journal.
+  (identity/cors.py). Elsewhere the sandbox grants no CORS, so no request such a page makes
+  in the background is one it could read the answer of; refused first, it counts against no
+  rate limit and fills no journal.
 """
 
 from __future__ import annotations

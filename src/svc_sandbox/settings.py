@@ -25,7 +25,7 @@ from svc_sandbox.core.numbers import (
     decimal_text,
     whole_text,
 )
-from svc_sandbox.core.validation import describe, http_url_problem
+from svc_sandbox.core.validation import describe, http_url_problem, root_url_problem
 
 ENV_PREFIX = "SVC_SANDBOX_"
 
@@ -252,14 +252,8 @@ class Settings(BaseModel):
         problem = http_url_problem(value)
         if problem:
             raise ValueError(problem)
-        parts = urlsplit(value)
-        if info.field_name in ROOT_SETTINGS and (
-            parts.query or parts.fragment or "#" in value or "@" in parts.netloc
-        ):
-            # Paths are appended to a root: ``/a?q=1`` made roots such as ``/a?q=1/api``.
-            raise ValueError(
-                "must be a root to append paths to, without a query, a fragment or credentials"
-            )
+        if info.field_name in ROOT_SETTINGS and (problem := root_url_problem(value)):
+            raise ValueError(problem)  # ``/a?q=1`` made roots such as ``/a?q=1/api``
         return value.rstrip("/")
 
     @field_validator("allowed_hosts")

@@ -181,7 +181,7 @@ def _failure_code(value: str) -> str:
     (``session_expired`` among them) or a new one the control plane took. An empty one was
     imported, and strict mode then answered the session's status with a 500 (the contract's
     ``CheckoutFailure.code`` has a ``minLength`` of 1)."""
-    if value in payments.FAILURE_CODES or payments.NEW_FAILURE_CODE.fullmatch(value):
+    if payments.is_failure_code(value, payments.FAILURE_CODES):
         return value
     raise ValueError(
         f"must be one of {', '.join(payments.FAILURE_CODES)}, or a failure code of lowercase "

@@ -39,14 +39,14 @@ MAX_BODY_BYTES = 1024 * 1024
 #: What the request hooks share, kept in the request's WSGI environ (PEP 3333 leaves dotted
 #: keys to servers and middleware): a dict lookup on the request in hand, where every access
 #: to ``flask.g`` is a context lookup.
-#: The Access-Control-Allow-Origin a browser's request is granted (identity/cors.py).
-CORS_ORIGIN = "svc_sandbox.cors_origin"
 REQUEST_ID = "svc_sandbox.request_id"
 #: The latency (seconds) a latency rule applied to the request (app.py inject_latency): the
 #: journal shows it as ``delaySeconds``, and the recorder leaves it out of the time between
 #: requests (the rule, replayed, applies it again).
 LATENCY_APPLIED = "svc_sandbox.latency_applied"
 CONTRACT_CHECK = "svc_sandbox.contract_check"
+#: The Access-Control-Allow-Origin a browser's request is granted (identity/cors.py).
+CORS_ORIGIN = "svc_sandbox.cors_origin"
 
 
 def sandbox() -> Sandbox:

@@ -10,6 +10,8 @@ from typing import Any
 
 import httpx
 
+from svc_sandbox.core.validation import root_url_problem
+
 HEX_ID = re.compile(r"^[0-9a-f]{24}$")
 PRODUCT_REF = re.compile(r"^(p_[A-Za-z0-9_-]+|[0-9a-f]{24})$")
 #: §4 ``checkoutLink``: "string starting ``cl_``", any text after it (the contract's
@@ -130,13 +132,9 @@ def base_url(name: str, value: Any) -> str:
         raise ValueError(f"{name} must be an absolute http(s) URL with a host, got {value!r}")
     if parsed.port is not None and not 0 < parsed.port <= 65535:
         raise ValueError(f"{name} has no valid port (1..65535), got {value!r}")
-    if parsed.query or parsed.fragment or "#" in value or parsed.userinfo:
-        # Paths are appended to it: ``/api?x=1`` sent ``/api?x=1/balance``; credentials in
-        # it made httpx send Basic auth in place of the token.
-        raise ValueError(
-            f"{name} must be a root to append paths to, without a query, a fragment or "
-            f"credentials, got {value!r}"
-        )
+    problem = root_url_problem(value)
+    if problem:
+        raise ValueError(f"{name} {problem}, got {value!r}")
     return str(value)
 
 

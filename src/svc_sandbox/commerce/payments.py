@@ -83,6 +83,11 @@ NOTIFY = "payments.notify"
 NEW_FAILURE_CODE = re.compile(r"(?=.{1,64}\Z)[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 
 
+def is_failure_code(value: str, known: tuple[str, ...]) -> bool:
+    """``value`` is one of ``known`` or a new failure code (``NEW_FAILURE_CODE``)."""
+    return value in known or NEW_FAILURE_CODE.fullmatch(value) is not None
+
+
 def provider_decision(value: str, allowed: tuple[str, ...], field: str) -> str:
     """``value`` if it is in ``allowed`` (``PROVIDER_FAILURE_CODES`` or ``PUSH_OUTCOMES``) or
     a new failure code (``NEW_FAILURE_CODE``); otherwise a 400 naming ``field``, saying why
@@ -92,7 +97,7 @@ def provider_decision(value: str, allowed: tuple[str, ...], field: str) -> str:
             f"{field} must not be {SESSION_EXPIRED}: a session expires by itself after 30 "
             f"minutes without payment (advance the clock); one of {', '.join(allowed)}"
         )
-    if value in allowed or NEW_FAILURE_CODE.fullmatch(value):
+    if is_failure_code(value, allowed):
         return value
     raise ValidationFailed(
         f"{field} must be one of {', '.join(allowed)}, or a new failure code: lowercase words "

@@ -215,6 +215,21 @@ def http_url_problem(url: str) -> str | None:
     return url_characters_problem(url)
 
 
+#: Why a URL is no root (``root_url_problem``).
+NOT_A_ROOT = "must be a root to append paths to, without a query, a fragment or credentials"
+
+
+def root_url_problem(url: str) -> str | None:
+    """Why ``url`` (an http(s) URL ``http_url_problem`` takes) cannot be a root that paths are
+    appended to, or None: ``/api?x=1`` made ``/api?x=1/balance``, and credentials made httpx
+    send Basic auth in place of the token. Shared by the settings' roots and the client's
+    ``base_url``."""
+    parts = urlsplit(url)
+    if parts.query or parts.fragment or "#" in url or "@" in parts.netloc:
+        return NOT_A_ROOT
+    return None
+
+
 def is_rfc3986_uri(text: str) -> bool:
     """True when ``text`` is an absolute URI as RFC 3986's grammar writes it."""
     # Imported on first use (its regular expressions take 10 ms to build): a start checks no
