@@ -24,6 +24,7 @@ from svc_sandbox.control import scenarios_api as control_scenarios_api
 from svc_sandbox.control import wallet_api as control_wallet_api
 from svc_sandbox.control import webhooks_api as control_webhooks_api
 from svc_sandbox.core.errors import SandboxError
+from svc_sandbox.core.text import isolated
 from svc_sandbox.dashboard import api as dashboard_api
 from svc_sandbox.exposure_api import UNJOURNALED_REQUEST
 from svc_sandbox.identity import api as identity_api
@@ -180,6 +181,7 @@ def create_app(sandbox: Sandbox | Settings | None = None) -> Flask:
     app = SandboxFlask(__name__, static_folder=None)  # no /static/<path>: /_assets serves files
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.jinja_env.filters["isolated"] = isolated
     app.extensions["svc_sandbox"] = sandbox
 
     settings = sandbox.settings

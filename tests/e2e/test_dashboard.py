@@ -609,6 +609,30 @@ def test_disabling_an_app_and_rotating_its_secret(page: Page, svc_sandbox: Sandb
     assert secret_hash(secret) == svc_sandbox.oauth_apps.get(app.client_id).secret_sha256
 
 
+def test_a_direction_override_in_an_apps_name_stays_inside_the_confirm_question(
+    page: Page, api: FlaskClient
+) -> None:
+    """window.confirm takes no markup: an app named with U+202E turned "? The current secret
+    stops working at once." around. The name is isolated (FSI ... PDI) in the question."""
+    body = {
+        "name": "\u202eppA knaB",
+        "redirectUris": ["https://app.example/cb"],
+        "scopes": ["openid"],
+        "clientType": "confidential",
+    }
+    app = api.post("/_sandbox/apps", json=body).json
+    assert app is not None
+    asked: list[str] = []
+    page.goto(f"{UI}/identity")
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    row = page.locator("#apps tr", has_text=app["clientId"])
+    row.get_by_role("button", name="Rotate secret").click()  # returns once the dialog is shut
+    assert asked == [
+        "Rotate the client secret of \u2068\u202eppA knaB\u2069? "
+        "The current secret stops working at once."
+    ]
+
+
 def test_rotating_the_signing_key_from_the_dashboard(page: Page, svc_sandbox: Sandbox) -> None:
     first = svc_sandbox.signing_keys.active().kid
     page.goto(f"{UI}/identity")

@@ -253,6 +253,8 @@ def test_a_direction_override_in_an_apps_name_ends_with_the_name(
     "ruoy ssecca ot stnaw Bank App". The name is isolated (<bdi>), never changed."""
     text = consent_page_of_new_app(http, svc_sandbox, name="\u202eppA knaB")
     assert '<bdi id="app-name">\u202eppA knaB</bdi> wants to access' in text
+    # The title is plain text: isolated there (FSI ... PDI).
+    assert "<title>Authorize \u2068\u202eppA knaB\u2069 · svc-sandbox</title>" in text
 
 
 def test_per_scope_decline_narrows_the_grant_but_keeps_openid(

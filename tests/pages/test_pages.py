@@ -194,6 +194,32 @@ def test_a_simulator_session_has_no_payment_link_page(
     assert svc_http.get(f"/pay/cs_{result['sessionId']}").status_code == 404
 
 
+def test_a_direction_override_in_a_title_stays_inside_it_where_no_markup_can_go(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A page's <title> and an image's alt text are plain text: an unclosed U+202E in a
+    product's title turned the words after it around there ("xobdnas-cvs · ..."). The title is
+    isolated (FSI ... PDI), never changed."""
+    title = "\u202eLIAM"
+    product = published(svc_http, auth, title=title, media=["https://cdn.example/a.png"])
+    paid = checkout(svc_http, auth, productId=product["_id"])
+    pushed = push_checkout(svc_http, auth, product_id=product["_id"])
+    pages = {
+        f"/p/{product['checkoutToken']}": f"{_isolated(title)} · svc-sandbox",
+        path(paid["checkoutUrl"]): f"Pay 50.00 ETB — {_isolated(title)} · svc-sandbox",
+        path(pushed["checkoutUrl"]): f"Simulator — {_isolated(title)} · svc-sandbox",
+    }
+    for url, wanted in pages.items():
+        html = _text(svc_http, url)
+        assert unescape(html.split("<title>")[1].split("</title>")[0]) == wanted
+    product_page = _text(svc_http, f"/p/{product['checkoutToken']}")
+    assert f'alt="Picture of {_isolated(title)}"' in product_page
+
+
+def _isolated(text: str) -> str:
+    return f"\u2068{text}\u2069"
+
+
 # --- simulator page -----------------------------------------------------------------------------
 
 

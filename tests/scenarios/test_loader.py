@@ -492,6 +492,22 @@ def test_every_matrix_row_has_a_label_of_its_own(tmp_path: Path) -> None:
     assert len(set(names)) == len(names)
 
 
+def test_a_value_that_reads_like_a_numbered_label_is_numbered_too(tmp_path: Path) -> None:
+    """Row 3's value ``x,row=1`` made the label row 1 got for its repeated ``x``."""
+    write(
+        tmp_path,
+        "d.yaml",
+        """
+        name: dup
+        matrix: {a: ["x", "x", "x,row=1"]}
+        steps:
+          - request: {path: /products}
+        """,
+    )
+    names = [s.name for s in load_paths([tmp_path])]
+    assert names == ["dup [a=x,row=1,row=1]", "dup [a=x,row=2]", "dup [a=x,row=1,row=3]"]
+
+
 def test_a_matrix_may_reach_the_limit_and_aliases_may_repeat_a_little(tmp_path: Path) -> None:
     text = "name: x\nmatrix:\n  a: &v " + str(list(range(10))) + "\n  b: *v\n  c: *v\n"
     text += "steps:\n  - request: {path: '/${a}${b}${c}'}\n"

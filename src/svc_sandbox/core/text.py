@@ -15,3 +15,10 @@ def lone_surrogate(text: str) -> str | None:
         return None
     found = _LONE_SURROGATE.search(text)
     return found.group() if found else None
+
+
+def isolated(text: object) -> str:
+    """``text`` between FSI and PDI (U+2068, U+2069): typed text inside words of ours where no
+    ``<bdi>`` can go (a page's title, an image's alt text, a confirm dialog), so a direction
+    override in it (U+202E) cannot turn our words around."""
+    return f"\u2068{text}\u2069"

@@ -440,12 +440,24 @@ def expand(document: dict[str, Any], lines: Lines) -> list[Scenario]:
             f"{n}={_label(matrix[n][i], i)}" for n, i in zip(names, picks, strict=True)
         )
         rows.append((row, label))
-    # Two rows of one label could not be told apart in a report or a test id: numbered.
-    seen = Counter(label for _, label in rows)
     return [
-        Scenario(document, lines, row, f"{label},row={number}" if seen[label] > 1 else label)
-        for number, (row, label) in enumerate(rows, 1)
+        Scenario(document, lines, row, label)
+        for (row, _), label in zip(rows, _unique_labels([label for _, label in rows]), strict=True)
     ]
+
+
+def _unique_labels(labels: list[str]) -> list[str]:
+    """Two rows of one label could not be told apart in a report or a test id: each is
+    numbered with its row, again while a numbered label meets another (a value
+    ``"x,row=1"`` reads like row 1 of ``x``)."""
+    while True:
+        seen = Counter(labels)
+        if len(seen) == len(labels):
+            return labels
+        labels = [
+            f"{label},row={number}" if seen[label] > 1 else label
+            for number, label in enumerate(labels, 1)
+        ]
 
 
 def _label(value: Any, index: int) -> str:
