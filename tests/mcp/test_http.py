@@ -208,6 +208,24 @@ def test_a_message_the_json_rule_refuses_is_a_parse_error_naming_it(
     assert httpx.post(server.url, content=text, headers=JSON_POST, timeout=10).status_code == 200
 
 
+@pytest.mark.parametrize("id_text", ["true", "1.0", "null", "[1]"])
+def test_a_request_whose_id_is_no_string_or_integer_is_answered(
+    server: HttpServer, id_text: str
+) -> None:
+    """The SDK took it for a notification: 202, no body, the tool not run."""
+    call = '{"jsonrpc": "2.0", "id": ' + id_text + ', "method": "tools/list"}'
+    answer = httpx.post(server.url, content=call, headers=JSON_POST, timeout=10)
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": f"Invalid Request: id must be a string or an integer, got {id_text}",
+        },
+    }
+
+
 def test_broken_json_and_another_type_keep_the_sdks_answers(
     server: HttpServer,
 ) -> None:

@@ -193,6 +193,17 @@ def test_env_variables_and_flags_over_them() -> None:
 
 
 PORT_RULE = "must be a port number (0 to 65535)"
+#: PORT is read only for the HTTP transport.
+HTTP = {"SVC_MCP_TRANSPORT": "http"}
+
+
+@pytest.mark.parametrize("port", ["abc", "", "70000"])
+def test_over_stdio_an_inherited_port_is_not_read(port: str) -> None:
+    """§1 names PORT in the HTTP transport's row: a desktop agent's server would not start
+    because of a PORT its shell set for something else."""
+    assert _config([], {"PORT": port}).transport == "stdio"
+    with pytest.raises(ValueError, match="PORT must be a port number"):
+        _config(["--http"], {"PORT": port})
 
 
 @pytest.mark.parametrize(
@@ -201,7 +212,7 @@ PORT_RULE = "must be a port number (0 to 65535)"
         ([], {"SVC_TOKEN": "abc"}, "SVC_TOKEN"),
         ([], {"SVC_BASE_URL": "ftp://x"}, "SVC_BASE_URL"),
         ([], {"SVC_MCP_TRANSPORT": "sse"}, "SVC_MCP_TRANSPORT"),
-        ([], {"PORT": "http"}, "PORT"),
+        ([], {**HTTP, "PORT": "http"}, "PORT"),
         (["--timeout", "0"], {}, "--timeout"),
         ([], {"SVC_TIMEOUT": "soon"}, "SVC_TIMEOUT"),
         ([], {"SVC_TIMEOUT": "inf"}, "SVC_TIMEOUT"),
@@ -211,10 +222,11 @@ PORT_RULE = "must be a port number (0 to 65535)"
         ([], {"SVC_BASE_URL": "http://exa mple/api"}, "SVC_BASE_URL"),
         ([], {"SVC_BASE_URL": "http://127.0.0.1:70000/api"}, "SVC_BASE_URL"),
         # Numbers in ASCII digits only (core/numbers.py): int() and float() take these.
-        ([], {"PORT": "\u0663\u0663\u0663\u0663"}, "PORT"),  # Arabic-Indic 3333
-        ([], {"PORT": "\uff13\uff13\uff13\uff13"}, "PORT"),  # full-width 3333
-        ([], {"PORT": "\u00b2"}, "PORT"),  # superscript two: int() raised a bare ValueError
-        ([], {"PORT": "3_333"}, "PORT"),
+        ([], {**HTTP, "PORT": "\u0663\u0663\u0663\u0663"}, "PORT"),  # Arabic-Indic 3333
+        ([], {**HTTP, "PORT": "\uff13\uff13\uff13\uff13"}, "PORT"),  # full-width 3333
+        # Superscript two: int() raised a bare ValueError.
+        ([], {**HTTP, "PORT": "\u00b2"}, "PORT"),
+        ([], {**HTTP, "PORT": "3_333"}, "PORT"),
         ([], {"SVC_TIMEOUT": "1_5"}, "SVC_TIMEOUT"),
         ([], {"SVC_TIMEOUT": "1e1"}, "SVC_TIMEOUT"),
         ([], {"SVC_TIMEOUT": "\u0661\u0665"}, "SVC_TIMEOUT"),
@@ -228,12 +240,12 @@ PORT_RULE = "must be a port number (0 to 65535)"
         ),
         (
             ["--port", "99999"],
-            {"PORT": "3333"},
+            {**HTTP, "PORT": "3333"},
             re.escape("--port must be a port number (0 to 65535), got '99999'"),
         ),
         (
             [],
-            {"PORT": "70000"},
+            {**HTTP, "PORT": "70000"},
             "^" + re.escape("PORT must be a port number (0 to 65535), got '70000'"),
         ),
     ],

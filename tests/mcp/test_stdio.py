@@ -451,7 +451,12 @@ def test_balance_orders_and_withdrawal_reads(mcp: Session) -> None:
         "balanceMinor": 0,
         "currency": "ETB",
     }
-    assert "not eligible" in text_of(balance)
+    # The answer does not say which condition is unmet: the summary names all three (it
+    # said "not in production" to a production organization whose KYC was pending).
+    assert text_of(balance).startswith(
+        "Balance 0.00 ETB, not eligible to withdraw (a withdrawal needs a production "
+        "organization, Developer Mode on and approved KYC)."
+    )
     assert mcp.ok("svc_list_withdrawals")["items"] == []
     assert "HTTP 404" in mcp.error("svc_get_withdrawal", {"withdrawal_id": UNKNOWN_HEX})
     assert "withdrawal_id:" in mcp.error("svc_get_withdrawal", {"withdrawal_id": "w1"})

@@ -121,6 +121,24 @@ def test_an_id_that_cannot_be_read_is_answered_with_null(lines: Lines, id_text: 
     assert error_of(lines.answer())[0] == -32700
 
 
+@pytest.mark.parametrize(
+    ("id_text", "shown"),
+    [("true", "true"), ("1.0", "1.0"), ("2.5", "2.5"), ("null", "null"), ("{}", "{}")],
+)
+def test_a_request_whose_id_is_no_string_or_integer_is_answered(
+    lines: Lines, id_text: str, shown: str
+) -> None:
+    """MCP: a request id "MUST be a string or integer". The SDK read such a request as a
+    notification: nothing ran, nothing was answered, the client waited forever."""
+    call = '{"jsonrpc": "2.0", "id": ' + id_text + ', "method": "tools/call", "params": {}}'
+    lines.send(call.encode())
+    assert error_of(lines.answer()) == (
+        -32600,
+        f"Invalid Request: id must be a string or an integer, got {shown}",
+    )
+    assert lines.ping(11)["id"] == 11
+
+
 def test_a_repeated_id_is_not_answered_as_either_id(lines: Lines) -> None:
     lines.send(b'{"jsonrpc": "2.0", "id": 2, "id": 3, "method": "ping"}')
     assert error_of(lines.answer()) == (-32700, "Parse error: id is repeated: send it once")

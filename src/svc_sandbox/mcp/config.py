@@ -110,7 +110,8 @@ def from_args(args: argparse.Namespace, env: Mapping[str, str] | None = None) ->
     http = args.http if args.http is not None else transport_env == "http"
     # Numbers in ASCII digits only (core/numbers.py; the flags' type is the same rule):
     # int() and float() would read PORT=٣٣٣٣ as 3333 and SVC_TIMEOUT=1_5 as 15.
-    port_text = env.get("PORT", str(DEFAULT_PORT))
+    # PORT is the HTTP transport's alone (§1): over stdio an inherited PORT=abc is not read.
+    port_text = env.get("PORT", str(DEFAULT_PORT)) if http else str(DEFAULT_PORT)
     if args.port is not None:  # the flag wins, so a refusal names it and what it was given
         port, port_source, port_text = args.port, "--port", str(args.port)
     else:

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import uvicorn
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from mcp_types import PARSE_ERROR
+from mcp_types import PARSE_ERROR, JSONRPCError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -31,7 +31,13 @@ from svc_sandbox.client.commerce import is_api_token
 from svc_sandbox.core.authorization import scheme_and_credentials
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
-from svc_sandbox.mcp.messages import answered_id, error, rule_refusal, sdk_reading
+from svc_sandbox.mcp.messages import (
+    answered_id,
+    error,
+    id_refusal,
+    rule_refusal,
+    sdk_reading,
+)
 from svc_sandbox.mcp.server import NAME, build_server
 from svc_sandbox.server import LISTEN_ERRORS, MAX_REQUEST_HEAD_BYTES, cannot_listen
 
@@ -131,14 +137,21 @@ class McpEndpoint:
 
 
 def message_refusal(body: bytes) -> Response | None:
-    """A 400 JSON-RPC parse error for a message the SDK would read but the emulator's JSON
-    rule refuses (``id is repeated: send it once``); None for a message that passes, and for
-    one the SDK refuses itself (broken JSON: its own parse error, worded as it words it)."""
-    refused = rule_refusal(body)
-    reading = sdk_reading(body) if refused is not None else None
-    if refused is None or reading is None:
+    """A 400 JSON-RPC error for a message the SDK would read but must not: one the emulator's
+    JSON rule refuses (a parse error: ``id is repeated: send it once``) or a request whose id
+    is no string or integer (-32600: the SDK took it for a notification, 202 and no answer);
+    None for a message that passes, and for one the SDK refuses itself (broken JSON: its own
+    parse error, worded as it words it)."""
+    reading = sdk_reading(body)
+    if reading is None:
         return None
-    refusal = error(PARSE_ERROR, refused, answered_id(reading[0], refused))
+    refused = rule_refusal(body)
+    if refused is not None:
+        refusal: JSONRPCError | None = error(PARSE_ERROR, refused, answered_id(reading[0], refused))
+    else:
+        refusal = id_refusal(reading[0])
+    if refusal is None:
+        return None
     answer = refusal.model_dump(by_alias=True, exclude_unset=True)
     return JSONResponse(answer, status_code=400)
 

@@ -4,11 +4,13 @@ transports: the SDK's parser keeps the last of a repeated name."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pydantic_core
 from mcp_types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
@@ -18,8 +20,11 @@ from pydantic import ValidationError
 
 from svc_sandbox.core import json_input
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.validation import cut
 
 PARSE_ERROR_PREFIX = "Parse error: "
+#: How much of a refused id its message repeats.
+ID_SHOWN = 40
 
 
 def rule_refusal(raw: bytes) -> str | None:
@@ -54,6 +59,23 @@ def answered_id(document: Any, refusal: str) -> str | int | None:
     return found
 
 
+def id_refusal(document: Any) -> JSONRPCError | None:
+    """-32600 for a request whose ``id`` is no string or integer (``true``, ``1.0``, null, an
+    object), None for any other message. MCP: a request id "MUST be a string or integer";
+    the SDK reads such a message as a notification and answers nothing, so its client waited
+    forever (JSON-RPC 2.0 §5.1: an invalid request is answered, with id null)."""
+    if not isinstance(document, dict) or "method" not in document or "id" not in document:
+        return None
+    found = document["id"]
+    if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
+        return None
+    shown = json.dumps(found)
+    return error(
+        INVALID_REQUEST,
+        f"Invalid Request: id must be a string or an integer, got {cut(shown, ID_SHOWN)}",
+    )
+
+
 def line_refusal(raw: bytes) -> JSONRPCError | None:
     """The answer to a line of stdin the SDK must not read, None for a line it may. Over stdio
     the SDK drops a line it cannot read without a word (a client would wait forever), so each
@@ -67,6 +89,9 @@ def line_refusal(raw: bytes) -> JSONRPCError | None:
     refused = rule_refusal(raw)
     if refused is not None:
         return error(PARSE_ERROR, refused, answered_id(document, refused))
+    refused_id = id_refusal(document)
+    if refused_id is not None:
+        return refused_id
     try:
         jsonrpc_message_adapter.validate_python(document, by_name=False)
     except ValidationError as exc:

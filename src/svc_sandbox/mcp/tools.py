@@ -459,8 +459,13 @@ async def svc_get_balance(
     """Read the withdrawable earnings (GET /balance): the most a withdrawal can take."""
 
     def summary(balance: Balance) -> str:
-        eligible = "eligible" if balance.eligible else "not eligible (not in production)"
-        return f"Balance {money(balance.balance_minor)}, {eligible} to withdraw."
+        if balance.eligible:
+            return f"Balance {money(balance.balance_minor)}, eligible to withdraw."
+        # The answer does not say which condition is unmet: all three are named.
+        return (
+            f"Balance {money(balance.balance_minor)}, not eligible to withdraw (a withdrawal "
+            "needs a production organization, Developer Mode on and approved KYC)."
+        )
 
     return await _api(
         ctx, "svc_get_balance", lambda svc: svc.get_balance(), summary, response_format
