@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from svc_sandbox.pytest_plugin import RunningServer
 
@@ -36,7 +36,7 @@ STEP_TIMEOUT_MS = 10_000
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+def playwright() -> Iterator[Playwright]:
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"The browser tests need Debian's chromium at {CHROMIUM}, which is missing. "
@@ -45,14 +45,35 @@ def browser() -> Iterator[Browser]:
             "chromium binary.",
             pytrace=False,
         )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with sync_playwright() as started:
+        yield started
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    launched = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+    )
+    try:
+        yield launched
+    finally:
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def cached_browser(playwright: Playwright) -> Iterator[Browser]:
+    """Chromium with its back/forward cache on, as in a person's browser (Playwright turns it
+    off): Back shows a page as it was left, scripts and all."""
+    launched = playwright.chromium.launch(
+        executable_path=str(CHROMIUM),
+        args=CHROMIUM_ARGS,
+        headless=True,
+        ignore_default_args=["--disable-back-forward-cache"],
+    )
+    try:
+        yield launched
+    finally:
+        launched.close()
 
 
 def open_page(browser: Browser, server: RunningServer, viewport: dict[str, int]) -> Page:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 
 import pytest
 from flask.testing import FlaskClient
-from playwright.sync_api import Browser, Dialog, Locator, Page, expect
+from playwright.sync_api import Browser, Dialog, Locator, Page, Route, expect
 
 from svc_sandbox.identity.apps import secret_hash
 from svc_sandbox.pages.views import money
@@ -19,6 +20,7 @@ from tests.commerce.checkout_helpers import checkout, published, status_of
 from tests.commerce.earnings import earn
 from tests.commerce.payout_helpers import withdraw
 from tests.e2e.conftest import DESKTOP, open_page
+from tests.e2e.test_identity_pages import LINES_OF
 from tests.wallet.helpers import (
     WALLET,
     headers,
@@ -669,3 +671,38 @@ def test_a_direction_override_in_an_organizations_name_stays_in_the_message(
         }"""
     )
     assert done_left >= name_right - 1, (name_right, done_left)
+
+
+def test_ids_in_the_lists_are_drawn_on_one_line_at_desktop_width(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A code that may break anywhere counts as one letter wide: the table squeezed every
+    24-digit id of Checkouts and Orders onto two lines though it had room."""
+    # A long title wants the width: the table gives each column its narrowest first.
+    product = published(api, auth, title=" ".join(["Workshop"] * 13))
+    for _ in range(3):
+        checkout(api, auth, productId=product["_id"])
+    page.goto(f"{UI}/checkouts")
+    ids = page.locator("td code").filter(has_text=re.compile(r"^[0-9a-f]{24}$"))
+    expect(ids.first).to_be_visible()
+    lines = ids.evaluate_all(f"codes => codes.map({LINES_OF})")
+    assert len(lines) >= 3 and set(lines) == {1}, lines
+
+
+def test_a_double_click_on_a_dashboard_button_sends_it_once(
+    page: Page, svc_sandbox: Sandbox
+) -> None:
+    """A double click on "+1 min" moved the clock 2 minutes (and Fund credited twice): the
+    second press is dropped until the first is answered. The first answer is held at the
+    browser until both presses were made."""
+    held: list[Route] = []
+    page.route("**/_sandbox/clock/advance", lambda route: held.append(route))
+    page.goto(f"{UI}/clock")
+    before = svc_sandbox.clock.now()
+    page.locator("#advance-1m").dblclick()
+    page.wait_for_timeout(500)  # room for a second request, were it sent
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.locator("#clock-state")).to_contain_text("Mode")
+    expect(page.get_by_role("status").filter(has_text="Done.")).to_be_visible()
+    assert svc_sandbox.clock.now() - before == timedelta(minutes=1)

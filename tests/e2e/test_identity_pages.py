@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import pytest
 from flask.testing import FlaskClient
 from playwright.sync_api import Page, Route, expect
 
@@ -253,3 +254,31 @@ def test_a_single_page_app_signs_in_and_reads_the_user_from_its_own_page(
         expect(page.locator("#out")).not_to_have_text("working")
         user = json.loads(page.locator("#out").inner_text())
         assert (user["sub"], user["name"]) == (user_id(svc_sandbox), "Abebe Kebede")
+
+
+#: How many lines the browser draws an element's text on (a flex item is a block: its own
+#: client rects are one box however many lines it holds, its text's are one a line).
+LINES_OF = """element => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 1280])
+def test_scope_names_are_drawn_whole_on_the_consent_page(
+    page: Page, svc_sandbox: Sandbox, width: int
+) -> None:
+    """A name that may break anywhere, in a flex label, shrank to a letter a line: "openi/d"
+    at 1280 px, "op/en/id" at 320 px (docs/screenshots/consent-desktop.png showed it)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    client = public_app(svc_sandbox)
+    params = authorize_params(client, scope="openid email offline_access")
+    page.goto(f"{AUTH}/oauth2/authorize?{urlencode(params)}")
+    page.get_by_label("Handle or email").fill("abebe")
+    page.get_by_label("Password").fill("abebe-sandbox-pass")
+    page.get_by_role("button", name="Sign in").click()
+    names = page.locator("#scopes code")
+    expect(names).to_have_count(3)
+    lines = names.evaluate_all(f"codes => codes.map(c => [c.textContent, ({LINES_OF})(c)])")
+    assert lines == [["openid", 1], ["email", 1], ["offline_access", 1]]

@@ -15,10 +15,11 @@ from playwright.sync_api import Error as PlaywrightError
 
 from svc_sandbox.app import create_app
 from svc_sandbox.commerce.payments import FAILURE_MESSAGES
+from svc_sandbox.pytest_plugin import RunningServer
 from svc_sandbox.sandbox import Sandbox
 from svc_sandbox.server import ServerThread
 from tests.commerce.checkout_helpers import checkout, path, published, push_checkout, status_of
-from tests.e2e.conftest import STEP_TIMEOUT_MS
+from tests.e2e.conftest import DESKTOP, STEP_TIMEOUT_MS, open_page
 from tests.helpers import token_of
 
 
@@ -357,3 +358,42 @@ def test_a_server_on_port_0_opened_through_localhost_takes_the_payment_and_polls
     finally:
         context.close()
         server.close()
+
+
+def test_back_to_a_refused_form_after_paying_shows_the_session_paid(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """The history entry of a refused form is a POST's answer, which the browser keeps: Back
+    after paying showed its open Pay form and its old alert for a paid session."""
+    session_id, url = payment_link(api, auth)
+    page.goto(url)
+    page.get_by_role("button", name="Pay 50.00 ETB").click()  # nothing filled in: refused
+    expect(page.locator("#error")).to_be_visible()
+    fill_and_pay(page, "0900000001")
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    page.go_back()
+    expect(page.locator("#state")).to_have_attribute("data-state", "paid")
+    expect(page.locator("#error")).to_have_count(0)
+    expect(page.get_by_role("button", name="Pay 50.00 ETB")).to_have_count(0)
+    assert status_of(api, session_id)["status"] == "completed"
+
+
+def test_back_from_the_simulator_with_the_back_forward_cache_shows_the_session_paid(
+    cached_browser: Browser, svc_server: RunningServer, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A person's Chrome keeps pages in its back/forward cache: the payment page came back
+    from it with the Pay form of a session the simulator had paid."""
+    tab = open_page(cached_browser, svc_server, DESKTOP)
+    try:
+        _, url = payment_link(api, auth)
+        tab.goto(url)
+        fill_and_pay(tab, "0911223344")  # any other number: the simulator
+        tab.get_by_role("button", name="Approve payment").click()
+        expect(tab.locator("#state")).to_have_attribute("data-state", "paid")
+        tab.go_back()  # the simulator before approving
+        tab.go_back()  # the payment page
+        expect(tab).to_have_url(svc_server.url + url)
+        expect(tab.locator("#state")).to_have_attribute("data-state", "paid")
+        expect(tab.get_by_role("button", name="Pay 50.00 ETB")).to_have_count(0)
+    finally:
+        tab.context.close()

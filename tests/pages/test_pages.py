@@ -3,6 +3,7 @@ and the product page, driven the way a browser without scripts would (GET, form 
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from html import unescape
 from typing import Any
@@ -395,6 +396,56 @@ def test_cancel_on_the_provider_page_ends_the_session(
     status = status_of(svc_http, provider[len("/provider/") :])
     assert (status["status"], status["failure"]["code"]) == ("expired", "payment_canceled")
     assert "attempt" not in status  # not a payment link
+
+
+@pytest.mark.parametrize("button", ["/approve", "/fail"])
+def test_a_simulator_button_of_an_earlier_state_shows_the_session_as_it_is_now(
+    svc_http: FlaskClient, auth: dict[str, str], button: str
+) -> None:
+    """A second tab, opened before the first approved: its buttons led to the dead-end error
+    page ("Something went wrong", no way back)."""
+    session_id, url = _simulated(svc_http, auth)
+    second_tab = csrf_of(svc_http, url)
+    submit(svc_http, url, action=url + "/approve")
+    again = svc_http.post(url + button, data={"csrf": second_tab, "code": "payment_failed"})
+    assert again.status_code == 409
+    assert 'data-state="paid"' in again.text and 'id="error" role="alert"' in again.text
+    assert "Something went wrong" not in again.text
+    assert status_of(svc_http, session_id)["status"] == "completed"
+
+
+def test_cancel_from_a_tab_of_an_earlier_state_shows_the_payment_done(
+    svc_http: FlaskClient, live_auth: dict[str, str]
+) -> None:
+    provider = _production_hosted(svc_http, live_auth, phone="0911223344")
+    second_tab = csrf_of(svc_http, provider)
+    submit(svc_http, provider, {"phone": "0911223344"}, provider + "/confirm")
+    cancelled = svc_http.post(provider + "/cancel", data={"csrf": second_tab})
+    assert cancelled.status_code == 409
+    assert 'data-state="paid"' in cancelled.text and 'id="error" role="alert"' in cancelled.text
+    assert status_of(svc_http, provider[len("/provider/") :])["status"] == "completed"
+
+
+def test_a_page_of_live_state_is_fetched_again_from_history(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """Back after paying showed a paid session's Pay form. A page is never stored; the page
+    of a refused form (a POST's answer: storing it spares a "Confirm Form Resubmission")
+    names its address for forms.js to fetch instead."""
+    _, url = _link(svc_http, auth)
+    shown = svc_http.get(url)
+    assert shown.headers["Cache-Control"] == "no-store"
+    assert _body_of(shown.text) == (url, False)
+    refused = submit(svc_http, url, {"phone": "12"})
+    assert refused.status_code == 400 and "Cache-Control" not in refused.headers
+    assert _body_of(refused.text) == (url, True)
+
+
+def _body_of(html: str) -> tuple[str, bool]:
+    """The path of the page a page names as its own (data-page), and whether it was posted."""
+    found = re.search(r'<body data-page="([^"]+)"( data-posted)?>', html)
+    assert found is not None
+    return path(unescape(found.group(1))), found.group(2) is not None
 
 
 def test_the_provider_page_refuses_a_bad_phone_and_keeps_the_session_open(

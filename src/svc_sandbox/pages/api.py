@@ -14,6 +14,7 @@ without a valid one answers 403 and changes nothing. JSON requests need none.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,14 @@ def page(
     csrf = form_tokens().issue(form_subject) if form_subject else None
     context.setdefault("values", {})
     context.setdefault("errors", {})
-    return Response(render_template(template, csrf=csrf, **context), status, mimetype="text/html")
+    text = render_template(template, csrf=csrf, **context)
+    response = Response(text, status, mimetype="text/html")
+    if request.method == "GET":
+        # A page shows a session's state now: Back must fetch it again, not show a paid
+        # session's Pay form. A POST's answer (a refused form) is kept, so that Back to it
+        # is no "Confirm Form Resubmission"; forms.js fetches its page instead.
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def form_page(
@@ -181,7 +189,9 @@ def simulator_approve(session_id: str) -> Response:
     sb = sandbox()
     require_form_token(session_id)
     sb.checkout.simulated_session(session_id)
-    sb.payments.approve(session_id)
+    refused = refusal_of(lambda: sb.payments.approve(session_id))
+    if refused is not None:
+        return simulator_again(session_id, refused)
     return back_to_simulator(session_id)
 
 
@@ -193,8 +203,31 @@ def simulator_fail(session_id: str) -> Response:
     fields = json_body() if wants_json() else form_fields()
     if not isinstance(fields, dict):
         raise ValidationFailed("body must be a JSON object")
-    sb.payments.fail(session_id, str(fields.get("code", "payment_failed")))
+    code = str(fields.get("code", "payment_failed"))
+    refused = refusal_of(lambda: sb.payments.fail(session_id, code))
+    if refused is not None:
+        return simulator_again(session_id, refused)
     return back_to_simulator(session_id)
+
+
+def refusal_of(decide: Callable[[], object]) -> SandboxError | None:
+    """Runs a button's decision; its refusal, for a page to show, or None once done. A JSON
+    request gets the refusal as raised. A decision a page of an earlier state asks for (a
+    second tab: Approve on a session paid in the other) was the dead-end error page; the
+    page shows the session as it is now, with the refusal."""
+    try:
+        decide()
+    except SandboxError as error:
+        if wants_json():
+            raise
+        return error
+    return None
+
+
+def simulator_again(session_id: str, error: SandboxError) -> Response:
+    sb = sandbox()
+    view = session_view(sb, sb.checkout.simulated_session(session_id))
+    return form_page("simulate.html", error, form_subject=session_id, session=view)
 
 
 def back_to_simulator(session_id: str) -> Response:
@@ -305,7 +338,10 @@ def provider_cancel(session_id: str) -> Response:
     sb = sandbox()
     require_form_token(session_id)
     sb.checkout.hosted_session(session_id)
-    sb.payments.fail(session_id, "payment_canceled")
+    refused = refusal_of(lambda: sb.payments.fail(session_id, "payment_canceled"))
+    if refused is not None:
+        view = session_view(sb, sb.checkout.hosted_session(session_id))
+        return form_page("provider.html", refused, form_subject=session_id, session=view)
     return back_to_provider(session_id)
 
 

@@ -77,7 +77,10 @@
     var form = event.target;
     if (!form.classList.contains("api")) { return; }
     event.preventDefault();
+    // Sent once until it is answered: a double click funded twice and moved the clock twice.
+    if (form.dataset.busy) { return; }
     if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) { return; }
+    form.dataset.busy = "1";
     var output = form.dataset.status ? document.getElementById(form.dataset.status)
       : form.querySelector(".api-result");
     // The label may hold a typed name (an organization's): isolated (FSI ... PDI), so a
@@ -108,7 +111,7 @@
       });
     }).catch(function () {
       if (output) { say(output, about + "The sandbox did not answer.", "error"); }
-    });
+    }).then(function () { delete form.dataset.busy; });
   });
 
   // A control's identity across a refresh: the same control in the fresh HTML has the same key.
