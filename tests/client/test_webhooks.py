@@ -4,7 +4,8 @@ signs with, so a real delivery verifies and any change to body, secret or time d
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+import time
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -158,6 +159,11 @@ def test_a_timestamp_outside_the_tolerance_says_which_way(now: int, says: str) -
             "the signed body is not an event: id must be a string",
         ),
         (b"[1]", "the signed body is not an event: not an object"),
+        # §6: "The event envelope exposes at least type and data" (it verified as data={}).
+        (
+            b'{"id": "evt_1", "type": "order.created"}',
+            "the signed body is not an event: data is required",
+        ),
     ],
 )
 def test_a_signed_body_that_is_no_event_is_named_in_the_emulators_words(
@@ -168,6 +174,35 @@ def test_a_signed_body_that_is_no_event_is_named_in_the_emulators_words(
     with pytest.raises(SignatureError) as caught:
         verify_webhook(body, header, SECRET, now=SENT_AT)
     assert (caught.value.reason, caught.value.message) == ("invalid_body", says)
+
+
+def test_a_naive_now_is_utc_whatever_the_machines_time_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As svc_clock.set reads one: read as local time, a genuine webhook was "32400 s in
+    the future" on a machine at UTC+9."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+        naive = datetime(2026, 1, 1, 0, 4)  # noqa: DTZ001 - SENT_AT + 240 s, in UTC
+        assert verify_webhook(payload.body, payload.signature, SECRET, now=naive).type
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_a_signature_header_handed_over_as_bytes_is_read() -> None:
+    """An ASGI server hands headers over as bytes: it raised a bare TypeError."""
+    payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+    event = verify_webhook(payload.body, payload.signature.encode(), SECRET, now=SENT_AT)
+    assert event.type == "order.created"
+    with pytest.raises(SignatureError) as caught:
+        verify_webhook(payload.body, "t=1,v1=é".encode(), SECRET, now=SENT_AT)
+    assert (caught.value.reason, caught.value.message) == (
+        "malformed_header",
+        "the header is not ASCII",
+    )
 
 
 def test_the_tolerance_is_a_parameter() -> None:

@@ -226,7 +226,8 @@ class WebhookEvent(Resource):
     created: datetime | None = None
     environment: str | None = None
     organization_id: str | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
+    #: Required: "The event envelope exposes at least type and data" (§6).
+    data: dict[str, Any]
 
 
 # --- identity provider and wallet (spec §2, §4, §5) -------------------------------------

@@ -124,7 +124,13 @@ def _raw(body: bytes | str) -> bytes:
 
 
 def _seconds(instant: float | datetime) -> float:
-    return instant.timestamp() if isinstance(instant, datetime) else float(instant)
+    """Unix seconds of ``instant``; a naive datetime is UTC, as everywhere in the harness
+    (``datetime.timestamp`` reads it as the machine's local time: on a machine at UTC+9 a
+    genuine webhook was "32400 s in the future")."""
+    if isinstance(instant, datetime):
+        aware = instant if instant.tzinfo is not None else instant.replace(tzinfo=UTC)
+        return aware.timestamp()
+    return float(instant)
 
 
 def compute_signature(secret: str, timestamp: int | str, body: bytes | str) -> str:
@@ -185,8 +191,22 @@ def _header_parts(header: str) -> tuple[str, list[str]]:
     return timestamp, signatures
 
 
+def _header_text(header: str | bytes) -> str:
+    """The header as text: an ASGI server hands headers over as bytes."""
+    if isinstance(header, str):
+        return header
+    if isinstance(header, bytes | bytearray):
+        try:
+            return bytes(header).decode("ascii")
+        except UnicodeDecodeError:
+            raise SignatureError("malformed_header", "the header is not ASCII") from None
+    raise SignatureError(
+        "malformed_header", f"the header must be text or bytes, not {type(header).__name__}"
+    )
+
+
 def verify(
-    header: str | None,
+    header: str | bytes | None,
     body: bytes | str,
     secret: str,
     *,
@@ -202,7 +222,7 @@ def verify(
     try:
         if not header:
             raise SignatureError("malformed_header", f"{SIGNATURE_HEADER} header is missing")
-        text, candidates = _header_parts(header)
+        text, candidates = _header_parts(_header_text(header))
     except SignatureError as error:
         return Verification(False, error.reason, error.message, None)
     timestamp = int(text)

@@ -34,7 +34,7 @@ WALL_CLOCK_HINT = (
 
 def verify_webhook(
     raw_body: bytes | str,
-    signature_header: str | None,
+    signature_header: str | bytes | None,
     secret: str,
     tolerance: int | None = DEFAULT_TOLERANCE,
     *,
