@@ -3,6 +3,7 @@ fields, and bad input that answers 400 naming the field and creates nothing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -501,6 +502,39 @@ def test_metadata_merges_product_then_link_then_request(
     }
     completed = events(svc_sandbox, "order.completed")[0]
     assert completed.data["metadata"] == order["metadata"]
+
+
+@pytest.mark.parametrize(
+    ("sent", "stored"),
+    [
+        # As JSON.stringify writes the number (checked against node once): Python's str()
+        # wrote 100.0, 1000.0, -0.0 and 1.5e-07.
+        ("1e2", "100"),
+        ("1E3", "1000"),
+        ("1.50", "1.5"),
+        ("-0.0", "0"),
+        ("1.5e-7", "1.5e-7"),
+        ("0.000001", "0.000001"),
+        ("1e21", "1e+21"),
+        ("123456789012345680000", "123456789012345680000"),
+        ("12", "12"),
+        ("-7", "-7"),
+    ],
+)
+def test_a_number_in_metadata_is_stored_as_json_writes_it(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, sent: str, stored: str
+) -> None:
+    product = published(svc_http, auth)
+    # The number as sent: a JSON text, not a Python value (1e2 and 100 decode alike).
+    fields = json.dumps({"productId": product["_id"], "customer": BUYER})
+    body = fields[:-1] + ', "metadata": {"n": ' + sent + "}}"
+    response = svc_http.post(
+        "/api/checkout", data=body, headers={**auth, "Content-Type": "application/json"}
+    )
+    assert response.status_code == 200, response.json
+    svc_sandbox.payments.approve(response.json["sessionId"])  # type: ignore[index]
+    order = svc_http.get("/api/orders", headers=auth).json["items"][0]  # type: ignore[index]
+    assert order["metadata"] == {"n": stored}
 
 
 # --- checkout links ---------------------------------------------------------------------------

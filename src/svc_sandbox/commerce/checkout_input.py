@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc_sandbox.core.errors import ValidationFailed
+from svc_sandbox.core.numbers import number_text
 
 MIN_CUSTOM_AMOUNT = 100
 MAX_AMOUNT = 100_000_000_000  # as the product money fields: far above any real figure
@@ -97,9 +98,12 @@ def ignored_amount(value: Any) -> None:
 
 
 def stringify(value: Any) -> str:
-    """How a metadata or collected-field value is stored: JSON spelling for booleans."""
+    """How a metadata or collected-field value is stored: numbers and booleans as JSON
+    writes them (``true``, ``1.5``, ``100`` for ``1e2``: Python wrote ``100.0``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return number_text(value)
     return str(value)
 
 

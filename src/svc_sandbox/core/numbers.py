@@ -54,3 +54,30 @@ def within(value: int | float, low: float, high: float) -> bool:
     if isinstance(value, float) and not math.isfinite(value):
         return False
     return low <= value <= high
+
+
+def number_text(value: float) -> str:
+    """A JSON number decoded as a float, written as JSON writes it (ECMAScript's
+    Number::toString, what ``JSON.stringify`` gives): ``1e2`` is ``100``, ``1.50`` is ``1.5``,
+    ``-0.0`` is ``0``, ``1.5e-7`` is ``1.5e-7``, ``1e21`` is ``1e+21``. Python's ``str`` writes
+    ``100.0``, ``1.5e-07`` and ``1e+16`` (ECMAScript waits until 1e21)."""
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    # repr gives the shortest digits that read back as this float, as ECMAScript asks.
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    # value = 0.<digits> x 10^point
+    point = len(whole) + int(exponent or 0) - (len(whole + fraction) - len(digits))
+    digits = digits.rstrip("0")
+    size = len(digits)
+    if size <= point <= 21:
+        return sign + digits + "0" * (point - size)
+    if 0 < point <= 21:
+        return sign + digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return sign + "0." + "0" * -point + digits
+    power = point - 1
+    written = digits[0] + ("." + digits[1:] if size > 1 else "")
+    return f"{sign}{written}e{'+' if power >= 0 else '-'}{abs(power)}"
