@@ -47,6 +47,8 @@ def test_sign_in_and_consent_with_one_scope_declined(
     page.get_by_role("button", name="Sign in").click()
     expect(page.locator("#error")).to_be_visible()
     expect(page.get_by_label("Handle or email")).to_have_value("abebe")  # kept as typed
+    expect(page.get_by_label("Password")).to_be_focused()  # where the next try starts
+    expect(page).to_have_title("Error: Sign in · svc-sandbox")
     page.get_by_label("Password").fill("abebe-sandbox-pass")
     page.get_by_role("button", name="Sign in").click()
 

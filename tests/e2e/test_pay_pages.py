@@ -283,6 +283,23 @@ def test_a_bad_phone_is_shown_next_to_the_field_and_kept(
     expect(page.locator("#phone-error")).to_contain_text(message)
     expect(page.get_by_label("Phone number")).to_have_value(phone[:20])  # maxlength 20
     expect(page.get_by_label("Email (for your receipt)")).to_have_value("buyer@example.com")
+    # WCAG 3.3.1: the person lands on the field at fault, and the title says so first (focus
+    # was on the page, the first Tab on "Skip to content").
+    expect(page.get_by_label("Phone number")).to_be_focused()
+    expect(page).to_have_title("Error: Pay 50.00 ETB — \u2068Concert ticket\u2069 · svc-sandbox")
+
+
+def test_a_refusal_of_no_one_field_takes_the_focus_to_its_message(
+    page: Page, api: FlaskClient, auth: dict[str, str]
+) -> None:
+    _, url = payment_link(api, auth)
+    page.goto(url)
+    fill_and_pay(page, "0911223344")  # a prompt waits on the simulator
+    page.goto(url)
+    page.get_by_text("Entered the wrong number? Try again").click()
+    fill_and_pay(page, "0900000001", email=None)
+    expect(page.locator("#error")).to_contain_text("A payment prompt is already out")
+    expect(page.locator("#error")).to_be_focused()
 
 
 @pytest.mark.parametrize("url", ["/pay/cs_" + "0" * 24, "/simulate/nothing", "/p/p_missing"])
