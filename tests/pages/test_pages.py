@@ -109,7 +109,11 @@ def test_each_trigger_phone_on_the_payment_link_page(
         assert 'id="approve"' in html and 'value="payment_failed"' in html
         assert "Back to the payment page" in html
         back = _text(svc_http, url)  # the payment page still offers the simulator
-        assert "Open the sandbox simulator" in back and 'http-equiv="refresh"' in back
+        assert "Open the sandbox simulator" in back and ">Refresh</a>" in back
+        # WCAG 2.2.1 (F41): no refresh the person cannot stop (every 3 s without script, it
+        # closed the retry form and wiped what was being typed); the page says to refresh.
+        assert 'http-equiv="refresh"' not in back
+        assert "Without JavaScript it does not: press Refresh" in back
 
 
 @pytest.mark.parametrize(
@@ -211,10 +215,30 @@ def test_a_direction_override_in_a_title_stays_inside_it_where_no_markup_can_go(
         path(pushed["checkoutUrl"]): f"Simulator — {_isolated(title)} · svc-sandbox",
     }
     for url, wanted in pages.items():
-        html = _text(svc_http, url)
-        assert unescape(html.split("<title>")[1].split("</title>")[0]) == wanted
+        assert _title(_text(svc_http, url)) == wanted
     product_page = _text(svc_http, f"/p/{product['checkoutToken']}")
     assert f'alt="Picture of {_isolated(title)}"' in product_page
+
+
+def test_the_payment_link_page_is_titled_by_the_sessions_state(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox
+) -> None:
+    """A paid or ended page kept "Pay 50.00 ETB" in its title (WCAG 2.4.2); the deadline was
+    the API's timestamp, milliseconds and all."""
+    session_id, url = _link(svc_http, auth)
+    html = _text(svc_http, url)
+    deadline = svc_sandbox.checkout.get(session_id).expires_at
+    assert f">{deadline:%d %b %Y, %H:%M} UTC</time>" in html
+    assert _title(html) == "Pay 50.00 ETB — \u2068Concert <ticket>\u2069 · svc-sandbox"
+    svc_sandbox.payments.approve(session_id)
+    assert _title(_text(svc_http, url)) == "Paid — \u2068Concert <ticket>\u2069 · svc-sandbox"
+    _, ended_url = _link(svc_http, auth)
+    svc_sandbox.advance(timedelta(minutes=31))
+    assert _title(_text(svc_http, ended_url)).startswith("Ended — ")
+
+
+def _title(html: str) -> str:
+    return unescape(html.split("<title>")[1].split("</title>")[0])
 
 
 def _isolated(text: str) -> str:
@@ -650,6 +674,19 @@ def test_the_product_page_asks_the_checkout_fields(
     ok = submit(svc_http, url, {"email": "a@b.co", f"field_{field}": "A7"})
     session_id = path(ok.headers["Location"])[len("/simulate/") :]
     assert svc_sandbox.checkout.get(session_id).collected_fields == {field: "A7"}
+
+
+@pytest.mark.parametrize(("required", "first"), [(True, "Choose one"), (False, "None")])
+def test_a_select_field_starts_with_an_option_that_says_what_it_is(
+    svc_http: FlaskClient, auth: dict[str, str], svc_sandbox: Sandbox, required: bool, first: str
+) -> None:
+    """Its empty first option had no text: a screen reader read "blank"."""
+    product = published(svc_http, auth)
+    body = {"label": "Size", "type": "select", "options": ["S", "M"], "required": required}
+    field = svc_http.post(f"/_sandbox/orgs/{org_id(svc_sandbox)}/checkout-fields", json=body)
+    assert field.status_code == 201, field.json
+    html = _text(svc_http, f"/p/{product['checkoutToken']}")
+    assert f'<option value="">{first}</option><option>S</option><option>M</option>' in html
 
 
 def test_a_form_with_a_nul_is_refused_and_changes_nothing(

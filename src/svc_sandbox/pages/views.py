@@ -71,6 +71,8 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "mode": session.mode.value,
             "is_link": session.mode in LINK_MODES,
             "expires_at": isoformat(session.expires_at),
+            # For a person: the API's timestamp (milliseconds, a "Z") was easy to misread.
+            "expires_text": f"{session.expires_at:%d %b %Y, %H:%M} UTC",
             "needs_email": session.customer_id is None,
             "gateway": session.gateway,
             "phone": session.phone,
