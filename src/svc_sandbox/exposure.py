@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from svc_sandbox.core.digests import constant_time_equal
-from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut, shown
+from svc_sandbox.core.validation import SHOWN_CHARACTERS, cut, host_name, shown
 from svc_sandbox.settings import ROOT_DEFAULTS, Settings
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -93,22 +93,6 @@ def is_ip_literal(name: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-#: A ``Host`` value the sandbox reads (RFC 9110 §7.2, RFC 3986 §3.2.2): a DNS name or IPv4
-#: address, or an IPv6 literal in brackets, then an optional port of digits. Nothing else:
-#: userinfo, a path, a query, a list (waitress joins two Host lines with ", ").
-HOST_FIELD = re.compile(r"(?P<name>[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?")
-MAX_PORT = 65535
-
-
-def host_name(header: str) -> str | None:
-    """The name of a plain ``host[:port]`` value (``[::1]:8700`` -> ``::1``), lowercased; None
-    for anything else (RFC 9112 §3.2: a server answers 400 to an invalid Host)."""
-    found = HOST_FIELD.fullmatch(header)
-    if found is None or int(found["port"] or 0) > MAX_PORT:
-        return None
-    return found["name"].strip("[]").lower()
 
 
 def ascii_host(name: str) -> str:

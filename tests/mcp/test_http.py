@@ -176,6 +176,15 @@ def test_two_authorization_headers_are_refused_as_the_api_does(
     assert answer.json()["message"] == "Authorization is repeated: send it once"
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1:evil.com", "localhost:1@evil.com", "a b", "[::1"])
+def test_a_host_that_is_no_host_and_port_is_refused(server: HttpServer, host: str) -> None:
+    """RFC 9112 §3.2: 400 (the SDK's check matched 127.0.0.1:evil.com to 127.0.0.1:*), as
+    the emulator answers it."""
+    answer = httpx.post(server.url, json=INITIALIZE, headers={**JSON_POST, "Host": host})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": "invalid_host", "message": "Host must be host[:port], once"}
+
+
 @pytest.mark.parametrize("name", ["LOCALHOST", "Localhost", "LocalHost"])
 def test_host_names_are_matched_without_case(server: HttpServer, name: str) -> None:
     port = server.origin.rsplit(":", 1)[1]

@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from svc_sandbox import __version__
 from svc_sandbox.client.commerce import is_api_token
 from svc_sandbox.core.authorization import scheme_and_credentials
+from svc_sandbox.core.validation import host_name
 from svc_sandbox.mcp.backend import Backend
 from svc_sandbox.mcp.config import McpConfig
 from svc_sandbox.mcp.messages import (
@@ -93,9 +94,11 @@ def request_token(config: McpConfig, request: Request) -> tuple[str | None, Resp
     return token, None
 
 
-class CaseFoldedHost:
-    """Host names (and an Origin's scheme and host) are case-insensitive (RFC 9110 §4.2.3):
-    the SDK's transport-security check compares exact strings, so both reach it lowercased."""
+class CheckedHost:
+    """A Host that is no ``host[:port]`` is 400 (RFC 9112 §3.2; the SDK's check matched
+    ``127.0.0.1:evil.com`` to ``127.0.0.1:*``), as the emulator answers it. Host names (and
+    an Origin's scheme and host) are case-insensitive (RFC 9110 §4.2.3): the SDK's
+    transport-security check compares exact strings, so both reach it lowercased."""
 
     FOLDED = (b"host", b"origin")
 
@@ -104,6 +107,14 @@ class CaseFoldedHost:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
+            hosts = [v for k, v in scope["headers"] if k == b"host"]
+            if any(host_name(v.decode("latin-1")) is None for v in hosts) or len(hosts) > 1:
+                refusal = JSONResponse(
+                    {"error": "invalid_host", "message": "Host must be host[:port], once"},
+                    status_code=400,
+                )
+                await refusal(scope, receive, send)
+                return
             headers = [(k, v.lower() if k in self.FOLDED else v) for k, v in scope["headers"]]
             scope = {**scope, "headers": headers}
         await self.app(scope, receive, send)
@@ -206,7 +217,7 @@ def create_app(config: McpConfig) -> Starlette:
         Route("/mcp", endpoint=endpoint, methods=["POST"]),
         Route("/healthz", endpoint=healthz, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(CaseFoldedHost)])
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(CheckedHost)])
 
 
 def serve_http(config: McpConfig) -> int:
