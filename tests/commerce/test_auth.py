@@ -46,6 +46,10 @@ def test_missing_malformed_or_unknown_token_is_401_message(
     assert response.status_code == 401
     assert set(response.json) == {"message"}
     assert response.json["message"]
+    # RFC 9110 §15.5.2: a 401 carries a challenge (RFC 6750 §3: a token was presented).
+    assert response.headers["WWW-Authenticate"] == (
+        'Bearer realm="svc-sandbox", error="invalid_token"'
+    )
 
 
 def test_revoked_token_is_401(svc_http: FlaskClient, token: str) -> None:
@@ -130,6 +134,8 @@ def test_no_credentials_status_setting_answers_401_instead() -> None:
     response = client.get("/api/products")
     assert response.status_code == 401
     assert set(response.json) == {"message"}  # type: ignore[arg-type]
+    # No credentials were offered: no error code (RFC 6750 §3.1).
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="svc-sandbox"'
 
 
 @pytest.mark.parametrize(

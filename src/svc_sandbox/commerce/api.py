@@ -26,11 +26,23 @@ from svc_sandbox.web import (
 blueprint = Blueprint("commerce", __name__)
 
 
+#: RFC 9110 §15.5.2: a 401 names the scheme it wants; RFC 6750 §3: with ``invalid_token``
+#: when a token was presented, without an error code when none was.
+CHALLENGE = 'Bearer realm="svc-sandbox"'
+
+
 @blueprint.errorhandler(SandboxError)
 def render_error(error: SandboxError) -> Response:
-    """Spec §7: 401 answers ``{message}``; every other commerce error ``{error}``."""
-    key = "message" if error.status == 401 else "error"
-    return error_response(error, {key: error.message})
+    """Spec §7: 401 answers ``{message}`` (with its challenge); every other commerce error
+    ``{error}``."""
+    if error.status != 401:
+        return error_response(error, {"error": error.message})
+    response = error_response(error, {"message": error.message})
+    presented = current_request().environ.get("HTTP_AUTHORIZATION") is not None
+    response.headers["WWW-Authenticate"] = (
+        CHALLENGE + ', error="invalid_token"' if presented else CHALLENGE
+    )
+    return response
 
 
 def optional_principal() -> Principal | None:
