@@ -4,8 +4,7 @@ signs with, so a real delivery verifies and any change to body, secret or time d
 from __future__ import annotations
 
 import json
-import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -176,20 +175,20 @@ def test_a_signed_body_that_is_no_event_is_named_in_the_emulators_words(
     assert (caught.value.reason, caught.value.message) == ("invalid_body", says)
 
 
-def test_a_naive_now_is_utc_whatever_the_machines_time_zone(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """As svc_clock.set reads one: read as local time, a genuine webhook was "32400 s in
-    the future" on a machine at UTC+9."""
-    monkeypatch.setenv("TZ", "Asia/Tokyo")
-    time.tzset()
-    try:
-        payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
-        naive = datetime(2026, 1, 1, 0, 4)  # noqa: DTZ001 - SENT_AT + 240 s, in UTC
-        assert verify_webhook(payload.body, payload.signature, SECRET, now=naive).type
-    finally:
-        monkeypatch.delenv("TZ")
-        time.tzset()
+@pytest.mark.parametrize("argument", ["now", "timestamp"])
+def test_a_naive_datetime_is_refused_whatever_the_machines_time_zone(argument: str) -> None:
+    """Python reads a naive datetime as local time, the sandbox clock as UTC: at UTC+9 one
+    reading made a genuine webhook "32400 s in the future", the other broke datetime.now()."""
+    naive = datetime(2026, 1, 1, 0, 4)  # noqa: DTZ001 - the point of the test
+    with pytest.raises(ValueError, match=f"^{argument} must carry a time zone"):
+        if argument == "now":
+            payload = build_test_webhook("order.created", SECRET, timestamp=SENT_AT)
+            verify_webhook(payload.body, payload.signature, SECRET, now=naive)
+        else:
+            build_test_webhook("order.created", SECRET, timestamp=naive)
+    aware = naive.replace(tzinfo=UTC)
+    payload = build_test_webhook("order.created", SECRET, timestamp=aware)
+    assert verify_webhook(payload.body, payload.signature, SECRET, now=aware).type
 
 
 def test_a_signature_header_handed_over_as_bytes_is_read() -> None:

@@ -182,7 +182,7 @@ def test_a_host_that_is_no_host_and_port_is_refused(server: HttpServer, host: st
     the emulator answers it."""
     answer = httpx.post(server.url, json=INITIALIZE, headers={**JSON_POST, "Host": host})
     assert answer.status_code == 400
-    assert answer.json() == {"error": "invalid_host", "message": "Host must be host[:port], once"}
+    assert answer.json() == {"error": "invalid_host", "message": "Host must be host[:port]"}
 
 
 @pytest.mark.parametrize("name", ["LOCALHOST", "Localhost", "LocalHost"])

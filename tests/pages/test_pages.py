@@ -438,6 +438,30 @@ def test_a_simulator_button_of_an_earlier_state_shows_the_session_as_it_is_now(
     assert status_of(svc_http, session_id)["status"] == "completed"
 
 
+def test_a_refused_gateway_takes_the_focus_to_the_first_choice(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    _, url = _link(svc_http, auth)
+    sent = {"gateway": "bogus", "phone": "0911223344", "email": "a@b.co"}
+    refused = submit(svc_http, url, sent)
+    assert refused.status_code == 400 and 'id="gateway-error"' in refused.text
+    assert refused.text.count("autofocus") == 1
+    assert re.search(r'value="telebirr"[^>]*required autofocus>', refused.text)
+
+
+def test_a_fail_refused_for_its_code_says_why_on_the_simulator_page(
+    svc_http: FlaskClient, auth: dict[str, str]
+) -> None:
+    """A script's code: the page said only "Please correct the field marked below." and
+    marked no field (the button's value has none)."""
+    session_id, url = _simulated(svc_http, auth)
+    refused = submit(svc_http, url, {"code": "session_expired"}, url + "/fail")
+    assert refused.status_code == 400
+    message = unescape(refused.text.split('id="error" role="alert" tabindex="-1" autofocus>')[1])
+    assert message.startswith("code must not be session_expired")
+    assert status_of(svc_http, session_id)["status"] == "open"
+
+
 def test_cancel_from_a_tab_of_an_earlier_state_shows_the_payment_done(
     svc_http: FlaskClient, live_auth: dict[str, str]
 ) -> None:
@@ -459,6 +483,7 @@ def test_a_page_of_live_state_is_fetched_again_from_history(
     _, url = _link(svc_http, auth)
     shown = svc_http.get(url)
     assert shown.headers["Cache-Control"] == "no-store"
+    assert svc_http.head(url).headers["Cache-Control"] == "no-store"  # RFC 9110 §9.3.2
     assert _body_of(shown.text) == (url, False)
     refused = submit(svc_http, url, {"phone": "12"})
     assert refused.status_code == 400 and "Cache-Control" not in refused.headers

@@ -63,6 +63,8 @@ def verify_webhook(
         and (isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now))
     ):
         raise ValueError("now must be a datetime or a finite number of unix seconds, or None")
+    if isinstance(now, datetime):
+        _aware("now", now)
     result = verify(
         signature_header,
         raw_body,
@@ -143,7 +145,20 @@ def _check_test_webhook(
         and (isinstance(timestamp, bool) or not isinstance(timestamp, int) or timestamp < 0)
     ):
         raise ValueError("timestamp must be a datetime or whole unix seconds >= 0")
+    if isinstance(timestamp, datetime):
+        _aware("timestamp", timestamp)
     if environment not in ("sandbox", "production"):
         raise ValueError(f"environment must be sandbox or production, got {environment!r}")
     if organization_id is not None:
         check.hex_id("organization_id", organization_id)
+
+
+def _aware(name: str, instant: datetime) -> None:
+    """A naive datetime is refused: Python reads one as the machine's local time, the
+    sandbox's clock as UTC (``svc_clock.set``); either reading silently shifted a webhook's
+    time by the machine's offset on one side or the other."""
+    if instant.tzinfo is None or instant.utcoffset() is None:
+        raise ValueError(
+            f"{name} must carry a time zone (datetime.now(UTC), not datetime.now()), "
+            "or be unix seconds"
+        )

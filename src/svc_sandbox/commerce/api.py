@@ -38,7 +38,10 @@ def render_error(error: SandboxError) -> Response:
     if error.status != 401:
         return error_response(error, {"error": error.message})
     response = error_response(error, {"message": error.message})
-    presented = current_request().environ.get("HTTP_AUTHORIZATION") is not None
+    # RFC 6750 §3.1: no credentials, or another scheme (Basic) or none after Bearer, is a
+    # request without a token: the challenge names no error.
+    scheme, token = scheme_and_credentials(current_request().environ.get("HTTP_AUTHORIZATION", ""))
+    presented = scheme.lower() == "bearer" and bool(token)
     response.headers["WWW-Authenticate"] = (
         CHALLENGE + ', error="invalid_token"' if presented else CHALLENGE
     )

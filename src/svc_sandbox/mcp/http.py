@@ -108,9 +108,9 @@ class CheckedHost:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             hosts = [v for k, v in scope["headers"] if k == b"host"]
-            if any(host_name(v.decode("latin-1")) is None for v in hosts) or len(hosts) > 1:
+            if any(host_name(v.decode("latin-1")) is None for v in hosts):
                 refusal = JSONResponse(
-                    {"error": "invalid_host", "message": "Host must be host[:port], once"},
+                    {"error": "invalid_host", "message": "Host must be host[:port]"},
                     status_code=400,
                 )
                 await refusal(scope, receive, send)

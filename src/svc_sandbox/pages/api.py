@@ -77,7 +77,7 @@ def page(
     context.setdefault("errors", {})
     text = render_template(template, csrf=csrf, **context)
     response = Response(text, status, mimetype="text/html")
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         # A page shows a session's state now: Back must fetch it again, not show a paid
         # session's Pay form. A POST's answer (a refused form) is kept, so that Back to it
         # is no "Confirm Form Resubmission"; forms.js fetches its page instead.
@@ -225,9 +225,15 @@ def refusal_of(decide: Callable[[], object]) -> SandboxError | None:
 
 
 def simulator_again(session_id: str, error: SandboxError) -> Response:
+    """The simulator page with the refusal as its message: the page has no field to mark
+    (a refused ``code`` is a button's value, so its message is said whole)."""
     sb = sandbox()
     view = session_view(sb, sb.checkout.simulated_session(session_id))
-    return form_page("simulate.html", error, form_subject=session_id, session=view)
+    response = page(
+        "simulate.html", error.status, form_subject=session_id, error=error.message, session=view
+    )
+    response.headers.update(error.headers)
+    return response
 
 
 def back_to_simulator(session_id: str) -> Response:

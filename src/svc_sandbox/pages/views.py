@@ -81,7 +81,6 @@ def session_view(sb: Sandbox, session: CheckoutSession) -> dict[str, Any]:
             "simulate_url": sb.checkout.simulator_waiting(session),
             "pay_url": f"{sb.settings.root('pay_url')}/{session.pay_token}",
             "provider_url": f"{sb.settings.root('provider_url')}/{session.id}",
-            "simulator_url": f"{sb.settings.root('simulate_url')}/{session.id}",
             "last_failure": status.get("attempt", {}).get("lastFailure"),
             "failure": status["failure"],
             "order_id": status["orderId"],

@@ -1,6 +1,7 @@
 // A waiting payment page (the payment link, the provider's page): while a prompt is out, polls
 // the session (GET {base_url}/checkout/{id}, which also checks the provider, as every poll does)
-// and reloads the page once the prompt is decided. Without JavaScript, a <noscript> refresh does it.
+// and reloads the page once the prompt is decided. Without JavaScript the page says to press
+// Refresh (no automatic refresh the buyer cannot stop: WCAG 2.2.1).
 // A buyer typing in the page's retry form keeps what they typed: the page then says the prompt
 // was answered and links the result, instead of reloading under their hands.
 (function () {
