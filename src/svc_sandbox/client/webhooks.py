@@ -159,6 +159,6 @@ def _aware(name: str, instant: datetime) -> None:
     time by the machine's offset on one side or the other."""
     if instant.tzinfo is None or instant.utcoffset() is None:
         raise ValueError(
-            f"{name} must carry a time zone (datetime.now(UTC), not datetime.now()), "
-            "or be unix seconds"
+            f"{name} must carry a time zone (a naive datetime is local time to Python, UTC "
+            "to the sandbox: pass one with tzinfo=UTC), or be unix seconds"
         )
