@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -106,3 +107,29 @@ def phone_page(browser: Browser, svc_server: RunningServer) -> Iterator[Page]:
 def api(svc_flask_app: Flask) -> FlaskClient:
     """The merchant's side (creating products and checkouts), on the same Sandbox."""
     return svc_flask_app.test_client()
+
+
+#: The registered address of the apps the browser tests register (nothing listens there).
+APP_REDIRECT = "https://app.example/cb"
+#: How many lines the browser draws an element's text on (a flex item is a block: its own
+#: client rects are one box however many lines it holds, its text's are one a line).
+LINES_OF = """element => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+}"""
+
+
+def registered_app(api: FlaskClient, name: str, client_type: str, **fields: object) -> Any:
+    """A new app registered through the control plane (an openid app unless ``fields`` say
+    other scopes), as its answer."""
+    body = {
+        "name": name,
+        "redirectUris": [APP_REDIRECT],
+        "scopes": ["openid"],
+        "clientType": client_type,
+        **fields,
+    }
+    app = api.post("/_sandbox/apps", json=body).json
+    assert app is not None and "clientId" in app, app
+    return app

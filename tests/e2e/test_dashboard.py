@@ -19,8 +19,7 @@ from svc_sandbox.sandbox import Sandbox
 from tests.commerce.checkout_helpers import checkout, published, status_of
 from tests.commerce.earnings import earn
 from tests.commerce.payout_helpers import withdraw
-from tests.e2e.conftest import DESKTOP, open_page
-from tests.e2e.test_identity_pages import LINES_OF
+from tests.e2e.conftest import DESKTOP, LINES_OF, open_page, registered_app
 from tests.wallet.helpers import (
     WALLET,
     headers,
@@ -616,14 +615,7 @@ def test_a_direction_override_in_an_apps_name_stays_inside_the_confirm_question(
 ) -> None:
     """window.confirm takes no markup: an app named with U+202E turned "? The current secret
     stops working at once." around. The name is isolated (FSI ... PDI) in the question."""
-    body = {
-        "name": "\u202eppA knaB",
-        "redirectUris": ["https://app.example/cb"],
-        "scopes": ["openid"],
-        "clientType": "confidential",
-    }
-    app = api.post("/_sandbox/apps", json=body).json
-    assert app is not None
+    app = registered_app(api, "\u202eppA knaB", "confidential")
     asked: list[str] = []
     page.goto(f"{UI}/identity")
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))

@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from playwright.sync_api import Page, Route, expect
 
 from svc_sandbox.sandbox import Sandbox
-from tests.e2e.conftest import DESKTOP, PHONE
+from tests.e2e.conftest import APP_REDIRECT, DESKTOP, LINES_OF, PHONE, registered_app
 from tests.e2e.pages_tour import HOSTILE
 from tests.e2e.test_every_page import SCREENSHOTS
 from tests.identity.helpers import (
@@ -94,17 +94,10 @@ def test_the_seeded_wallet_apps_pages_load_whole(page: Page, svc_sandbox: Sandbo
 def test_a_hostile_app_name_and_website_on_the_consent_page_are_text(
     page: Page, api: FlaskClient
 ) -> None:
-    body = {
-        "name": HOSTILE,
-        "redirectUris": ["https://app.example/cb"],
-        "scopes": ["openid", "profile"],
-        "clientType": "public",
-        # < and > are refused in a URL (RFC 3986); a quote and parentheses are URI characters
-        "website": "https://app.example/?q='onmouseover='alert(1)",
-    }
-    app = api.post("/_sandbox/apps", json=body).json
-    assert app is not None
-    client = Client(app["clientId"], None, "https://app.example/cb")
+    # < and > are refused in a URL (RFC 3986); a quote and parentheses are URI characters
+    website = "https://app.example/?q='onmouseover='alert(1)"
+    app = registered_app(api, HOSTILE, "public", scopes=["openid", "profile"], website=website)
+    client = Client(app["clientId"], None, APP_REDIRECT)
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     params = authorize_params(client, scope="openid profile")
@@ -113,7 +106,7 @@ def test_a_hostile_app_name_and_website_on_the_consent_page_are_text(
     page.get_by_label("Password").fill("abebe-sandbox-pass")
     page.get_by_role("button", name="Sign in").click()
     expect(page.locator("#app-name")).to_have_text(HOSTILE)
-    expect(page.locator("#app-website")).to_have_attribute("href", body["website"])
+    expect(page.locator("#app-website")).to_have_attribute("href", website)
     assert dialogs == []
 
 
@@ -122,15 +115,8 @@ def test_a_direction_override_in_an_apps_name_stays_inside_the_name(
 ) -> None:
     """An unclosed U+202E in an app's name ran on over the heading's own words: the browser
     drew "ruoy ssecca ot stnaw" left of the name. Drawn now: the name, then the sentence."""
-    body = {
-        "name": "\u202eppA knaB",
-        "redirectUris": ["https://app.example/cb"],
-        "scopes": ["openid"],
-        "clientType": "public",
-    }
-    app = api.post("/_sandbox/apps", json=body).json
-    assert app is not None
-    client = Client(app["clientId"], None, "https://app.example/cb")
+    app = registered_app(api, "\u202eppA knaB", "public")
+    client = Client(app["clientId"], None, APP_REDIRECT)
     page.goto(f"{AUTH}/oauth2/authorize?{urlencode(authorize_params(client, scope='openid'))}")
     page.get_by_label("Handle or email").fill("abebe")
     page.get_by_label("Password").fill("abebe-sandbox-pass")
@@ -156,14 +142,7 @@ def test_an_app_returning_to_an_ipv6_loopback_address_gets_its_code(
     """RFC 8252 §7.3 loopback literal: the sign-in and consent forms named http://[::1]:8847
     in form-action, which Chromium ignores as no source, so Allow went nowhere."""
     redirect_uri = "http://[::1]:8847/callback"
-    body = {
-        "name": "V6",
-        "redirectUris": [redirect_uri],
-        "scopes": ["openid"],
-        "clientType": "public",
-    }
-    app = api.post("/_sandbox/apps", json=body).json
-    assert app is not None
+    app = registered_app(api, "V6", "public", redirectUris=[redirect_uri])
     client = Client(app["clientId"], None, redirect_uri)
 
     def callback(route: Route) -> None:  # nothing listens there: the browser's answer
@@ -229,15 +208,10 @@ def test_a_single_page_app_signs_in_and_reads_the_user_from_its_own_page(
     """An OAuth 2.1 public client in a page: discovery, the code exchange and userinfo by
     fetch from its own origin. Every one was refused (403 cross_site_request, no CORS)."""
     with static_page() as (origin, served):
-        body = {
-            "name": "SPA",
-            "redirectUris": [f"{origin}/callback"],
-            "scopes": ["openid", "profile"],
-            "clientType": "public",
-        }
-        app = api.post("/_sandbox/apps", json=body).json
-        assert app is not None
-        client = Client(app["clientId"], None, f"{origin}/callback")
+        redirect_uri = f"{origin}/callback"
+        scopes = ["openid", "profile"]
+        app = registered_app(api, "SPA", "public", redirectUris=[redirect_uri], scopes=scopes)
+        client = Client(app["clientId"], None, redirect_uri)
         served[0] = (
             SPA
             % {
@@ -256,15 +230,6 @@ def test_a_single_page_app_signs_in_and_reads_the_user_from_its_own_page(
         expect(page.locator("#out")).not_to_have_text("working")
         user = json.loads(page.locator("#out").inner_text())
         assert (user["sub"], user["name"]) == (user_id(svc_sandbox), "Abebe Kebede")
-
-
-#: How many lines the browser draws an element's text on (a flex item is a block: its own
-#: client rects are one box however many lines it holds, its text's are one a line).
-LINES_OF = """element => {
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
-}"""
 
 
 @pytest.mark.parametrize("width", [320, 1280])
